@@ -1,0 +1,7 @@
+"""`python -m tarsim`."""
+
+import sys
+
+from tarsim.cli import main
+
+sys.exit(main())

@@ -1,0 +1,80 @@
+"""The `tarsim` command: one entry point whose subcommands live in their own modules.
+
+Each subcommand module exposes `register(subparsers)` (adds its parser and sets `handler`) so that the
+entry point stays thin and a slow import (Dask, matplotlib) is paid only by the command that needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+import warnings
+from collections.abc import Sequence
+
+from tarsim import __version__
+from tarsim.errors import InputWarning, TarsimError
+
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    # name: (module, one-line help)
+    "evaluate": ("tarsim.cli.evaluate", "evaluate TREC runs against qrels with ranked-list measures"),
+    "simulate": ("tarsim.cli.simulate", "simulate a CAL review and compute Recall@E"),
+    "report": ("tarsim.cli.report", "recompute Recall@E tables from the ledgers of a simulate output"),
+    "sweep": ("tarsim.cli.sweep", "run a study: topics x policies x strategies x seeds (joblib or Dask)"),
+    "plot": ("tarsim.cli.plot", "plot recall-effort curves from ledgers"),
+    "compare": ("tarsim.cli.compare", "compare policies side by side with paired significance tests"),
+    "retrieve": ("tarsim.cli.retrieve", "BM25 retrieval over a collection, writing a TREC run"),
+    "bench": ("tarsim.cli.bench", "run a legal-retrieval benchmark's BM25 baseline and its measure table"),
+    "data": ("tarsim.cli.data", "list, fetch and convert datasets"),
+}
+
+
+def _available_subcommands() -> dict[str, tuple[str, str]]:
+    available = {}
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        if importlib.util.find_spec(module) is not None:
+            available[name] = (module, help_text)
+    return available
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser with every installed subcommand."""
+    parser = argparse.ArgumentParser(prog="tarsim", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"tarsim {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in _available_subcommands().items():
+        sub = subparsers.add_parser(name, help=help_text, description=help_text)
+        importlib.import_module(module).register(sub)
+    return parser
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    if issubclass(category, InputWarning):
+        print(f"tarsim: warning: {message}", file=sys.stderr)
+    else:
+        print(warnings.formatwarning(message, category, filename, lineno, line), end="", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; user errors print one line to stderr and return 2, Ctrl-C returns 130."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help(sys.stderr)
+        return 2
+    warnings.showwarning = _show_warning
+    try:
+        return int(args.handler(args) or 0)
+    except TarsimError as exc:
+        print(f"tarsim: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tarsim: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

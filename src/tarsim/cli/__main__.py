@@ -1,0 +1,7 @@
+"""`python -m tarsim.cli`."""
+
+import sys
+
+from tarsim.cli import main
+
+sys.exit(main())

@@ -1,0 +1,72 @@
+"""A collection directory (docs + qrels + topics, as in ../shared/datasets) loaded with one call."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from tarsim.data.collection import Collection, read_collection
+from tarsim.data.lines import PathLike
+from tarsim.data.qrels import Qrels, read_qrels
+from tarsim.data.topics import Topics, read_topics
+from tarsim.errors import InputError, InputWarning
+
+DOCS_NAMES = ("docs.jsonl", "docs.jsonl.gz")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Documents, their relevance judgments and the topics' query texts."""
+
+    collection: Collection
+    qrels: Qrels
+    topics: Topics
+    name: str = ""
+
+
+def find_docs_file(directory: PathLike) -> Path:
+    """The docs file of a collection directory (docs.jsonl or docs.jsonl.gz)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise InputError(directory, None, "collection directory does not exist")
+    for name in DOCS_NAMES:
+        if (directory / name).exists():
+            return directory / name
+    raise InputError(directory, None, f"no {' or '.join(DOCS_NAMES)} in the collection directory")
+
+
+def check_topics_cover_qrels(qrels: Qrels, topics: Topics, topics_path: PathLike) -> None:
+    """Warn (not fail) about qrels topics that the topics file does not list."""
+    missing = sorted(set(qrels) - set(topics))
+    if missing:
+        shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+        warnings.warn(
+            f"{topics_path}: {len(missing)} qrels topic(s) absent from the topics file: {shown}",
+            InputWarning,
+            stacklevel=2,
+        )
+
+
+def load_dataset(
+    directory: PathLike | None = None,
+    *,
+    docs: PathLike | None = None,
+    qrels: PathLike | None = None,
+    topics: PathLike | None = None,
+) -> Dataset:
+    """Load a collection directory, or explicit docs/qrels/topics files (explicit files win)."""
+    base = Path(directory) if directory is not None else None
+    docs_path = Path(docs) if docs is not None else (find_docs_file(base) if base else None)
+    qrels_path = Path(qrels) if qrels is not None else (base / "qrels.txt" if base else None)
+    topics_path = Path(topics) if topics is not None else (base / "topics.tsv" if base else None)
+    if docs_path is None or qrels_path is None or topics_path is None:
+        raise InputError(directory or ".", None, "need a collection directory or all of docs, qrels and topics")
+    collection = read_collection(docs_path)
+    if len(collection) == 0:
+        raise InputError(docs_path, None, "empty collection")
+    judged = read_qrels(qrels_path)
+    queries = read_topics(topics_path)
+    check_topics_cover_qrels(judged, queries, topics_path)
+    name = base.name if base is not None else docs_path.parent.name
+    return Dataset(collection=collection, qrels=judged, topics=queries, name=name)

@@ -1,0 +1,82 @@
+"""Line-by-line reading of text inputs (plain or gzip) with errors that name the file and line."""
+
+from __future__ import annotations
+
+import gzip
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from tarsim.errors import InputError
+
+PathLike = str | os.PathLike[str]
+
+
+def open_binary(path: PathLike) -> IO[bytes]:
+    """Open a file for binary reading, transparently decompressing a `.gz` suffix."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, None, "no such file")
+    if path.is_dir():
+        raise InputError(path, None, "is a directory, expected a file")
+    if path.suffix == ".gz":
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def iter_lines(path: PathLike, *, skip_blank: bool = True) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, decoded line without its newline), streaming.
+
+    Raises InputError for an empty file (no non-blank line) and for bytes that are not UTF-8.
+    """
+    seen_content = False
+    with open_binary(path) as handle:
+        try:
+            for number, raw in enumerate(handle, start=1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise InputError(path, number, f"undecodable bytes (not UTF-8) at byte {exc.start}") from None
+                line = line.rstrip("\r\n")
+                if number == 1 and line.startswith("\ufeff"):
+                    line = line[1:]
+                if not line.strip():
+                    if skip_blank:
+                        continue
+                else:
+                    seen_content = True
+                yield number, line
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise InputError(path, None, f"cannot read: {exc}") from None
+    if not seen_content:
+        raise InputError(path, None, "empty file")
+
+
+def split_fields(path: PathLike, number: int, line: str, expected: int, what: str) -> list[str]:
+    """Split a whitespace-separated line and check it has exactly `expected` columns."""
+    fields = line.split()
+    if len(fields) != expected:
+        raise InputError(
+            path, number, f"expected {expected} columns ({what}), found {len(fields)}"
+        )
+    return fields
+
+
+def parse_int(path: PathLike, number: int, value: str, what: str) -> int:
+    """Parse an integer field or raise an InputError naming the column."""
+    try:
+        return int(value)
+    except ValueError:
+        raise InputError(path, number, f"{what} is not an integer: {value!r}") from None
+
+
+def parse_float(path: PathLike, number: int, value: str, what: str) -> float:
+    """Parse a finite float field or raise an InputError naming the column."""
+    try:
+        parsed = float(value)
+    except ValueError:
+        raise InputError(path, number, f"{what} is not a number: {value!r}") from None
+    if parsed != parsed or parsed in (float("inf"), float("-inf")):
+        raise InputError(path, number, f"{what} is not a finite number: {value!r}")
+    return parsed
