@@ -52,7 +52,9 @@ def read_asreview_csv(path: PathLike, topic: str | None = None) -> tuple[Collect
         if docid in labels:
             raise InputError(path, line, f"duplicate record_id {docid!r}")
         labels[docid] = label
-        documents.append(Document(docid=docid, title=(row["title"] or "").strip(), text=(row["abstract"] or "").strip()))
+        documents.append(
+            Document(docid=docid, title=(row["title"] or "").strip(), text=(row["abstract"] or "").strip())
+        )
     return Collection(documents, source=str(path)), {topic: labels}
 
 

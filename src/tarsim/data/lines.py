@@ -57,9 +57,7 @@ def split_fields(path: PathLike, number: int, line: str, expected: int, what: st
     """Split a whitespace-separated line and check it has exactly `expected` columns."""
     fields = line.split()
     if len(fields) != expected:
-        raise InputError(
-            path, number, f"expected {expected} columns ({what}), found {len(fields)}"
-        )
+        raise InputError(path, number, f"expected {expected} columns ({what}), found {len(fields)}")
     return fields
 
 

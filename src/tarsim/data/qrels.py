@@ -16,16 +16,20 @@ SentenceQrels = dict[str, dict[str, dict[int, int]]]
 
 
 def read_qrels(path: PathLike) -> Qrels:
-    """Read a TREC qrels file; reject wrong column counts, non-integer relevance and duplicates."""
+    """Read a TREC qrels file; reject wrong column counts, non-integer relevance and conflicting duplicates.
+
+    An exact repeat of a judgment (Reuters-21578 has two) is accepted, as trec_eval does.
+    """
     qrels: Qrels = {}
     for number, line in iter_lines(path):
-        topic, _iteration, docid, relevance = split_fields(
-            path, number, line, 4, "topic iteration docid relevance"
-        )
+        topic, _iteration, docid, relevance = split_fields(path, number, line, 4, "topic iteration docid relevance")
         grade = parse_int(path, number, relevance, "relevance")
         judged = qrels.setdefault(topic, {})
-        if docid in judged:
-            raise InputError(path, number, f"duplicate judgment for topic {topic!r}, docid {docid!r}")
+        previous = judged.get(docid)
+        if previous is not None and previous != grade:
+            raise InputError(
+                path, number, f"conflicting judgments for topic {topic!r}, docid {docid!r}: {previous} and {grade}"
+            )
         judged[docid] = grade
     return qrels
 
@@ -47,9 +51,7 @@ def read_sentence_qrels(path: PathLike) -> SentenceQrels:
     """Read sentence qrels: `topic docid sentence_index relevance`, sentence_index counted from 0."""
     qrels: SentenceQrels = {}
     for number, line in iter_lines(path):
-        topic, docid, index, relevance = split_fields(
-            path, number, line, 4, "topic docid sentence_index relevance"
-        )
+        topic, docid, index, relevance = split_fields(path, number, line, 4, "topic docid sentence_index relevance")
         sentence = parse_int(path, number, index, "sentence_index")
         if sentence < 0:
             raise InputError(path, number, f"sentence_index must be >= 0, got {sentence}")

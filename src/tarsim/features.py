@@ -1,0 +1,224 @@
+"""BMI-style tf-idf features for documents and their sentences in one vocabulary (scipy.sparse CSR float32).
+
+Follows the HiCAL/BMI engine: alphabetic tokens of at least 2 letters, lower-cased and Porter-stemmed;
+terms in fewer than 2 documents dropped; weight (1 + ln tf) * ln(N / df) with N and df counted over
+documents; every row L2-normalised. A document's term counts are the sum of its sentences' counts, so
+the text is tokenised once; sentences are weighted with the collection's (document) idf.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.preprocessing import normalize
+
+from tarsim.data.atomic import atomic_write
+from tarsim.data.collection import Collection
+from tarsim.segmentation import segment_document
+
+FEATURES_FORMAT = 1
+"""Bumped whenever the feature computation changes, so that stale caches are not reused."""
+
+_TOKEN = re.compile(r"[^\W\d_]{2,}")
+
+
+@dataclass(frozen=True)
+class FeatureSettings:
+    """How text becomes features; part of the cache key and of every ledger's configuration."""
+
+    stem: bool = True
+    min_df: int = 2
+    sublinear_tf: bool = True
+
+    def digest(self) -> str:
+        """A short stable digest of the settings."""
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Features:
+    """Document and sentence matrices over one vocabulary, plus what is needed to vectorise a query."""
+
+    documents: sp.csr_matrix  # n_docs x V, float32, rows L2-normalised
+    sentences: sp.csr_matrix  # n_sentences x V, float32, rows L2-normalised
+    sentence_offsets: np.ndarray  # n_docs + 1: sentences of doc i are rows offsets[i]:offsets[i+1]
+    sentence_words: np.ndarray  # words (tokens of any kind) per sentence, for the reading-time model
+    vocabulary: tuple[str, ...]
+    idf: np.ndarray  # float32, length V
+    settings: FeatureSettings
+
+    @property
+    def n_documents(self) -> int:
+        return self.documents.shape[0]
+
+    def sentences_of(self, doc: int) -> range:
+        """Row indexes in `sentences` of document `doc`."""
+        return range(int(self.sentence_offsets[doc]), int(self.sentence_offsets[doc + 1]))
+
+    def vectorise(self, text: str) -> sp.csr_matrix:
+        """A 1 x V tf-idf row for arbitrary text (the synthetic seed document of a topic query)."""
+        analyse = make_analyser(self.settings.stem)
+        index = {term: i for i, term in enumerate(self.vocabulary)}
+        counts: dict[int, int] = {}
+        for token in analyse(text):
+            column = index.get(token)
+            if column is not None:
+                counts[column] = counts.get(column, 0) + 1
+        columns = np.array(sorted(counts), dtype=np.int32)
+        tf = np.array([counts[c] for c in columns], dtype=np.float32)
+        row = sp.csr_matrix(
+            (tf, columns, np.array([0, len(columns)])), shape=(1, len(self.vocabulary)), dtype=np.float32
+        )
+        return _weight(row, self.idf, self.settings)
+
+
+@lru_cache(maxsize=4)
+def make_analyser(stem: bool) -> Callable[[str], list[str]]:
+    """Tokeniser: alphabetic runs of >= 2 letters, lower-cased, optionally Porter-stemmed (cached stems)."""
+    if not stem:
+        return lambda text: _TOKEN.findall(text.lower())
+    import Stemmer
+
+    stemmer = Stemmer.Stemmer("porter")
+    cache: dict[str, str] = {}
+
+    def analyse(text: str) -> list[str]:
+        tokens = _TOKEN.findall(text.lower())
+        unknown = [t for t in set(tokens) if t not in cache]
+        if unknown:
+            cache.update(zip(unknown, stemmer.stemWords(unknown), strict=True))
+        return [cache[t] for t in tokens]
+
+    return analyse
+
+
+def _weight(counts: sp.csr_matrix, idf: np.ndarray, settings: FeatureSettings) -> sp.csr_matrix:
+    weighted = counts.astype(np.float32, copy=True)
+    if settings.sublinear_tf:
+        np.log(weighted.data, out=weighted.data)
+        weighted.data += 1.0
+    weighted = weighted.multiply(idf[np.newaxis, :]).tocsr()
+    weighted.eliminate_zeros()
+    return normalize(weighted, norm="l2", copy=False).astype(np.float32)
+
+
+def collection_digest(collection: Collection) -> str:
+    """SHA-256 over docids and text, in order: the cache key part that identifies the input."""
+    digest = hashlib.sha256()
+    for document in collection:
+        digest.update(document.docid.encode())
+        digest.update(b"\x00")
+        digest.update(document.title.encode())
+        digest.update(b"\x00")
+        digest.update(document.text.encode())
+        if document.sentences is not None:
+            digest.update(b"\x01" + "\x00".join(document.sentences).encode())
+        digest.update(b"\x02")
+    return digest.hexdigest()
+
+
+def build_features(collection: Collection, settings: FeatureSettings | None = None) -> Features:
+    """Compute document and sentence features for a whole collection."""
+    settings = settings or FeatureSettings()
+    sentence_lists: list[Sequence[str]] = [segment_document(document) for document in collection]
+    lengths = np.fromiter((len(s) for s in sentence_lists), dtype=np.int64, count=len(sentence_lists))
+    offsets = np.zeros(len(sentence_lists) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    flat = [sentence for sentences in sentence_lists for sentence in sentences]
+    del sentence_lists
+    words = np.fromiter((len(s.split()) for s in flat), dtype=np.int32, count=len(flat))
+
+    vectoriser = CountVectorizer(analyzer=make_analyser(settings.stem), dtype=np.int32)
+    sentence_counts = vectoriser.fit_transform(flat).tocsr()
+    del flat
+    # Document counts are sums of their sentences' rows: one sparse product with a membership matrix.
+    membership = sp.csr_matrix(
+        (np.ones(offsets[-1], dtype=np.int32), np.arange(offsets[-1]), offsets),
+        shape=(len(lengths), offsets[-1]),
+    )
+    document_counts = (membership @ sentence_counts).tocsr()
+    document_frequency = np.bincount(document_counts.indices, minlength=document_counts.shape[1])
+    keep = np.flatnonzero(document_frequency >= settings.min_df)
+    names = vectoriser.get_feature_names_out()
+    n_docs = len(lengths)
+    idf = np.log(n_docs / document_frequency[keep]).astype(np.float32)
+    document_counts = document_counts[:, keep]
+    sentence_counts = sentence_counts[:, keep]
+    return Features(
+        documents=_weight(document_counts, idf, settings),
+        sentences=_weight(sentence_counts, idf, settings),
+        sentence_offsets=offsets,
+        sentence_words=words,
+        vocabulary=tuple(str(names[i]) for i in keep),
+        idf=idf,
+        settings=settings,
+    )
+
+
+def cache_path(cache_dir: Path, collection: Collection, settings: FeatureSettings) -> Path:
+    """Where the features of this collection under these settings are cached."""
+    key = f"{collection_digest(collection)[:24]}-{settings.digest()}-v{FEATURES_FORMAT}"
+    return Path(cache_dir) / f"features-{key}.npz"
+
+
+def save_features(path: Path, features: Features) -> None:
+    """Write features to one .npz file (atomic)."""
+    arrays: dict[str, np.ndarray] = {}
+    for name in ("documents", "sentences"):
+        matrix: sp.csr_matrix = getattr(features, name)
+        arrays[f"{name}_data"] = matrix.data
+        arrays[f"{name}_indices"] = matrix.indices
+        arrays[f"{name}_indptr"] = matrix.indptr
+        arrays[f"{name}_shape"] = np.array(matrix.shape)
+    arrays["sentence_offsets"] = features.sentence_offsets
+    arrays["sentence_words"] = features.sentence_words
+    arrays["vocabulary"] = np.array(features.vocabulary, dtype=str)
+    arrays["idf"] = features.idf
+    arrays["settings"] = np.array(json.dumps(asdict(features.settings), sort_keys=True))
+    with atomic_write(path, "wb") as handle:
+        np.savez(handle, **arrays)
+
+
+def load_features(path: Path) -> Features:
+    """Read features written by save_features."""
+    with np.load(path, allow_pickle=False) as arrays:
+
+        def matrix(name: str) -> sp.csr_matrix:
+            return sp.csr_matrix(
+                (arrays[f"{name}_data"], arrays[f"{name}_indices"], arrays[f"{name}_indptr"]),
+                shape=tuple(arrays[f"{name}_shape"]),
+            )
+
+        return Features(
+            documents=matrix("documents"),
+            sentences=matrix("sentences"),
+            sentence_offsets=arrays["sentence_offsets"],
+            sentence_words=arrays["sentence_words"],
+            vocabulary=tuple(arrays["vocabulary"].tolist()),
+            idf=arrays["idf"],
+            settings=FeatureSettings(**json.loads(str(arrays["settings"]))),
+        )
+
+
+def cached_features(
+    collection: Collection, cache_dir: Path | None, settings: FeatureSettings | None = None
+) -> Features:
+    """Features from the on-disk cache when present, else built and cached (no cache when cache_dir is None)."""
+    settings = settings or FeatureSettings()
+    if cache_dir is None:
+        return build_features(collection, settings)
+    path = cache_path(Path(cache_dir), collection, settings)
+    if path.exists():
+        return load_features(path)
+    features = build_features(collection, settings)
+    save_features(path, features)
+    return features

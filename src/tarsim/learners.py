@@ -1,0 +1,77 @@
+"""The CAL classifier: any scikit-learn classifier with `decision_function` or `predict_proba`.
+
+The default mimics BMI's sofia-ml learner (logistic loss, Pegasos regularisation lambda = 1e-4 on the
+mean loss, ROC-loop sampling that balances relevant and non-relevant examples) with scikit-learn's
+LogisticRegression: C = 1 / (lambda * n) turns Pegasos' mean-loss objective into scikit-learn's sum-loss
+one, and class_weight="balanced" stands in for the ROC loop's pairwise balancing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.linear_model import LogisticRegression
+
+from tarsim.errors import ConfigError
+
+
+class BMILogisticRegression(ClassifierMixin, BaseEstimator):
+    """Logistic regression regularised as BMI's Pegasos learner (lambda on the mean loss), class-balanced."""
+
+    def __init__(self, lambda_: float = 1e-4, max_iter: int = 200, random_state: int | None = 0) -> None:
+        self.lambda_ = lambda_
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def fit(self, X: sp.spmatrix, y: np.ndarray, sample_weight: np.ndarray | None = None) -> BMILogisticRegression:
+        if self.lambda_ <= 0:
+            raise ConfigError(f"lambda_ must be > 0, got {self.lambda_}")
+        C = 1.0 / (self.lambda_ * X.shape[0])
+        self.model_ = LogisticRegression(
+            C=C, class_weight="balanced", solver="liblinear", max_iter=self.max_iter, random_state=self.random_state
+        )
+        self.model_.fit(X, y, sample_weight=sample_weight)
+        self.classes_ = self.model_.classes_
+        self.coef_ = self.model_.coef_
+        self.intercept_ = self.model_.intercept_
+        return self
+
+    def decision_function(self, X: sp.spmatrix) -> np.ndarray:
+        return self.model_.decision_function(X)
+
+    def predict(self, X: sp.spmatrix) -> np.ndarray:
+        return self.model_.predict(X)
+
+
+def default_learner(random_state: int | None = 0) -> BMILogisticRegression:
+    """The BMI-like default CAL classifier."""
+    return BMILogisticRegression(random_state=random_state)
+
+
+def check_learner(estimator: object) -> None:
+    """Reject estimators that cannot rank: they need `fit` and `decision_function` or `predict_proba`."""
+    if not hasattr(estimator, "fit") or not (
+        hasattr(estimator, "decision_function") or hasattr(estimator, "predict_proba")
+    ):
+        raise ConfigError(
+            f"learner {type(estimator).__name__} must be a scikit-learn classifier with fit and "
+            "decision_function or predict_proba"
+        )
+
+
+def fit_and_score(estimator: BaseEstimator, X: sp.spmatrix, y: np.ndarray, *targets: sp.spmatrix) -> list[np.ndarray]:
+    """Fit a fresh clone on (X, y) and return a relevance score for the rows of each target matrix.
+
+    Scores are linear decision values when the estimator has them (cheap: one sparse product each),
+    else the probability of the relevant class.
+    """
+    model = clone(estimator).fit(X, y)
+    if hasattr(model, "coef_") and hasattr(model, "intercept_") and hasattr(model, "decision_function"):
+        weights = np.asarray(model.coef_, dtype=np.float32).ravel()
+        bias = np.float32(np.ravel(model.intercept_)[0])
+        return [np.asarray(target @ weights).ravel() + bias for target in targets]
+    if hasattr(model, "decision_function"):
+        return [np.asarray(model.decision_function(target), dtype=np.float64).ravel() for target in targets]
+    positive = list(model.classes_).index(1)
+    return [model.predict_proba(target)[:, positive] for target in targets]

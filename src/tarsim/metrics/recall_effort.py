@@ -1,0 +1,144 @@
+"""Recall-effort measures computed from a ledger alone (and optionally the qrels): curves, Recall@E at aR+b,
+effort to reach a recall level, and WSS.
+
+Recall counts relevant documents *presented* (whatever the reviewer said), each once, over R, the topic's
+relevant documents in the collection. Effort is the cumulative cost of the ledger's judgments under an effort
+model (tarsim.effort_models); Recall@E counts the relevant documents whose presentation finished within E.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tarsim.data.ledger import Ledger
+from tarsim.data.qrels import Qrels
+from tarsim.effort_models import EffortModel, make_effort_model
+
+GRID_A = (1, 2, 4)
+GRID_B = (0, 100, 1000)
+RECALL_LEVELS = (0.8, 0.95, 1.0)
+
+
+@dataclass(frozen=True)
+class RecallCurve:
+    """Cumulative effort after each judgment and the recall reached by then."""
+
+    effort: np.ndarray
+    recall: np.ndarray
+    relevant: int
+
+    def recall_at(self, effort: float) -> float:
+        """Recall reached within `effort` (0 before the first judgment)."""
+        index = int(np.searchsorted(self.effort, effort + 1e-9, side="right"))
+        return float(self.recall[index - 1]) if index else 0.0
+
+    def effort_to(self, recall: float) -> float | None:
+        """Least effort at which `recall` was reached, or None if the ledger never reaches it."""
+        reached = np.flatnonzero(self.recall >= recall - 1e-12)
+        return float(self.effort[reached[0]]) if reached.size else None
+
+
+def _model(effort_model: str | EffortModel) -> EffortModel:
+    return make_effort_model(effort_model) if isinstance(effort_model, str) else effort_model
+
+
+def relevant_count(ledger: Ledger, qrels: Qrels | None = None) -> int:
+    """R: from the qrels when given, else the header's count (recorded from the qrels when the review ran)."""
+    if qrels is None:
+        return ledger.relevant
+    return sum(1 for grade in qrels.get(ledger.topic, {}).values() if grade > 0)
+
+
+def first_relevant_presentations(ledger: Ledger, qrels: Qrels | None = None) -> np.ndarray:
+    """0/1 per judgment: 1 where a relevant document is presented for the first time."""
+    if qrels is None:
+        relevant = ledger.truth > 0
+    else:
+        judged = qrels.get(ledger.topic, {})
+        relevant = np.array([judged.get(docid, 0) > 0 for docid in ledger.docids], dtype=bool)
+    _, first = np.unique(np.asarray(ledger.docids, dtype=object), return_index=True)
+    is_first = np.zeros(len(ledger), dtype=bool)
+    is_first[first] = True
+    return (relevant & is_first).astype(np.int64)
+
+
+def recall_curve(ledger: Ledger, effort_model: str | EffortModel = "judge", qrels: Qrels | None = None) -> RecallCurve:
+    """The recall-effort curve of a ledger under one effort model."""
+    model = _model(effort_model)
+    relevant = relevant_count(ledger, qrels)
+    effort = np.cumsum(model.costs(ledger.effort)) if len(ledger) else np.zeros(0)
+    found = np.cumsum(first_relevant_presentations(ledger, qrels)) if len(ledger) else np.zeros(0)
+    recall = found / relevant if relevant else np.zeros_like(found, dtype=np.float64)
+    return RecallCurve(effort=effort.astype(np.float64), recall=recall.astype(np.float64), relevant=relevant)
+
+
+def recall_at_effort(
+    ledger: Ledger,
+    effort_model: str | EffortModel = "judge",
+    grid_a: Sequence[float] = GRID_A,
+    grid_b: Sequence[float] = GRID_B,
+    qrels: Qrels | None = None,
+) -> list[dict]:
+    """Recall@E at E = aR + b for each (a, b) of the grid: rows of topic, strategy, effort_model, a, b, effort, recall."""
+    model = _model(effort_model)
+    curve = recall_curve(ledger, model, qrels)
+    rows = []
+    for a in grid_a:
+        for b in grid_b:
+            effort = a * curve.relevant + b
+            rows.append(
+                {
+                    "topic": ledger.topic,
+                    "strategy": ledger.strategy,
+                    "effort_model": model.name,
+                    "a": a,
+                    "b": b,
+                    "effort": effort,
+                    "recall": curve.recall_at(effort),
+                }
+            )
+    return rows
+
+
+def effort_to_recall(ledger: Ledger, recall: float, effort_model: str | EffortModel = "judge") -> float | None:
+    """Effort spent when `recall` is first reached (None if never); under `judge` this is documents reviewed."""
+    return recall_curve(ledger, effort_model).effort_to(recall)
+
+
+def wss(ledger: Ledger, recall: float = 0.95) -> float | None:
+    """Work saved over sampling at `recall`: (N - n_r) / N - (1 - recall), n_r the judgments to reach it."""
+    reviewed = effort_to_recall(ledger, recall, "judge")
+    if reviewed is None:
+        return None
+    n = ledger.collection_size
+    return (n - reviewed) / n - (1.0 - recall)
+
+
+def summary_row(ledger: Ledger, levels: Iterable[float] = RECALL_LEVELS) -> dict:
+    """Documents reviewed to reach each recall level, WSS@95 and final recall for one ledger."""
+    curve = recall_curve(ledger, "judge")
+    row: dict = {
+        "topic": ledger.topic,
+        "strategy": ledger.strategy,
+        "relevant": curve.relevant,
+        "collection_size": ledger.collection_size,
+        "judgments": len(ledger),
+        "final_recall": float(curve.recall[-1]) if len(ledger) else 0.0,
+    }
+    for level in levels:
+        reached = curve.effort_to(level)
+        row[f"docs_to_{round(level * 100)}"] = None if reached is None else int(reached)
+    reviewed = curve.effort_to(0.95)
+    n = ledger.collection_size
+    row["wss_95"] = None if reviewed is None else (n - reviewed) / n - 0.05
+    return row
+
+
+def mean_ignoring_none(values: Iterable[float | None]) -> float | None:
+    """Mean of the values that exist (None when none does): never NaN in a table."""
+    present = [v for v in values if v is not None and not math.isnan(v)]
+    return sum(present) / len(present) if present else None

@@ -1,0 +1,127 @@
+"""Sentence relevance oracles and the simulated reviewer's (optional) mistakes.
+
+- `inherit`: every sentence has its document's label.
+- `classifier`: a gold classifier trained once on the topic's complete document labels scores the sentences
+  of relevant documents; those scoring at least `threshold` are relevant, and so is each relevant document's
+  best sentence. Sentences of non-relevant documents are never relevant.
+- explicit sentence qrels (a file): listed sentences with relevance > 0 are relevant, all others are not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tarsim.data.collection import Collection
+from tarsim.data.lines import iter_lines, parse_int
+from tarsim.data.qrels import SentenceQrels, read_sentence_qrels
+from tarsim.errors import ConfigError, InputError
+from tarsim.features import Features
+from tarsim.learners import BMILogisticRegression
+
+
+@dataclass(frozen=True)
+class SentenceLabels:
+    """0/1 relevance of every sentence row of the features, for one topic."""
+
+    labels: np.ndarray  # int8, one per sentence row
+
+    def of(self, features: Features, doc: int) -> np.ndarray:
+        """Labels of the sentences of document `doc`, in reading order."""
+        return self.labels[features.sentence_offsets[doc] : features.sentence_offsets[doc + 1]]
+
+
+def inherit_labels(features: Features, document_labels: np.ndarray) -> SentenceLabels:
+    """Each sentence takes its document's label."""
+    counts = np.diff(features.sentence_offsets)
+    return SentenceLabels(np.repeat(document_labels.astype(np.int8), counts))
+
+
+def classifier_labels(
+    features: Features, document_labels: np.ndarray, threshold: float = 0.0, random_state: int = 0
+) -> SentenceLabels:
+    """The gold-classifier oracle (DESIGN.md §3), trained once on all document labels of the topic."""
+    if document_labels.min() == document_labels.max():
+        return inherit_labels(features, document_labels)
+    model = BMILogisticRegression(random_state=random_state).fit(features.documents, document_labels)
+    scores = np.asarray(features.sentences @ model.coef_.ravel().astype(np.float32)).ravel() + model.intercept_[0]
+    counts = np.diff(features.sentence_offsets)
+    in_relevant = np.repeat(document_labels > 0, counts)
+    labels = (in_relevant & (scores >= threshold)).astype(np.int8)
+    relevant_docs = np.flatnonzero(document_labels > 0)
+    starts = features.sentence_offsets[:-1]
+    best = np.maximum.reduceat(scores, starts)
+    for doc in relevant_docs:  # only relevant documents: a small loop, one vector op each
+        rows = slice(starts[doc], features.sentence_offsets[doc + 1])
+        labels[rows][scores[rows] >= best[doc]] = 1
+    return SentenceLabels(labels)
+
+
+def explicit_labels(
+    path: Path, topic: str, collection: Collection, features: Features, sentence_qrels: SentenceQrels | None = None
+) -> SentenceLabels:
+    """Labels from a sentence qrels file; a line naming an unknown docid or a sentence past the end is an error."""
+    qrels = sentence_qrels if sentence_qrels is not None else read_sentence_qrels(path)
+    labels = np.zeros(features.sentences.shape[0], dtype=np.int8)
+    if topic not in qrels:
+        return SentenceLabels(labels)
+    for number, line in iter_lines(path):
+        fields = line.split()
+        if fields[0] != topic:
+            continue
+        docid, index = fields[1], parse_int(path, number, fields[2], "sentence_index")
+        if docid not in collection:
+            raise InputError(path, number, f"docid {docid!r} is not in the collection")
+        doc = collection.position(docid)
+        count = int(features.sentence_offsets[doc + 1] - features.sentence_offsets[doc])
+        if index >= count:
+            raise InputError(
+                path, number, f"sentence_index {index} is past the end of document {docid!r} ({count} sentences)"
+            )
+        labels[features.sentence_offsets[doc] + index] = 1 if int(fields[3]) > 0 else 0
+    return SentenceLabels(labels)
+
+
+def make_sentence_labels(
+    oracle: str,
+    topic: str,
+    collection: Collection,
+    features: Features,
+    document_labels: np.ndarray,
+    threshold: float = 0.0,
+    random_state: int = 0,
+) -> SentenceLabels:
+    """`inherit`, `classifier`, or the path of a sentence qrels file."""
+    if oracle == "inherit":
+        return inherit_labels(features, document_labels)
+    if oracle == "classifier":
+        return classifier_labels(features, document_labels, threshold, random_state)
+    path = Path(oracle)
+    if not path.exists():
+        raise ConfigError(
+            f"sentence oracle {oracle!r}: expected inherit, classifier, or an existing sentence qrels file"
+        )
+    return explicit_labels(path, topic, collection, features)
+
+
+@dataclass(frozen=True)
+class ReviewerErrors:
+    """A fallible reviewer: flips a relevant label with probability `false_negative` and a non-relevant one
+    with probability `false_positive`, drawing from its own seeded generator."""
+
+    false_negative: float = 0.0
+    false_positive: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("false_negative", "false_positive"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ConfigError(f"reviewer {name} rate must be in [0, 1], got {value}")
+
+    def judge(self, truth: int, rng: np.random.Generator) -> int:
+        """The label the reviewer gives to an item whose true (oracle) label is `truth`."""
+        if truth:
+            return 0 if self.false_negative and rng.random() < self.false_negative else 1
+        return 1 if self.false_positive and rng.random() < self.false_positive else 0

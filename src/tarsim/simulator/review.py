@@ -1,0 +1,336 @@
+"""One simulated review of one topic: a SimPy environment with a learner process and reviewer processes.
+
+The clock is reviewer time in seconds. The learner trains (taking `retrain_seconds` of simulated time),
+ranks the pool and publishes a ranking; reviewers take the next unjudged item of the current ranking, spend
+the time model's seconds on it, and record a judgment in the ledger. Synchronous mode (BMI, the default)
+publishes a batch of B items and retrains when all B are judged; asynchronous mode publishes the whole pool in
+rank order and retrains after every B new judgments while reviewers keep working from the previous ranking.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+import simpy
+from sklearn.base import BaseEstimator
+
+from tarsim.effort_models import make_effort_model, sentences_read
+from tarsim.features import Features
+from tarsim.learners import check_learner, default_learner, fit_and_score
+from tarsim.policies import make_batch_schedule, make_selection_policy
+from tarsim.policies.selection import RandomSampling
+from tarsim.simulator.config import Budget, ReviewConfig
+from tarsim.simulator.ledger import LedgerWriter
+from tarsim.simulator.oracle import ReviewerErrors, SentenceLabels
+
+_STREAMS = {"policy": 1, "presumed": 2, "reviewer": 3, "seeding": 4}
+
+
+def stream(seed: int, topic: str, purpose: str) -> np.random.Generator:
+    """An independent random stream per (seed, topic, purpose), stable across processes and platforms."""
+    return np.random.default_rng([seed, zlib.crc32(topic.encode("utf-8")), _STREAMS[purpose]])
+
+
+@dataclass
+class Ranking:
+    """What the learner last published: items in review order and the sentence scores behind them."""
+
+    round: int
+    order: np.ndarray
+    sentence_scores: np.ndarray | None
+    position: int = 0
+
+
+@dataclass
+class TopicReview:
+    """Inputs of one topic's review."""
+
+    topic: str
+    query: str
+    grades: np.ndarray  # qrels grade per document (0 when unjudged)
+    sentence_labels: SentenceLabels
+    docids: list[str]
+
+
+@dataclass
+class _State:
+    judged: np.ndarray
+    in_flight: np.ndarray
+    train_docs: list[int] = field(default_factory=list)
+    train_doc_labels: list[int] = field(default_factory=list)
+    train_sentences: list[int] = field(default_factory=list)
+    train_sentence_labels: list[int] = field(default_factory=list)
+    completed: int = 0
+    relevant_found: int = 0
+    spent: float = 0.0
+    stopped: str | None = None
+    ranking: Ranking | None = None
+
+
+class ReviewSimulation:
+    """Runs one topic's review and writes every judgment to a ledger writer."""
+
+    def __init__(
+        self,
+        features: Features,
+        review: TopicReview,
+        config: ReviewConfig,
+        writer: LedgerWriter,
+        learner: BaseEstimator | None = None,
+    ) -> None:
+        self.features = features
+        self.review = review
+        self.config = config
+        self.writer = writer
+        self.learner = learner if learner is not None else default_learner(config.seed)
+        if learner is None:
+            self.learner.set_params(lambda_=config.lambda_)
+        check_learner(self.learner)
+        self.policy = make_selection_policy(config.policy)
+        self.sizes = make_batch_schedule(config.batch).sizes()
+        self.errors = ReviewerErrors(config.false_negative_rate, config.false_positive_rate)
+        self.budget_model = make_effort_model(config.max_effort_model)
+        relevant = int((review.grades > 0).sum())
+        self.relevant = relevant
+        self.budget = Budget.parse(config.max_effort).effort(relevant) if config.max_effort else None
+        self.rng = {name: stream(config.seed, review.topic, name) for name in _STREAMS}
+        n = features.n_documents
+        self.state = _State(judged=np.zeros(n, dtype=bool), in_flight=np.zeros(n, dtype=bool))
+        self.sentence_doc = np.repeat(np.arange(n), np.diff(features.sentence_offsets))
+        self.query_row = features.vectorise(review.query) if config.seeding.kind == "query" else None
+        self.env = simpy.Environment()
+        self.judgment_count_changed = self.env.event()
+        self.ranking_published = self.env.event()
+
+    # ---- running -------------------------------------------------------------------------------------------
+    def run(self) -> dict:
+        """Simulate to the end; returns the end record written to the ledger."""
+        self.env.process(self._learner())
+        for reviewer in range(self.config.reviewers):
+            self.env.process(self._reviewer(reviewer))
+        self.env.run()
+        reason = self.state.stopped or "pool exhausted"
+        end = {"reason": reason, "judgments": self.state.completed, "time": round(self.env.now, 6)}
+        self.writer.finish(end)
+        return end
+
+    def _stop_reason(self) -> str | None:
+        if self.config.until == "all-relevant" and self.state.relevant_found >= self.relevant:
+            return "all relevant documents presented"
+        if self.budget is not None and self.state.spent >= self.budget:
+            return f"effort budget {self.config.max_effort} ({self.config.max_effort_model}) reached"
+        if not self._candidates().size:
+            return "pool exhausted"
+        return None
+
+    def _candidates(self) -> np.ndarray:
+        return np.flatnonzero(~(self.state.judged | self.state.in_flight))
+
+    def _publish(self, ranking: Ranking) -> None:
+        self.state.ranking = ranking
+        event, self.ranking_published = self.ranking_published, self.env.event()
+        event.succeed()
+
+    def _judgments_reached(self, target: int):
+        while self.state.completed < target and self.state.stopped is None:
+            yield self.judgment_count_changed
+
+    # ---- the learner process -------------------------------------------------------------------------------
+    def _learner(self):
+        state, config = self.state, self.config
+        round_number = 0
+        for docid in config.seeding.docids:
+            doc = self._position(docid)
+            if not state.judged[doc] and state.stopped is None:
+                yield from self._dispatch(Ranking(0, np.array([doc]), None), wait_for=1)
+        while state.stopped is None and not self._has_positive_and_negative():
+            # Random seeding (or a seed set without a relevant document): one random document at a time.
+            pick = RandomSampling().select(None, self._candidates(), 1, self.rng["seeding"])
+            yield from self._dispatch(Ranking(0, pick, None), wait_for=1)
+        while state.stopped is None:
+            round_number += 1
+            size = next(self.sizes)
+            start_count = state.completed
+            trained_at = round(self.env.now, 6)
+            scores, sentence_scores, training = self._train()  # on the labels known when training starts
+            if config.retrain_seconds:
+                yield self.env.timeout(config.retrain_seconds)
+            candidates = self._candidates()
+            if not candidates.size:
+                break
+            k = size if not config.async_retrain else len(candidates)
+            order = self.policy.select(scores, candidates, k, self.rng["policy"])
+            self.writer.write(
+                {
+                    "type": "round",
+                    "round": round_number,
+                    "trained_at": trained_at,
+                    "time": round(self.env.now, 6),
+                    "batch_size": size,
+                    **training,
+                }
+            )
+            ranking = Ranking(round_number, np.asarray(order, dtype=np.int64), sentence_scores)
+            if config.async_retrain:
+                self._publish(ranking)
+                yield from self._judgments_reached(start_count + size)
+            else:
+                yield from self._dispatch(ranking, wait_for=len(order))
+            self.writer.flush()
+
+    def _dispatch(self, ranking: Ranking, wait_for: int):
+        target = self.state.completed + wait_for
+        self._publish(ranking)
+        yield from self._judgments_reached(target)
+        self.writer.flush()
+
+    def _has_positive_and_negative(self) -> bool:
+        labels = self.state.train_doc_labels + self.state.train_sentence_labels
+        positive = self.query_row is not None or 1 in labels
+        negative = self.config.presumed_nonrelevant > 0 or 0 in labels
+        return positive and negative
+
+    def _position(self, docid: str) -> int:
+        try:
+            return self.review.docids.index(docid)
+        except ValueError:
+            from tarsim.errors import ConfigError
+
+            raise ConfigError(f"seed docid {docid!r} is not in the collection") from None
+
+    def _train(self) -> tuple[np.ndarray, np.ndarray | None, dict]:
+        """Fit on the judged units, the seed query and fresh presumed non-relevant units; score the pool."""
+        features, state, config = self.features, self.state, self.config
+        unit_matrix = features.documents if config.train_on == "document" else features.sentences
+        presumed = self.rng["presumed"].choice(
+            unit_matrix.shape[0], size=min(config.presumed_nonrelevant, unit_matrix.shape[0]), replace=False
+        )
+        parts, labels = [], []
+        if self.query_row is not None:
+            parts.append(self.query_row)
+            labels.append(np.ones(1, dtype=np.int64))
+        if state.train_docs:
+            parts.append(features.documents[state.train_docs])
+            labels.append(np.asarray(state.train_doc_labels, dtype=np.int64))
+        if state.train_sentences:
+            parts.append(features.sentences[state.train_sentences])
+            labels.append(np.asarray(state.train_sentence_labels, dtype=np.int64))
+        parts.append(unit_matrix[presumed])
+        labels.append(np.zeros(len(presumed), dtype=np.int64))
+        X = sp.vstack(parts, format="csr")
+        y = np.concatenate(labels)
+        need_sentences = "sentence" in (config.feedback, config.train_on, config.ranking_unit)
+        targets = [features.sentences] if need_sentences else []
+        if config.ranking_unit == "document":
+            targets.append(features.documents)
+        scored = fit_and_score(self.learner, X, y, *targets)
+        sentence_scores = scored[0] if need_sentences else None
+        if config.ranking_unit == "document":
+            document_scores = scored[-1]
+        else:
+            document_scores = np.maximum.reduceat(sentence_scores, features.sentence_offsets[:-1])
+        if config.train_on == "document":
+            presumed_record = [self.review.docids[i] for i in presumed]
+        else:
+            presumed_record = [
+                [self.review.docids[self.sentence_doc[i]], int(i - features.sentence_offsets[self.sentence_doc[i]])]
+                for i in presumed
+            ]
+        training = {
+            "training_positives": int(y.sum()),
+            "training_negatives": int(len(y) - y.sum()),
+            "presumed_nonrelevant": presumed_record,
+        }
+        return document_scores, sentence_scores, training
+
+    # ---- the reviewer processes ----------------------------------------------------------------------------
+    def _next_item(self) -> tuple[int, Ranking] | None:
+        ranking, state = self.state.ranking, self.state
+        if ranking is None:
+            return None
+        while ranking.position < len(ranking.order):
+            doc = int(ranking.order[ranking.position])
+            ranking.position += 1
+            if not (state.judged[doc] or state.in_flight[doc]):
+                return doc, ranking
+        return None
+
+    def _reviewer(self, reviewer: int):
+        state = self.state
+        while True:
+            if state.stopped is None:
+                state.stopped = self._stop_reason() if state.completed else None
+            if state.stopped is not None:
+                self._wake_learner()
+                return
+            item = self._next_item()
+            if item is None:
+                yield self.ranking_published
+                continue
+            doc, ranking = item
+            state.in_flight[doc] = True
+            record, seconds = self._judge(doc, ranking)
+            yield self.env.timeout(seconds)
+            state.in_flight[doc] = False
+            state.judged[doc] = True
+            state.completed += 1
+            record.update(seq=state.completed, time=round(self.env.now, 6), reviewer=reviewer)
+            self.writer.write(record)
+            if record["truth"] > 0:
+                state.relevant_found += 1
+            state.spent += float(self.budget_model.costs({k: np.float64(v) for k, v in record["effort"].items()}))
+            self._wake_learner()
+
+    def _wake_learner(self) -> None:
+        event, self.judgment_count_changed = self.judgment_count_changed, self.env.event()
+        event.succeed()
+
+    def _judge(self, doc: int, ranking: Ranking) -> tuple[dict, float]:
+        """What the reviewer sees, reads and says about one document, and what the learner learns from it."""
+        features, config, review = self.features, self.config, self.review
+        grade = int(review.grades[doc])
+        relevant = grade > 0
+        labels = review.sentence_labels.of(features, doc)
+        first = int(features.sentence_offsets[doc])
+        best = (
+            first + int(np.argmax(ranking.sentence_scores[first : first + len(labels)]))
+            if (ranking.sentence_scores is not None)
+            else first
+        )
+        if config.feedback == "sentence":
+            shown = best
+            truth_of_shown = int(labels[shown - first])
+            label = self.errors.judge(truth_of_shown, self.rng["reviewer"])
+            read = 1
+            words = int(features.sentence_words[shown])
+        else:
+            shown = None
+            label = self.errors.judge(int(relevant), self.rng["reviewer"])
+            read = sentences_read(labels, relevant)
+            words = int(features.sentence_words[first : first + read].sum())
+        if config.train_on == "document":
+            self.state.train_docs.append(doc)
+            self.state.train_doc_labels.append(label)
+        else:
+            if shown is not None:
+                unit = shown
+            elif label and relevant and labels[read - 1] > 0:
+                unit = first + read - 1  # the sentence that convinced the reviewer
+            else:
+                unit = best
+            self.state.train_sentences.append(unit)
+            self.state.train_sentence_labels.append(label)
+        seconds = config.time_model.seconds(config.feedback, words)
+        record = {
+            "type": "judgment",
+            "round": ranking.round,
+            "docid": review.docids[doc],
+            "sentence": None if shown is None else shown - first,
+            "label": label,
+            "truth": grade,
+            "effort": {"judge": 1, "sent": read, "words": words, "seconds": seconds},
+        }
+        return record, seconds

@@ -1,0 +1,160 @@
+"""Review every requested topic of a dataset: features once, one ledger per topic, resumable."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from tarsim import __version__
+from tarsim.data.dataset import Dataset
+from tarsim.data.ledger import Ledger, ledger_from_lines, read_ledger
+from tarsim.errors import ConfigError
+from tarsim.features import Features, cached_features, collection_digest
+from tarsim.simulator.config import ReviewConfig
+from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
+from tarsim.simulator.oracle import make_sentence_labels
+from tarsim.simulator.review import ReviewSimulation, TopicReview
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
+
+
+def ledger_name(topic: str) -> str:
+    """A file name for a topic's ledger (unsafe characters %-escaped, so distinct topics never collide)."""
+    return _UNSAFE.sub(lambda m: "%" + "".join(f"{b:02X}" for b in m.group().encode()), topic) + ".jsonl"
+
+
+@dataclass
+class TopicOutcome:
+    """What happened to one requested topic: its ledger, or why it was skipped."""
+
+    topic: str
+    ledger: Ledger | None = None
+    skipped: str | None = None
+    resumed: bool = False
+
+
+@dataclass
+class ReviewBatch:
+    """The outcome of reviewing several topics of one dataset under one configuration."""
+
+    config: ReviewConfig
+    outcomes: list[TopicOutcome] = field(default_factory=list)
+
+    @property
+    def ledgers(self) -> dict[str, Ledger]:
+        return {o.topic: o.ledger for o in self.outcomes if o.ledger is not None}
+
+    @property
+    def skipped(self) -> dict[str, str]:
+        return {o.topic: o.skipped for o in self.outcomes if o.skipped is not None}
+
+
+def _digest_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _topic_qrels_digest(judged: dict[str, int]) -> str:
+    return _digest_text("".join(f"{docid} {judged[docid]}\n" for docid in sorted(judged)))
+
+
+def check_topics(dataset: Dataset, topics: Sequence[str] | None) -> list[str]:
+    """The topics to review (default: every topic with qrels, in topics-file order, then the rest)."""
+    if topics:
+        for topic in topics:
+            if topic not in dataset.qrels:
+                raise ConfigError(f"topic {topic!r} is not in the qrels; known topics: {_preview(dataset.qrels)}")
+            if topic not in dataset.topics:
+                raise ConfigError(f"topic {topic!r} has no query text in the topics file")
+        return list(dict.fromkeys(topics))
+    ordered = [t for t in dataset.topics if t in dataset.qrels]
+    return ordered
+
+
+def _preview(names) -> str:
+    names = sorted(names)
+    return ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
+
+
+def review_topics(
+    dataset: Dataset,
+    config: ReviewConfig,
+    topics: Sequence[str] | None = None,
+    out: Path | None = None,
+    *,
+    learner: BaseEstimator | None = None,
+    features: Features | None = None,
+    resume: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> ReviewBatch:
+    """Simulate the review of each topic; with `out`, ledgers go to OUT/ledgers/<topic>.jsonl.
+
+    Topics without a relevant document are skipped with a reason. With `resume`, a topic whose complete ledger
+    exists with the same configuration is read back instead of being reviewed again.
+    """
+    selected = check_topics(dataset, topics)
+    if features is None:
+        features = cached_features(dataset.collection, Path(out) / "cache" if out else None, config.features)
+    docids = dataset.collection.docids
+    position = {docid: i for i, docid in enumerate(docids)}
+    inputs = {"collection": collection_digest(dataset.collection)}
+    batch = ReviewBatch(config)
+    for topic in selected:
+        judged = dataset.qrels.get(topic, {})
+        grades = np.zeros(len(docids), dtype=np.int64)
+        for docid, grade in judged.items():
+            if docid in position:
+                grades[position[docid]] = grade
+        if not (grades > 0).any():
+            batch.outcomes.append(TopicOutcome(topic, skipped="no relevant document in the collection"))
+            if progress:
+                progress(topic)
+            continue
+        header = {
+            "tarsim": __version__,
+            "topic": topic,
+            "query": dataset.topics[topic],
+            "config": config.to_dict(),
+            "seed": config.seed,
+            "learner": repr(learner) if learner is not None else "BMILogisticRegression (default)",
+            "inputs": {**inputs, "qrels": _topic_qrels_digest(judged), "query": _digest_text(dataset.topics[topic])},
+            "collection_size": len(docids),
+            "relevant": int((grades > 0).sum()),
+        }
+        path = Path(out) / "ledgers" / ledger_name(topic) if out else None
+        if resume and path is not None and path.exists():
+            existing = read_ledger(path)
+            if (
+                existing.complete
+                and {k: v for k, v in existing.header.items() if k not in ("type", "format")} == header
+            ):
+                batch.outcomes.append(TopicOutcome(topic, ledger=existing, resumed=True))
+                if progress:
+                    progress(topic)
+                continue
+        sentence_labels = make_sentence_labels(
+            config.sentence_oracle,
+            topic,
+            dataset.collection,
+            features,
+            (grades > 0).astype(np.int8),
+            config.oracle_threshold,
+            config.seed,
+        )
+        review = TopicReview(topic, dataset.topics[topic], grades, sentence_labels, docids)
+        writer = LedgerWriter(path, header) if path is not None else MemoryLedgerWriter(header)
+        try:
+            ReviewSimulation(features, review, config, writer, learner).run()
+        except BaseException:
+            writer.abort()
+            raise
+        ledger = read_ledger(path) if path is not None else ledger_from_lines(writer.lines)
+        batch.outcomes.append(TopicOutcome(topic, ledger=ledger))
+        if progress:
+            progress(topic)
+    return batch
