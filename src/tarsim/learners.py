@@ -3,7 +3,8 @@
 The default mimics BMI's sofia-ml learner (logistic loss, Pegasos regularisation lambda = 1e-4 on the
 mean loss, ROC-loop sampling that balances relevant and non-relevant examples) with scikit-learn's
 LogisticRegression: C = 1 / (lambda * n) turns Pegasos' mean-loss objective into scikit-learn's sum-loss
-one, and class_weight="balanced" stands in for the ROC loop's pairwise balancing.
+one, and class_weight="balanced" stands in for the ROC loop's pairwise balancing. liblinear's dual solver
+finds the same optimum as its primal one here, 10 to 20 times faster on Reuters (n << vocabulary size).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from tarsim.errors import ConfigError
 class BMILogisticRegression(ClassifierMixin, BaseEstimator):
     """Logistic regression regularised as BMI's Pegasos learner (lambda on the mean loss), class-balanced."""
 
-    def __init__(self, lambda_: float = 1e-4, max_iter: int = 200, random_state: int | None = 0) -> None:
+    def __init__(self, lambda_: float = 1e-4, max_iter: int = 1000, random_state: int | None = 0) -> None:
         self.lambda_ = lambda_
         self.max_iter = max_iter
         self.random_state = random_state
@@ -29,7 +30,12 @@ class BMILogisticRegression(ClassifierMixin, BaseEstimator):
             raise ConfigError(f"lambda_ must be > 0, got {self.lambda_}")
         C = 1.0 / (self.lambda_ * X.shape[0])
         self.model_ = LogisticRegression(
-            C=C, class_weight="balanced", solver="liblinear", max_iter=self.max_iter, random_state=self.random_state
+            C=C,
+            class_weight="balanced",
+            solver="liblinear",
+            dual=True,
+            max_iter=self.max_iter,
+            random_state=self.random_state,
         )
         self.model_.fit(X, y, sample_weight=sample_weight)
         self.classes_ = self.model_.classes_

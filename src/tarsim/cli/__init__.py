@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     if issubclass(category, InputWarning):
         print(f"tarsim: warning: {message}", file=sys.stderr)
     else:

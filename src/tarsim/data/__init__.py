@@ -4,6 +4,7 @@ from tarsim.data.asreview_csv import read_asreview_csv
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Collection, Document, iter_documents, read_collection, write_collection
 from tarsim.data.dataset import Dataset, load_dataset
+from tarsim.data.ledger import Ledger, iter_ledger_paths, ledger_from_lines, read_ledger
 from tarsim.data.qrels import (
     Qrels,
     SentenceQrels,
@@ -21,16 +22,20 @@ __all__ = [
     "Dataset",
     "Decisions",
     "Document",
+    "Ledger",
     "Qrels",
     "Run",
     "SentenceQrels",
     "Topics",
     "atomic_write",
     "iter_documents",
+    "iter_ledger_paths",
+    "ledger_from_lines",
     "load_dataset",
     "read_asreview_csv",
     "read_collection",
     "read_decisions",
+    "read_ledger",
     "read_qrels",
     "read_run",
     "read_sentence_qrels",

@@ -78,7 +78,7 @@ def explicit_labels(
         count = int(features.sentence_offsets[doc + 1] - features.sentence_offsets[doc])
         if index >= count:
             raise InputError(
-                path, number, f"sentence_index {index} is past the end of document {docid!r} ({count} sentences)"
+                path, number, f"sentence_index {index} is past the end of document {docid!r} ({count} sentence(s))"
             )
         labels[features.sentence_offsets[doc] + index] = 1 if int(fields[3]) > 0 else 0
     return SentenceLabels(labels)

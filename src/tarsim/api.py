@@ -1,0 +1,114 @@
+"""The Python API: `tarsim.simulate(...)` mirrors `tarsim simulate` and returns a SimulationResult."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from tarsim.data.dataset import Dataset, load_dataset
+from tarsim.data.lines import PathLike
+from tarsim.data.ledger import Ledger, iter_ledger_paths, read_ledger
+from tarsim.effort_models import make_effort_model
+from tarsim.metrics.recall_effort import RecallCurve, recall_curve
+from tarsim.reporting.tables import (
+    DEFAULT_EFFORT_MODELS,
+    format_recall_table,
+    recall_at_effort_frame,
+    summary_frame,
+    write_simulation_reports,
+)
+from tarsim.simulator.config import ReviewConfig
+from tarsim.simulator.run import review_topics
+from tarsim.synthetic import demo_dataset
+
+
+@dataclass
+class SimulationResult:
+    """Ledgers of a simulated review (one per topic) and everything computed from them."""
+
+    ledgers: dict[str, Ledger]
+    config: ReviewConfig | None = None
+    skipped: dict[str, str] = field(default_factory=dict)
+    effort_models: tuple[str, ...] = DEFAULT_EFFORT_MODELS
+    out: Path | None = None
+
+    def recall_at_effort(self, effort_models: Sequence[str] | None = None) -> pd.DataFrame:
+        """Tidy Recall@E table: topic, strategy, effort_model, a, b, effort, recall."""
+        return recall_at_effort_frame(self.ledgers.values(), effort_models or self.effort_models)
+
+    def curves(self, effort_model: str = "judge") -> dict[str, RecallCurve]:
+        """The recall-effort curve of every topic under one effort model."""
+        make_effort_model(effort_model)
+        return {topic: recall_curve(ledger, effort_model) for topic, ledger in self.ledgers.items()}
+
+    def summary(self) -> pd.DataFrame:
+        """Per topic: R, judgments, documents to reach 80/95/100% recall, WSS@95."""
+        return summary_frame(self.ledgers.values())
+
+    def to_frame(self) -> pd.DataFrame:
+        """The Recall@E table as a pandas DataFrame (same as recall_at_effort())."""
+        return self.recall_at_effort()
+
+    def table(self) -> str:
+        """Mean Recall@E over topics as text."""
+        return format_recall_table(self.recall_at_effort())
+
+    @classmethod
+    def from_directory(cls, out: PathLike, effort_models: Sequence[str] = DEFAULT_EFFORT_MODELS) -> SimulationResult:
+        """Re-open a `tarsim simulate` output from its ledgers alone."""
+        ledgers = {ledger.topic: ledger for ledger in map(read_ledger, iter_ledger_paths(Path(out) / "ledgers"))}
+        return cls(ledgers=ledgers, effort_models=tuple(effort_models), out=Path(out))
+
+
+def resolve_dataset(
+    dataset: Dataset | PathLike | None = None,
+    *,
+    docs: PathLike | None = None,
+    qrels: PathLike | None = None,
+    topics: PathLike | None = None,
+) -> Dataset:
+    """A Dataset object, a collection directory, explicit files, or (nothing given) the built-in demo."""
+    if isinstance(dataset, Dataset):
+        return dataset
+    if dataset is None and docs is None and qrels is None and topics is None:
+        return demo_dataset()
+    return load_dataset(dataset, docs=docs, qrels=qrels, topics=topics)
+
+
+def simulate(
+    dataset: Dataset | PathLike | None = None,
+    *,
+    docs: PathLike | None = None,
+    qrels: PathLike | None = None,
+    topics: PathLike | None = None,
+    topic: str | Sequence[str] | None = None,
+    config: ReviewConfig | None = None,
+    effort: Sequence[str] = DEFAULT_EFFORT_MODELS,
+    out: PathLike | None = None,
+    learner: BaseEstimator | None = None,
+    resume: bool = False,
+    progress: Callable[[str], None] | None = None,
+    **settings,
+) -> SimulationResult:
+    """Simulate the review of each topic and return its ledgers and Recall@E tables.
+
+    `dataset` is a Dataset, a collection directory, or None for the built-in demo (or give docs/qrels/topics
+    files). Review settings are a ReviewConfig or its fields as keywords (feedback="sentence", seed=3, ...).
+    With `out`, ledgers and tables are written there as by the CLI.
+    """
+    for model in effort:
+        make_effort_model(model)
+    config = config or ReviewConfig(**settings)
+    data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics)
+    wanted = [topic] if isinstance(topic, str) else topic
+    batch = review_topics(
+        data, config, wanted, Path(out) if out else None, learner=learner, resume=resume, progress=progress
+    )
+    result = SimulationResult(batch.ledgers, config, batch.skipped, tuple(effort), Path(out) if out else None)
+    if out is not None:
+        write_simulation_reports(Path(out), list(batch.ledgers.values()), effort, batch.skipped)
+    return result

@@ -1,0 +1,129 @@
+"""`tarsim simulate` and `tarsim report` end to end, resume after interruption, and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import shared_dataset
+
+from tarsim.cli import main
+from tarsim.data import write_collection, write_qrels, write_sentence_qrels, write_topics
+from tarsim.data.collection import Document
+
+
+def test_demo_simulation_writes_ledgers_tables_and_summary(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["simulate", "--out", str(out), "--effort", "judge", "--effort", "sent"]) == 0
+    printed = capsys.readouterr().out
+    assert "Mean Recall@E" in printed and "4R+1000" in printed
+    assert sorted(p.name for p in (out / "ledgers").iterdir()) == ["T1.jsonl", "T2.jsonl", "T3.jsonl"]
+    csv_lines = (out / "recall_at_effort.csv").read_text().splitlines()
+    assert csv_lines[0] == "topic,strategy,effort_model,a,b,effort,recall"
+    assert len(csv_lines) == 1 + 3 * 2 * 9
+    summary = json.loads((out / "summary.json").read_text())
+    assert set(summary["topics"]) == {"T1", "T2", "T3"}
+    before = (out / "recall_at_effort.csv").read_bytes()
+    (out / "recall_at_effort.csv").unlink()
+    assert main(["report", str(out), "--effort", "judge", "--effort", "sent"]) == 0
+    assert (out / "recall_at_effort.csv").read_bytes() == before  # recomputed from the ledgers alone
+
+
+def test_interrupted_run_keeps_finished_ledgers_and_resume_completes_it(tmp_path, demo, monkeypatch):
+    import tarsim.simulator.review as review
+
+    out = tmp_path / "out"
+    real_run = review.ReviewSimulation.run
+    calls = {"n": 0}
+
+    def interrupt_second_topic(self):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real_run(self)
+
+    monkeypatch.setattr(review.ReviewSimulation, "run", interrupt_second_topic)
+    assert main(["simulate", "--out", str(out)]) == 130
+    assert [p.name for p in (out / "ledgers").iterdir()] == ["T1.jsonl"]  # no partial file left behind
+    finished = (out / "ledgers" / "T1.jsonl").stat().st_mtime_ns
+    monkeypatch.setattr(review.ReviewSimulation, "run", real_run)
+    assert main(["simulate", "--out", str(out), "--resume"]) == 0
+    assert sorted(p.name for p in (out / "ledgers").iterdir()) == ["T1.jsonl", "T2.jsonl", "T3.jsonl"]
+    assert (out / "ledgers" / "T1.jsonl").stat().st_mtime_ns == finished  # not redone
+    fresh = tmp_path / "fresh"
+    assert main(["simulate", "--out", str(fresh)]) == 0
+    for name in ("T1.jsonl", "T2.jsonl", "T3.jsonl"):
+        assert (out / "ledgers" / name).read_bytes() == (fresh / "ledgers" / name).read_bytes()
+
+
+def _tiny_collection(tmp_path, qrels_lines=None):
+    docs = [Document(f"d{i}", f"Alpha beta gamma number {i}. The second sentence is here.") for i in range(5)]
+    write_collection(tmp_path / "docs.jsonl", docs)
+    write_topics(tmp_path / "topics.tsv", {"t1": "alpha", "t2": "beta"})
+    write_qrels(tmp_path / "qrels.txt", {"t1": {"d1": 1, "d2": 0}, "t2": {"d1": 0}})
+    return tmp_path
+
+
+def test_topic_without_relevant_documents_is_skipped_with_a_reason(tmp_path, capsys):
+    data = _tiny_collection(tmp_path / "c")
+    assert main(["simulate", "--collection", str(data), "--out", str(tmp_path / "o"), "--effort", "judge"]) == 0
+    err = capsys.readouterr().err
+    assert "skipped topic t2: no relevant document" in err
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["skipped"] == {"t2": "no relevant document in the collection"}
+    assert "nan" not in (tmp_path / "o" / "recall_at_effort.csv").read_text().lower()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--topic", "nope"], "topic 'nope' is not in the qrels"),
+        (["--effort", "furlongs"], "unknown effort model 'furlongs'"),
+        (["--max-effort", "2X+1"], "budget '2X+1'"),
+        (["--policy", "clever"], "unknown policy 'clever'"),
+        (["--reviewers", "0"], "reviewers must be >= 1"),
+    ],
+)
+def test_bad_arguments_give_one_line_and_exit_2(tmp_path, capsys, args, message):
+    data = _tiny_collection(tmp_path / "c")
+    assert main(["simulate", "--collection", str(data), "--out", str(tmp_path / "o"), *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0] and err[0].startswith("tarsim: error:")
+
+
+def test_empty_collection_is_an_error(tmp_path, capsys):
+    data = _tiny_collection(tmp_path / "c")
+    (data / "docs.jsonl").write_text("\n")
+    assert main(["simulate", "--collection", str(data), "--out", str(tmp_path / "o")]) == 2
+    assert "docs.jsonl: empty file" in capsys.readouterr().err
+
+
+def test_sentence_qrels_past_the_end_of_a_document_names_the_line(tmp_path, capsys):
+    data = _tiny_collection(tmp_path / "c")
+    write_sentence_qrels(tmp_path / "sq.txt", {"t1": {"d1": {0: 1, 7: 1}}})
+    code = main(
+        ["simulate", "--collection", str(data), "--out", str(tmp_path / "o"), "--topic", "t1",
+         "--feedback", "sentence", "--sentence-oracle", str(tmp_path / "sq.txt")]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "sq.txt:2: sentence_index 7 is past the end of document 'd1' (2 sentence(s))" in err
+
+
+def test_console_script_runs_on_a_real_review_without_traceback(tmp_path):
+    data = shared_dataset("srd", "Cohen_2006_Antihistamines")
+    result = subprocess.run(
+        [sys.executable, "-m", "tarsim", "simulate", "--collection", str(data), "--out", str(tmp_path / "o"),
+         "--feedback", "sentence", "--effort", "sent"],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    missing = subprocess.run(
+        [sys.executable, "-m", "tarsim", "simulate", "--collection", str(tmp_path / "absent")],
+        capture_output=True, text=True, check=False,
+    )
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr
+    assert "collection directory does not exist" in missing.stderr
