@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sweep": ("tarsim.cli.sweep", "run a study: topics x policies x strategies x seeds (joblib or Dask)"),
     "plot": ("tarsim.cli.plot", "plot recall-effort curves from ledgers"),
     "compare": ("tarsim.cli.compare", "compare policies side by side with paired significance tests"),
+    "stop": ("tarsim.cli.stop", "replay stopping rules on finished ledgers"),
     "retrieve": ("tarsim.cli.retrieve", "BM25 retrieval over a collection, writing a TREC run"),
     "bench": ("tarsim.cli.bench", "run a legal-retrieval benchmark's BM25 baseline and its measure table"),
     "data": ("tarsim.cli.data", "list, fetch and convert datasets"),
@@ -40,7 +41,9 @@ def _available_subcommands() -> dict[str, tuple[str, str]]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser with every installed subcommand."""
-    parser = argparse.ArgumentParser(prog="tarsim", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="tarsim", description="Simulate and evaluate high-recall (technology-assisted) review."
+    )
     parser.add_argument("--version", action="version", version=f"tarsim {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in _available_subcommands().items():

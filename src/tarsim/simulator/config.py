@@ -73,6 +73,7 @@ class ReviewConfig:
     max_effort_model: str = "judge"
     lambda_: float = 1e-4
     features: FeatureSettings = field(default_factory=FeatureSettings)
+    stopping: tuple[str, ...] = ()
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -97,6 +98,11 @@ class ReviewConfig:
             raise ConfigError(f"retrain_seconds must be >= 0, got {self.retrain_seconds}")
         if self.seed < 0:
             raise ConfigError(f"seed must be >= 0, got {self.seed}")
+        if self.stopping:
+            from tarsim.stopping import parse_stopping_rule  # stopping rules are evaluated from ledgers
+
+            for spec in self.stopping:
+                parse_stopping_rule(spec)
         for name in ("false_negative_rate", "false_positive_rate"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name} must be in [0, 1], got {getattr(self, name)}")
@@ -115,6 +121,7 @@ class ReviewConfig:
         """A JSON-ready dict (recorded in every ledger header)."""
         record = asdict(self)
         record["seeding"] = {"kind": self.seeding.kind, "docids": list(self.seeding.docids)}
+        record["stopping"] = list(self.stopping)
         record["strategy"] = self.strategy
         return record
 
@@ -125,6 +132,7 @@ class ReviewConfig:
         values["seeding"] = SeedingChoice(values["seeding"]["kind"], tuple(values["seeding"]["docids"]))
         values["time_model"] = TimeModel(**values["time_model"])
         values["features"] = FeatureSettings(**values["features"])
+        values["stopping"] = tuple(values.get("stopping", ()))
         return cls(**values)
 
 

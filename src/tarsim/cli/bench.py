@@ -1,0 +1,109 @@
+"""`tarsim bench NAME`: a legal benchmark's BM25 baseline with its preset, printed in the paper's layout."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from tarsim.cli.retrieve import float_list
+from tarsim.data import atomic_write, read_decisions, write_run
+from tarsim.errors import ConfigError
+from tarsim.legal.baseline import BaselineResult, CorpusCache, doc2doc_ablation, run_config
+from tarsim.legal.convert import BENCHMARKS, load_any
+from tarsim.legal.presets import get_preset
+from tarsim.legal.tables import decisions_table, doc2doc_table, language_table
+from tarsim.registry import data_dir
+from tarsim.retrieval import B_GRID, K1_GRID, get_analyzer, shortening
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", choices=BENCHMARKS)
+    parser.add_argument("--data", type=Path,
+                        help="published files or converted directory (default: the fetch cache; "
+                             "reuters-doc2doc: a reuters21578 collection directory)")
+    parser.add_argument("--no-tune", action="store_true", help="skip the k1/b grid search (doc2doc presets)")
+    parser.add_argument("--no-ablation", action="store_true",
+                        help="doc2doc: only the preset's row, not the default/tuned x raw/preprocessed table")
+    parser.add_argument("--k1-grid", type=float_list, default=list(K1_GRID), help="k1 values for tuning")
+    parser.add_argument("--b-grid", type=float_list, default=list(B_GRID), help="b values for tuning")
+    parser.add_argument("--max-queries", type=int, help="subsample the dev and test splits (fixed seed)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of splits (reuters-doc2doc) and subsampling")
+    parser.add_argument("--runs", type=Path, help="folder to write each configuration's TREC run into")
+    parser.add_argument("--json", type=Path, help="write the tables' figures and per-query values as JSON")
+    parser.add_argument("--decisions", type=Path, help="pd: binary reranker decisions `topic docid label`")
+    parser.set_defaults(handler=run)
+
+
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.max_queries is not None and args.max_queries < 1:
+        raise ConfigError(f"--max-queries must be >= 1, got {args.max_queries}")
+    source = args.data
+    if source is None:
+        if args.name == "reuters-doc2doc":
+            raise ConfigError("reuters-doc2doc needs --data pointing at a reuters21578 collection directory")
+        source = data_dir() / args.name
+        if not source.exists():
+            raise ConfigError(f"{source} does not exist: run `tarsim data fetch {args.name}` or pass --data DIR")
+    benchmarks = load_any(args.name, source, seed=args.seed)
+    options = {"max_queries": args.max_queries, "seed": args.seed, "k1_grid": args.k1_grid, "b_grid": args.b_grid,
+               "progress": _progress}
+    results: dict[str, list[BaselineResult]] = {}
+    caches = {benchmark.name: CorpusCache(benchmark) for benchmark in benchmarks}
+    for benchmark in benchmarks:
+        preset = get_preset(benchmark.preset)
+        cache = caches[benchmark.name]
+        if preset.doc2doc and not args.no_ablation:
+            results[benchmark.name] = doc2doc_ablation(benchmark, preset, cache, **options)
+        else:
+            label = f"BM25 {preset.analyzer}" + (", k1/b tuned" if preset.tune and not args.no_tune else "")
+            results[benchmark.name] = [run_config(benchmark, preset, cache, label=label,
+                                                  analyzer=get_analyzer(preset.analyzer),
+                                                  tune=not args.no_tune, **options)]
+    first = benchmarks[0]
+    preset = get_preset(first.preset)
+    n_eval = len(next(iter(results.values()))[0].per_query)
+    print(f"{args.name}: BM25 (bm25s, Lucene variant), {preset.eval_split} split, {n_eval} evaluated queries")
+    if preset.doc2doc:
+        queries = list(first.split(preset.eval_split).values())
+        raw_tokens = get_analyzer("raw").tokenize(queries)
+        prep_ids = caches[first.name].get(get_analyzer(preset.analyzer)).query_term_ids(queries)
+        print(f"query preprocessing ({preset.analyzer}) keeps {1 - shortening(raw_tokens, prep_ids):.0%} "
+              f"of the raw tokens on average")
+        print(doc2doc_table(results[first.name], preset.measures))
+    elif args.name == "bbsard":
+        print(language_table({b.language: results[b.name][0] for b in benchmarks}, preset.measures))
+    else:
+        print(language_table({"BM25": results[first.name][0]}, preset.measures))
+    decision_figures = None
+    if args.decisions:
+        from tarsim.metrics import evaluate_decisions
+
+        decision_figures = evaluate_decisions(first.qrels, read_decisions(args.decisions))
+        print(decisions_table(decision_figures))
+    for name, rows in results.items():
+        for row in rows:
+            if row.tuning is not None:
+                print(f"{name}: {row.label}: tuned on {preset.tune_split} for {row.tuning.measure}: "
+                      f"k1={row.k1:g} b={row.b:g} (dev {row.tuning.score:.4f})", file=sys.stderr)
+    if args.runs:
+        for name, rows in results.items():
+            for index, row in enumerate(rows):
+                write_run(args.runs / f"{name}.{index}.run", row.run, tag=f"bm25-{index}")
+    if args.json:
+        payload = {
+            name: [{"label": r.label, "k1": r.k1, "b": r.b, "summary": r.summary, "per_query": r.per_query}
+                   for r in rows]
+            for name, rows in results.items()
+        }
+        if decision_figures is not None:
+            payload["decisions"] = decision_figures  # type: ignore[assignment]
+        with atomic_write(args.json) as handle:
+            json.dump(payload, handle, indent=1, sort_keys=True)
+            handle.write("\n")
+    return 0

@@ -1,0 +1,49 @@
+"""`tarsim data list | fetch NAME | convert NAME SRC DEST`: the dataset registry, downloads and converters."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tarsim.legal.convert import BENCHMARKS, convert
+from tarsim.registry import REGISTRY, data_dir, describe_size, fetch, get_entry
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="data_command", metavar="ACTION", required=True)
+    sub.add_parser("list", help="datasets with their addresses, sizes, licences and checksums")
+    fetch_parser = sub.add_parser("fetch", help="download a dataset (checksums verified where known)")
+    fetch_parser.add_argument("name", help="dataset name (see `tarsim data list`)")
+    fetch_parser.add_argument("--dir", type=Path, help="download folder (default: the cache, see `list`)")
+    fetch_parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    convert_parser = sub.add_parser("convert", help="convert published files to tarsim benchmark directories")
+    convert_parser.add_argument("name", choices=BENCHMARKS)
+    convert_parser.add_argument("source", type=Path, help="published files (folder or zip)")
+    convert_parser.add_argument("destination", type=Path, help="benchmark directory to write")
+    convert_parser.add_argument("--seed", type=int, default=0, help="split seed (reuters-doc2doc)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.data_command == "list":
+        print(f"cache: {data_dir()} (set TARSIM_DATA_DIR to change)")
+        for entry in REGISTRY.values():
+            print(f"\n{entry.name}: {entry.description}")
+            print(f"  homepage: {entry.homepage}")
+            print(f"  licence:  {entry.licence}")
+            if not entry.files:
+                print("  files:    no known download address")
+            for file in entry.files:
+                checksum = f"sha256 {file.sha256}" if file.sha256 else "checksum unknown"
+                print(f"  file:     {file.filename}  {file.url}  ({describe_size(file)}; {checksum})")
+            if entry.notes:
+                print(f"  note:     {entry.notes}")
+        return 0
+    if args.data_command == "fetch":
+        folder = fetch(get_entry(args.name), directory=args.dir, progress=not args.quiet)
+        print(f"{args.name}: files in {folder}", file=sys.stderr)
+        return 0
+    convert(args.name, args.source, args.destination, seed=args.seed,
+            report=lambda line: print(line, file=sys.stderr))
+    return 0

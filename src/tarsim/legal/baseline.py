@@ -1,0 +1,139 @@
+"""Run a benchmark's BM25 baseline (optionally tuned on dev) and evaluate it with tarsim.metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tarsim.data import Qrels, Run, Topics
+from tarsim.legal.benchmark import Benchmark
+from tarsim.legal.presets import Preset
+from tarsim.retrieval import (
+    B_GRID,
+    K1_GRID,
+    Analyzer,
+    PreparedCorpus,
+    TuningResult,
+    get_analyzer,
+    search,
+    tune_bm25,
+)
+
+
+@dataclass
+class BaselineResult:
+    """One configuration's run on the evaluation split and its measures."""
+
+    label: str
+    k1: float
+    b: float
+    run: Run
+    per_query: dict[str, dict[str, float]]
+    summary: dict[str, float]
+    tuning: TuningResult | None = None
+
+
+class CorpusCache:
+    """Tokenise a benchmark's corpus once per analyzer."""
+
+    def __init__(self, benchmark: Benchmark) -> None:
+        self.benchmark = benchmark
+        self._prepared: dict[Analyzer, PreparedCorpus] = {}
+
+    def get(self, analyzer: Analyzer) -> PreparedCorpus:
+        if analyzer not in self._prepared:
+            docs = self.benchmark.collection
+            texts = [f"{doc.title}\n{doc.text}" if doc.title else doc.text for doc in docs]
+            self._prepared[analyzer] = PreparedCorpus(docs.docids, texts, analyzer)
+        return self._prepared[analyzer]
+
+
+def subsample(topics: Topics, limit: int | None, seed: int) -> Topics:
+    """At most `limit` topics drawn with a fixed seed, in their original order."""
+    if limit is None or limit >= len(topics):
+        return dict(topics)
+    keys = list(topics)
+    chosen = sorted(np.random.default_rng(seed).choice(len(keys), size=limit, replace=False).tolist())
+    return {keys[i]: topics[keys[i]] for i in chosen}
+
+
+def evaluate(qrels: Qrels, topics: Topics, run: Run, measures: Sequence[str]):
+    """Per-query and aggregated measures over `topics` (tarsim.metrics, trec_eval semantics)."""
+    from tarsim.metrics import aggregate, evaluate_run
+
+    judged = {t: qrels[t] for t in topics if t in qrels}
+    per_query = evaluate_run(judged, {t: run.get(t, {}) for t in judged}, list(measures))
+    return per_query, aggregate(per_query)
+
+
+def run_config(
+    benchmark: Benchmark,
+    preset: Preset,
+    cache: CorpusCache,
+    *,
+    label: str,
+    analyzer: Analyzer,
+    tune: bool,
+    use_dates: bool = True,
+    max_queries: int | None = None,
+    seed: int = 0,
+    k1_grid: Sequence[float] = K1_GRID,
+    b_grid: Sequence[float] = B_GRID,
+    progress: Callable[[str], None] | None = None,
+) -> BaselineResult:
+    """Search the evaluation split with one configuration (tuning k1/b on the tuning split if asked)."""
+    corpus = cache.get(analyzer)
+    options = {
+        "depth": preset.depth,
+        "date_filter": preset.date_filter if use_dates else None,
+        "doc_dates": benchmark.doc_dates,
+        "query_dates": benchmark.query_dates,
+        "exclude_self": True,
+    }
+    k1, b, tuning = preset.k1, preset.b, None
+    if tune and preset.tune:
+        dev = subsample(benchmark.split(preset.tune_split), max_queries, seed)
+        tuning = tune_bm25(
+            corpus, dev, benchmark.qrels, preset.tune, k1_grid=k1_grid, b_grid=b_grid,
+            progress=(lambda k, bb, s: progress(f"{label}: k1={k} b={bb} dev {preset.tune}={s:.4f}"))
+            if progress else None,
+            **options,
+        )
+        k1, b = tuning.k1, tuning.b
+    test = subsample(benchmark.split(preset.eval_split), max_queries, seed)
+    run = search(corpus, test, k1=k1, b=b, **options)  # type: ignore[arg-type]
+    per_query, summary = evaluate(benchmark.qrels, test, run, preset.measures)
+    return BaselineResult(label=label, k1=k1, b=b, run=run, per_query=per_query, summary=summary, tuning=tuning)
+
+
+def doc2doc_ablation(
+    benchmark: Benchmark, preset: Preset, cache: CorpusCache | None = None, **kwargs: object
+) -> list[BaselineResult]:
+    """Default vs tuned k1/b, raw vs preprocessed long queries, and the date filter's contribution."""
+    cache = cache or CorpusCache(benchmark)
+    raw, prep = get_analyzer("raw"), get_analyzer(preset.analyzer)
+    configs = [
+        ("raw text, k1/b default", raw, False, True),
+        (f"{preset.analyzer}, k1/b default", prep, False, True),
+        ("raw text, k1/b tuned", raw, True, True),
+        (f"{preset.analyzer}, k1/b tuned", prep, True, True),
+        (f"{preset.analyzer}, k1/b tuned, no date filter", prep, True, False),
+    ]
+    results = []
+    tuned: dict[Analyzer, tuple[float, float, TuningResult]] = {}
+    for label, analyzer, tune, dates in configs:
+        if tune and analyzer in tuned and not dates:
+            k1, b, tuning = tuned[analyzer]
+            fixed = Preset(**{**preset.__dict__, "k1": k1, "b": b})
+            result = run_config(benchmark, fixed, cache, label=label, analyzer=analyzer, tune=False,
+                                use_dates=False, **kwargs)  # type: ignore[arg-type]
+            result.tuning = tuning
+        else:
+            result = run_config(benchmark, preset, cache, label=label, analyzer=analyzer, tune=tune,
+                                use_dates=dates, **kwargs)  # type: ignore[arg-type]
+            if tune and result.tuning is not None:
+                tuned[analyzer] = (result.k1, result.b, result.tuning)
+        results.append(result)
+    return results

@@ -1,0 +1,66 @@
+"""The BM25 baseline of each benchmark as a named preset: preprocessing, k1/b (or tuning), date filter, measures.
+
+Sources: EU2UK/UK2EU (Chalkidis et al. 2021): full-text queries, stop words, punctuation, digits and low-IDF
+terms removed, k1/b tuned on dev, candidates dated compatibly with the query, R@100 (pre-fetching) and
+R@20, nDCG@20, R-Precision (re-ranking). bBSARD (Lotfi et al. 2024, after BSARD): k1=1.0, b=0.6,
+language-specific preprocessing, R@k, MAP@k, MRR@k, nDCG@k for k in {10, 100, 200, 500}. PD (Stammbach et
+al. 2026): recall@5 and recall@1 in the hit-rate sense (Success@k).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tarsim.errors import ConfigError
+from tarsim.retrieval import DateFilter
+
+DOC2DOC_MEASURES = ("R@100", "R@20", "nDCG@20", "RPrec")
+BBSARD_CUTOFFS = (10, 100, 200, 500)
+BBSARD_MEASURES = tuple(
+    f"{family}@{k}" for family in ("R", "AP", "RR", "nDCG") for k in BBSARD_CUTOFFS
+)
+PD_MEASURES = ("Success@5", "Success@1")
+
+
+@dataclass(frozen=True)
+class Preset:
+    """How a benchmark's BM25 baseline is run and reported."""
+
+    name: str
+    analyzer: str
+    k1: float = 1.2
+    b: float = 0.75
+    tune: str | None = None
+    tune_split: str = "dev"
+    eval_split: str = "test"
+    date_filter: DateFilter | None = None
+    depth: int = 1000
+    measures: tuple[str, ...] = DOC2DOC_MEASURES
+    doc2doc: bool = False
+
+
+PRESETS: dict[str, Preset] = {
+    "eu2uk": Preset(
+        "eu2uk", "english-long", tune="R@100", date_filter=DateFilter("not_before"), doc2doc=True
+    ),
+    "uk2eu": Preset(
+        "uk2eu", "english-long", tune="R@100", date_filter=DateFilter("not_after"), doc2doc=True
+    ),
+    "reuters-doc2doc": Preset(
+        "reuters-doc2doc", "english-long", tune="R@100",
+        date_filter=DateFilter("not_after", strict=True), doc2doc=True,
+    ),
+    "bbsard-fr": Preset("bbsard-fr", "french", k1=1.0, b=0.6, depth=500, measures=BBSARD_MEASURES),
+    "bbsard-nl": Preset("bbsard-nl", "dutch", k1=1.0, b=0.6, depth=500, measures=BBSARD_MEASURES),
+    "pd": Preset("pd", "english", depth=100, measures=PD_MEASURES),
+    "default": Preset("default", "raw", depth=1000),
+}
+"""Named presets; k1/b of a preset with `tune` are the untuned defaults (Lucene's 1.2 / 0.75)."""
+
+
+def get_preset(name: str) -> Preset:
+    """The named preset (ConfigError listing the names otherwise)."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ConfigError(f"unknown preset {name!r}; choose from {', '.join(PRESETS)}") from None

@@ -1,0 +1,52 @@
+"""Text tables in the papers' layouts: doc2doc ablation rows, bBSARD per-language columns, PD hit rates."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from tarsim.legal.baseline import BaselineResult
+
+DISPLAY = {"AP": "MAP", "RR": "MRR", "Success": "Recall(hit)"}
+
+
+def display_name(measure: str) -> str:
+    """How the papers name a measure: MAP@k for AP@k, MRR@k for RR@k, hit-rate recall for Success@k."""
+    family, at, cutoff = measure.partition("@")
+    return f"{DISPLAY.get(family, family)}{at}{cutoff}"
+
+
+def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Left-aligned first column, right-aligned others."""
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    lines = []
+    for row in [header, ["-" * w for w in widths], *rows]:
+        cells = [str(row[0]).ljust(widths[0])] + [str(c).rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def doc2doc_table(results: Sequence[BaselineResult], measures: Sequence[str]) -> str:
+    """One row per configuration, with its k1/b and the pre-fetching / re-ranking measures."""
+    header = ["BM25 configuration", "k1", "b", *(display_name(m) for m in measures)]
+    rows = [
+        [r.label, f"{r.k1:g}", f"{r.b:g}", *(f"{r.summary.get(m, 0.0):.4f}" for m in measures)] for r in results
+    ]
+    return format_table(header, rows)
+
+
+def language_table(results: Mapping[str, BaselineResult], measures: Sequence[str]) -> str:
+    """Measures as rows and one column per language (bBSARD's layout)."""
+    languages = list(results)
+    header = ["measure", *languages]
+    rows = [[display_name(m), *(f"{results[lang].summary.get(m, 0.0):.4f}" for lang in languages)] for m in measures]
+    return format_table(header, rows)
+
+
+def decisions_table(figures: Mapping[str, float]) -> str:
+    """Binary relevance decisions against the majority-label baseline (PD reranking)."""
+    header = ["decisions", "precision", "recall", "F1", "accuracy"]
+    rows = []
+    for label, prefix in (("reranker", ""), ("majority label", "majority_")):
+        rows.append([label, *(f"{figures[f'{prefix}micro_{m}']:.4f}" for m in ("precision", "recall", "f1")),
+                     f"{figures[f'{prefix}accuracy']:.4f}"])
+    return format_table(header, rows)

@@ -1,0 +1,21 @@
+"""BM25 retrieval (bm25s) over tarsim collections: preprocessing presets, date filter, k1/b tuning."""
+
+from tarsim.retrieval.analysis import ANALYZERS, RAW, Analyzer, get_analyzer, shortening
+from tarsim.retrieval.bm25 import DateFilter, PreparedCorpus, search, top_documents
+from tarsim.retrieval.tuning import B_GRID, K1_GRID, TuningResult, tune_bm25
+
+__all__ = [
+    "ANALYZERS",
+    "B_GRID",
+    "K1_GRID",
+    "RAW",
+    "Analyzer",
+    "DateFilter",
+    "PreparedCorpus",
+    "TuningResult",
+    "get_analyzer",
+    "search",
+    "shortening",
+    "top_documents",
+    "tune_bm25",
+]
