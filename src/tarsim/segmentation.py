@@ -1,0 +1,86 @@
+"""Sentence segmentation of `title` + `text` for documents that carry no `sentences` of their own.
+
+The segmenter is syntok (chosen in docs/segmentation.md by benchmarks/segmenter_choice.py). The output is
+stable by contract: sentence qrels and ledgers refer to sentences by their index in this list, counted
+from 0, so any change to the rules below changes what those indexes mean and must be treated as a format
+change.
+
+Rules, in order:
+1. The title, with its white space collapsed, is sentence 0 when it is not blank (never split further).
+2. The text is cut into paragraphs at blank lines, at line breaks followed by indentation (Reuters
+   starts each paragraph and each table row on an indented line) and after ".;", "?;" or "!;" (structured
+   abstracts in the srd collections join their sections that way); every other line break is a hard
+   wrap and is joined with a single space. A paragraph break is always a sentence break.
+3. Each paragraph is split into sentences by syntok; each sentence is a slice of the paragraph with its
+   white space collapsed, so concatenating the sentences gives back every non-space character of
+   title + text, in order (nothing is dropped, reordered or rewritten).
+4. A document whose title and text are both blank gives one empty sentence [""], so that every document
+   has at least one sentence (sentence 0) and no other sentence is ever empty.
+"""
+
+from __future__ import annotations
+
+import re
+
+from syntok import segmenter
+
+from tarsim.data.collection import Document
+
+_LINE_ENDING = re.compile(r"\r\n?")
+# A blank line, or a line break followed by indentation, starts a new paragraph.
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t\f\v]*\n\s*|\n[ \t\f\v]+")
+# Structured abstracts (the srd collections) join their sections with "; " after the final period: ".; ".
+_SECTION_JOIN = re.compile(r"(?<=[.!?];)\s+")
+_SPACE = re.compile(r"\s+")
+
+
+def collapse_space(text: str) -> str:
+    """Text with every run of white space replaced by one space and no leading or trailing space."""
+    return _SPACE.sub(" ", text).strip()
+
+
+def paragraphs(text: str) -> list[str]:
+    """Paragraphs of `text` with hard line wraps joined; ".; " section joins also end one; blanks dropped."""
+    text = _LINE_ENDING.sub("\n", text)
+    pieces = (
+        collapse_space(section)
+        for piece in _PARAGRAPH_BREAK.split(text)
+        for section in _SECTION_JOIN.split(piece)
+    )
+    return [piece for piece in pieces if piece]
+
+
+def split_paragraph(paragraph: str) -> list[str]:
+    """Sentences of one paragraph (no line breaks in it) as white-space-collapsed slices, by syntok."""
+    starts: list[int] = []
+    for sentences in segmenter.analyze(paragraph):
+        for sentence in sentences:
+            if sentence:
+                starts.append(sentence[0].offset)
+    if not starts:
+        return [paragraph] if paragraph.strip() else []
+    starts[0] = 0  # text before the first token (there is none after collapsing) stays in sentence 0
+    ends = [*starts[1:], len(paragraph)]
+    pieces = (collapse_space(paragraph[start:end]) for start, end in zip(starts, ends, strict=True))
+    return [piece for piece in pieces if piece]
+
+
+def segment_text(text: str) -> list[str]:
+    """Sentences of a body text (no title rule); [] for blank text."""
+    return [sentence for paragraph in paragraphs(text) for sentence in split_paragraph(paragraph)]
+
+
+def segment(title: str, text: str) -> list[str]:
+    """Sentences of a document: its title first (when not blank), then the text's sentences; never []."""
+    sentences = segment_text(text)
+    title = collapse_space(title)
+    if title:
+        sentences.insert(0, title)
+    return sentences or [""]
+
+
+def segment_document(document: Document) -> list[str]:
+    """The document's own `sentences` when it has them, otherwise `segment(title, text)`."""
+    if document.sentences is not None:
+        return list(document.sentences)
+    return segment(document.title, document.text)
