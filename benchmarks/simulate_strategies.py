@@ -23,7 +23,9 @@ from tarsim.simulator import STRATEGIES, review_topics, strategy_config
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 
-def review_collection(directory: Path, topics: list[str] | None, strategy: str, oracle: str, cache: Path) -> pd.DataFrame:
+def review_collection(
+    directory: Path, topics: list[str] | None, strategy: str, oracle: str, cache: Path
+) -> pd.DataFrame:
     """Review the topics of one collection under one strategy; return the Recall@E rows (judge and sent)."""
     dataset = load_dataset(directory)
     features = cached_features(dataset.collection, cache)
@@ -64,9 +66,7 @@ def main() -> None:
     jobs = [(d, None, s) for d in srd for s in STRATEGIES]
     jobs += [(SHARED / "reuters21578", [t], s) for t in topics for s in STRATEGIES]
     start = time.perf_counter()
-    frames = Parallel(n_jobs=args.jobs)(
-        delayed(review_collection)(d, t, s, args.oracle, cache) for d, t, s in jobs
-    )
+    frames = Parallel(n_jobs=args.jobs)(delayed(review_collection)(d, t, s, args.oracle, cache) for d, t, s in jobs)
     elapsed = time.perf_counter() - start
     frame = pd.concat(frames, ignore_index=True)
     frame["group"] = ["reuters" if c == "reuters21578" else "srd" for c in frame["collection"]]
@@ -80,8 +80,10 @@ def main() -> None:
         f"Command: `python benchmarks/simulate_strategies.py --jobs {args.jobs} --oracle {args.oracle}`;"
         f" {len(jobs)} jobs in {elapsed:.0f} s on 2 cores.\n",
     ]
-    for group, label in (("srd", f"{frame[frame.group == 'srd'].collection.nunique()} srd reviews"),
-                         ("reuters", f"{frame[frame.group == 'reuters'].topic.nunique()} Reuters-21578 categories (>= 20 relevant)")):
+    for group, label in (
+        ("srd", f"{frame[frame.group == 'srd'].collection.nunique()} srd reviews"),
+        ("reuters", f"{frame[frame.group == 'reuters'].topic.nunique()} Reuters-21578 categories (>= 20 relevant)"),
+    ):
         table = mean_table(frame[frame.group == group])
         parts.append(f"## {label}\n")
         parts.append(table.to_markdown(floatfmt=".3f") + "\n")

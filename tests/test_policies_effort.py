@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -42,7 +43,7 @@ def test_growing_and_fixed_batches():
     sizes = make_batch_schedule("bmi").sizes()
     got = [next(sizes) for _ in range(30)]
     assert got[0] == 1
-    assert all(b == a + math.ceil(a / 10) for a, b in zip(got, got[1:], strict=False))
+    assert all(b == a + math.ceil(a / 10) for a, b in itertools.pairwise(got))
     fixed = make_batch_schedule(25).sizes()
     assert [next(fixed) for _ in range(3)] == [25, 25, 25]
     with pytest.raises(ConfigError, match="batch size"):

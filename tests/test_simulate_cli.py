@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import shared_dataset
 
+from conftest import shared_dataset
 from tarsim.cli import main
 from tarsim.data import write_collection, write_qrels, write_sentence_qrels, write_topics
 from tarsim.data.collection import Document
@@ -104,8 +104,19 @@ def test_sentence_qrels_past_the_end_of_a_document_names_the_line(tmp_path, caps
     data = _tiny_collection(tmp_path / "c")
     write_sentence_qrels(tmp_path / "sq.txt", {"t1": {"d1": {0: 1, 7: 1}}})
     code = main(
-        ["simulate", "--collection", str(data), "--out", str(tmp_path / "o"), "--topic", "t1",
-         "--feedback", "sentence", "--sentence-oracle", str(tmp_path / "sq.txt")]
+        [
+            "simulate",
+            "--collection",
+            str(data),
+            "--out",
+            str(tmp_path / "o"),
+            "--topic",
+            "t1",
+            "--feedback",
+            "sentence",
+            "--sentence-oracle",
+            str(tmp_path / "sq.txt"),
+        ]
     )
     assert code == 2
     err = capsys.readouterr().err
@@ -115,15 +126,31 @@ def test_sentence_qrels_past_the_end_of_a_document_names_the_line(tmp_path, caps
 def test_console_script_runs_on_a_real_review_without_traceback(tmp_path):
     data = shared_dataset("srd", "Cohen_2006_Antihistamines")
     result = subprocess.run(
-        [sys.executable, "-m", "tarsim", "simulate", "--collection", str(data), "--out", str(tmp_path / "o"),
-         "--feedback", "sentence", "--effort", "sent"],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "tarsim",
+            "simulate",
+            "--collection",
+            str(data),
+            "--out",
+            str(tmp_path / "o"),
+            "--feedback",
+            "sentence",
+            "--effort",
+            "sent",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     missing = subprocess.run(
         [sys.executable, "-m", "tarsim", "simulate", "--collection", str(tmp_path / "absent")],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
     assert "collection directory does not exist" in missing.stderr

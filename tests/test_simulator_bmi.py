@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
@@ -22,7 +23,7 @@ def bmi_ledger_lines(demo, tmp_path_factory):
 def test_batch_sizes_grow_from_one_by_a_tenth_rounded_up(bmi_ledger_lines):
     sizes = [r["batch_size"] for r in bmi_ledger_lines if r["type"] == "round"]
     assert sizes[:12] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13]
-    for before, after in zip(sizes, sizes[1:], strict=False):
+    for before, after in itertools.pairwise(sizes):
         assert after == before + math.ceil(before / 10)
 
 

@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 import pytest
-from conftest import shared_dataset
 
+from conftest import shared_dataset
 from tarsim.data import load_dataset
 from tarsim.features import build_features
 from tarsim.simulator import STRATEGIES, ReviewConfig, review_topics, strategy_config

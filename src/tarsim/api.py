@@ -10,8 +10,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from tarsim.data.dataset import Dataset, load_dataset
-from tarsim.data.lines import PathLike
 from tarsim.data.ledger import Ledger, iter_ledger_paths, read_ledger
+from tarsim.data.lines import PathLike
 from tarsim.effort_models import make_effort_model
 from tarsim.metrics.recall_effort import RecallCurve, recall_curve
 from tarsim.reporting.tables import (

@@ -20,28 +20,47 @@ def register(parser: argparse.ArgumentParser) -> None:
     data.add_argument("--topics", metavar="F", help="topics.tsv (topic id, query text)")
     data.add_argument("--topic", action="append", metavar="ID", help="review only this topic (repeatable)")
     review = parser.add_argument_group("review")
-    review.add_argument("--feedback", choices=["document", "sentence"], default="document", help="what the reviewer sees")
-    review.add_argument("--train-on", choices=["document", "sentence"], default="document", help="what the learner trains on")
-    review.add_argument("--rank-by", choices=["document", "sentence"], help="rank documents by own or best-sentence score")
-    review.add_argument("--policy", default="relevance", help="relevance | uncertainty | random | mix:SHARE[:random|uncertainty]")
+    review.add_argument(
+        "--feedback", choices=["document", "sentence"], default="document", help="what the reviewer sees"
+    )
+    review.add_argument(
+        "--train-on", choices=["document", "sentence"], default="document", help="what the learner trains on"
+    )
+    review.add_argument(
+        "--rank-by", choices=["document", "sentence"], help="rank documents by own or best-sentence score"
+    )
+    review.add_argument(
+        "--policy", default="relevance", help="relevance | uncertainty | random | mix:SHARE[:random|uncertainty]"
+    )
     review.add_argument("--batch", default="bmi", help="bmi (1, growing by ceil(B/10)) or a fixed batch size")
     review.add_argument("--seeding", choices=["query", "documents", "random"], default="query")
-    review.add_argument("--seed-doc", action="append", default=[], metavar="DOCID", help="seed documents (--seeding documents)")
+    review.add_argument(
+        "--seed-doc", action="append", default=[], metavar="DOCID", help="seed documents (--seeding documents)"
+    )
     review.add_argument("--sentence-oracle", default="inherit", metavar="inherit|classifier|FILE")
     review.add_argument("--false-negative-rate", type=float, default=0.0, metavar="P")
     review.add_argument("--false-positive-rate", type=float, default=0.0, metavar="P")
     review.add_argument("--reviewers", type=int, default=1, metavar="N", help="reviewers judging in parallel")
-    review.add_argument("--async-retrain", action="store_true", help="reviewers keep judging while the learner retrains")
-    review.add_argument("--retrain-seconds", type=float, default=0.0, metavar="S", help="simulated time a retraining takes")
+    review.add_argument(
+        "--async-retrain", action="store_true", help="reviewers keep judging while the learner retrains"
+    )
+    review.add_argument(
+        "--retrain-seconds", type=float, default=0.0, metavar="S", help="simulated time a retraining takes"
+    )
     review.add_argument("--until", choices=["all-relevant", "exhausted"], default="all-relevant")
     review.add_argument("--max-effort", metavar="aR+b", help="stop at this effort, in the first --effort model's units")
     review.add_argument("--seed", type=int, default=0)
     output = parser.add_argument_group("output")
     output.add_argument(
-        "--effort", action="append", metavar="MODEL", help=f"effort model (repeatable; default: {' '.join(DEFAULT_EFFORT_MODELS)})"
+        "--effort",
+        action="append",
+        metavar="MODEL",
+        help=f"effort model (repeatable; default: {' '.join(DEFAULT_EFFORT_MODELS)})",
     )
     output.add_argument("--out", default="tarsim-out", metavar="DIR", help="output directory (default: tarsim-out)")
-    output.add_argument("--resume", action="store_true", help="keep complete ledgers of an earlier run with the same settings")
+    output.add_argument(
+        "--resume", action="store_true", help="keep complete ledgers of an earlier run with the same settings"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -76,7 +95,12 @@ def run(args: argparse.Namespace) -> int:
     bar = _progress_bar(len(topics))
     try:
         result = simulate(
-            dataset, topic=topics, config=config, effort=effort, out=Path(args.out), resume=args.resume,
+            dataset,
+            topic=topics,
+            config=config,
+            effort=effort,
+            out=Path(args.out),
+            resume=args.resume,
             progress=(lambda topic: bar.update(1)) if bar else None,
         )
     finally:
@@ -84,8 +108,10 @@ def run(args: argparse.Namespace) -> int:
             bar.close()
     for topic, reason in result.skipped.items():
         print(f"tarsim: skipped topic {topic}: {reason}", file=sys.stderr)
-    print(f"{'demo collection' if not (args.collection or args.docs) else dataset.name}: "
-          f"{len(dataset.collection)} documents, strategy {config.strategy}, seed {config.seed}")
+    print(
+        f"{'demo collection' if not (args.collection or args.docs) else dataset.name}: "
+        f"{len(dataset.collection)} documents, strategy {config.strategy}, seed {config.seed}"
+    )
     print(format_recall_table(result.recall_at_effort()))
     print(f"ledgers, recall_at_effort.csv and summary.json written to {args.out}")
     return 0

@@ -83,7 +83,10 @@ def recall_at_effort(
     grid_b: Sequence[float] = GRID_B,
     qrels: Qrels | None = None,
 ) -> list[dict]:
-    """Recall@E at E = aR + b for each (a, b) of the grid: rows of topic, strategy, effort_model, a, b, effort, recall."""
+    """Recall@E at E = aR + b for each (a, b) of the grid.
+
+    Rows of topic, strategy, effort_model, a, b, effort, recall.
+    """
     model = _model(effort_model)
     curve = recall_curve(ledger, model, qrels)
     rows = []

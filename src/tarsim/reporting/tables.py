@@ -17,7 +17,9 @@ DEFAULT_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds")
 RECALL_COLUMNS = ["topic", "strategy", "effort_model", "a", "b", "effort", "recall"]
 
 
-def recall_at_effort_frame(ledgers: Iterable[Ledger], effort_models: Sequence[str] = DEFAULT_EFFORT_MODELS) -> pd.DataFrame:
+def recall_at_effort_frame(
+    ledgers: Iterable[Ledger], effort_models: Sequence[str] = DEFAULT_EFFORT_MODELS
+) -> pd.DataFrame:
     """One row per topic x effort model x (a, b): the tidy Recall@E table."""
     rows = [row for ledger in ledgers for model in effort_models for row in recall_at_effort(ledger, model)]
     return pd.DataFrame(rows, columns=RECALL_COLUMNS)
