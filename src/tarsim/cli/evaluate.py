@@ -1,0 +1,127 @@
+"""`tarsim evaluate`: score TREC runs against qrels, or compare runs with paired significance tests."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+from tarsim.data import read_qrels, read_run
+from tarsim.errors import InputError
+from tarsim.metrics import DEFAULT_MEASURES, aggregate, evaluate_run, paired_tests, parse_measures
+
+FORMATS = ("table", "json", "csv")
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add the evaluate arguments."""
+    parser.add_argument("qrels", help="TREC qrels file (topic iteration docid relevance)")
+    parser.add_argument("run", nargs="?", help="TREC run file (topic Q0 docid rank score tag)")
+    parser.add_argument(
+        "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+        help="measure in ir_measures syntax, repeatable: R@100 nDCG@20 RPrec AP@100 RR@10 Success@5 "
+        f"R(rel=2)@100 ... (default: {' '.join(m.name for m in DEFAULT_MEASURES)})",
+    )
+    parser.add_argument("--per-query", action="store_true", help="also print every topic's values")
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    parser.add_argument(
+        "--compare", nargs="+", metavar="RUN",
+        help="compare runs: paired t-test and randomisation test of each run against the first",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="randomisation-test seed (default: 0)")
+    parser.add_argument("--resamples", type=int, default=10000, help="randomisation-test resamples (default: 10000)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Evaluate one run, or compare several; print to stdout."""
+    measures = parse_measures(args.measures) if args.measures else list(DEFAULT_MEASURES)
+    if (args.run is None) == (args.compare is None):
+        raise InputError("tarsim evaluate", None, "give either one RUN or --compare RUN_A RUN_B ...")
+    qrels = read_qrels(args.qrels)
+    if not any(grade > 0 for judged in qrels.values() for grade in judged.values()):
+        raise InputError(args.qrels, None, "no topic has a relevant document (relevance > 0)")
+    if args.compare is not None:
+        if len(args.compare) < 2:
+            raise InputError("tarsim evaluate", None, "--compare needs at least two runs")
+        return _compare(args, qrels, measures)
+    per_query = evaluate_run(qrels, read_run(args.run), measures)
+    names = [m.name for m in measures]
+    summary = aggregate(per_query)
+    _print_evaluation(args.format, names, summary, per_query if args.per_query else None)
+    return 0
+
+
+def _number(value: float) -> str:
+    return f"{value:.4f}"
+
+
+def _print_evaluation(fmt: str, names: list[str], summary: dict[str, float], per_query) -> None:
+    out = sys.stdout
+    if fmt == "json":
+        document: dict[str, object] = {"aggregate": {n: summary[n] for n in names if n in summary}}
+        if per_query is not None:
+            document["per_query"] = per_query
+        out.write(json.dumps(document, indent=2) + "\n")
+    elif fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["topic", "measure", "value"])
+        for topic, scores in (per_query or {}).items():
+            writer.writerows([topic, n, repr(scores[n])] for n in names if n in scores)
+        writer.writerows(["all", n, repr(summary[n])] for n in names if n in summary)
+    else:
+        if per_query is None:
+            width = max(len(n) for n in names)
+            for name in names:
+                value = _number(summary[name]) if name in summary else "-"
+                out.write(f"{name:<{width}}  {value}\n")
+            return
+        rows = [[topic, *(_number(s[n]) if n in s else "-" for n in names)] for topic, s in per_query.items()]
+        rows.append(["all", *(_number(summary[n]) if n in summary else "-" for n in names)])
+        _print_table(["topic", *names], rows)
+
+
+def _print_table(header: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        pairs = enumerate(zip(row, widths, strict=True))
+        cells = [str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in pairs]
+        sys.stdout.write("  ".join(cells).rstrip() + "\n")
+
+
+def _compare(args: argparse.Namespace, qrels, measures) -> int:
+    runs = [(path, evaluate_run(qrels, read_run(path), measures)) for path in args.compare]
+    base_path, base = runs[0]
+    results = []
+    for measure in measures:
+        name = measure.name
+        a = {t: s[name] for t, s in base.items() if name in s}
+        for path, other in runs[1:]:
+            b = {t: s[name] for t, s in other.items() if name in s}
+            if len(a) < 2:
+                problem = f"{name}: paired tests need at least 2 topics with a relevant document"
+                raise InputError(args.qrels, None, problem)
+            tests = paired_tests(a, b, args.seed, args.resamples)
+            results.append({"measure": name, "run_a": base_path, "run_b": path, **tests})
+    for row in results:
+        row["n"] = int(row["n"])
+    if args.format == "json":
+        document = {"seed": args.seed, "resamples": args.resamples, "tests": results}
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    elif args.format == "csv":
+        writer = csv.DictWriter(sys.stdout, fieldnames=list(results[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(results)
+    else:
+        header = ["measure", "run", "mean", "vs first", "diff", "t", "p(t-test)", "p(random)", "n"]
+        rows = [[r["measure"], Path(r["run_b"]).name, _number(r["mean_b"]), _number(r["mean_a"]),
+                 f"{r['diff']:+.4f}", f"{r['t']:.3f}", f"{r['p_t']:.4g}", f"{r['p_rand']:.4g}", str(r["n"])]
+                for r in results]
+        _print_table(header, rows)
+        sys.stdout.write(
+            f"first run: {base_path}; paired t-test (scipy.stats.ttest_rel) and two-sided randomisation test "
+            f"(scipy.stats.permutation_test, {args.resamples} resamples, seed {args.seed})\n"
+        )
+    return 0

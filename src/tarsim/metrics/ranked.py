@@ -1,0 +1,145 @@
+"""Ranked-list measures computed with numpy: every measure of every topic from one array per topic.
+
+Semantics (the reference is trec_eval, as in pytrec_eval; see docs/evaluate.md):
+- a run ranks each topic's documents by score descending, ties by docid descending (trec_eval's order);
+- a document absent from a topic's qrels is non-relevant; relevant means grade >= the measure's `rel`;
+- a topic is scored when the qrels give it at least one relevant document; a run that lacks it scores 0;
+- nDCG uses the qrels grade as gain (grades below `rel` gain 0) and a log2(rank + 1) discount.
+
+Only the ranks of the judged-relevant documents matter, so each topic costs one sort of its scores and a
+`searchsorted` per relevant document; the measures are then computed for all topics at once with bincount.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from tarsim.metrics.measures import DEFAULT_MEASURES, Measure, parse_measure
+
+Qrels = Mapping[str, Mapping[str, int]]
+Run = Mapping[str, Mapping[str, float]]
+PerQuery = dict[str, dict[str, float]]
+
+
+def _relevant_ranks(judged: Mapping[str, int], ranked: Mapping[str, float] | None) -> tuple[list[int], list[float]]:
+    """Grades (> 0) of a topic's relevant documents and their 1-based ranks in trec_eval order (inf: absent)."""
+    relevant = [(docid, grade) for docid, grade in judged.items() if grade > 0]
+    grades = [grade for _, grade in relevant]
+    if not ranked:
+        return grades, [math.inf] * len(relevant)
+    scores = np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked))
+    scores.sort()
+    found = [ranked.get(docid) for docid, _ in relevant]
+    present = np.array([math.nan if score is None else score for score in found], dtype=np.float64)
+    right = np.searchsorted(scores, present, side="right")
+    left = np.searchsorted(scores, present, side="left")
+    ranks = (len(scores) - right + 1).astype(np.float64)
+    ranks[np.isnan(present)] = math.inf
+    tied = (right - left > 1) & ~np.isnan(present)
+    if tied.any():
+        # Ties in score among the documents ahead: order them as trec_eval does (docid descending).
+        order = sorted(ranked.items(), key=lambda item: (item[1], item[0]), reverse=True)
+        position = {docid: rank for rank, (docid, _) in enumerate(order, start=1)}
+        for index in np.flatnonzero(tied):
+            ranks[index] = position[relevant[index][0]]
+    return grades, ranks.tolist()
+
+
+def _segment_positions(topic_index: np.ndarray) -> np.ndarray:
+    """1-based position of each element inside its run of equal (sorted) topic indices."""
+    count = len(topic_index)
+    if count == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, topic_index[1:] != topic_index[:-1]])
+    lengths = np.diff(np.r_[starts, count])
+    return np.arange(count) - np.repeat(starts, lengths) + 1
+
+
+def _compute(
+    measure: Measure, topics: int, tix: np.ndarray, ranks: np.ndarray, grades: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-topic values of one measure and the mask of topics it is defined on (>= 1 relevant)."""
+    mask = grades >= measure.rel
+    t, r = tix[mask], ranks[mask]  # sorted by (topic, rank)
+    n_rel = np.bincount(t, minlength=topics).astype(np.float64)
+    defined = n_rel > 0
+    safe = np.where(defined, n_rel, 1.0)
+    k = math.inf if measure.cutoff is None else measure.cutoff
+    family = measure.family
+    if family in ("R", "P", "Success"):
+        hits = np.bincount(t, weights=(r <= k).astype(np.float64), minlength=topics)
+        values = hits / safe if family == "R" else hits / k if family == "P" else (hits > 0).astype(np.float64)
+    elif family == "RPrec":
+        hits = np.bincount(t, weights=(r <= n_rel[t]).astype(np.float64), minlength=topics)
+        values = hits / safe
+    elif family == "AP":
+        precision = _segment_positions(t) / r
+        values = np.bincount(t, weights=np.where(r <= k, precision, 0.0), minlength=topics) / safe
+    elif family == "RR":
+        first = np.zeros(topics, dtype=np.float64)
+        starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]]) if len(t) else np.zeros(0, dtype=np.int64)
+        first[t[starts]] = np.where(r[starts] <= k, 1.0 / r[starts], 0.0)
+        values = first
+    elif family == "nDCG":
+        gains = np.where(mask, grades, 0).astype(np.float64)
+        dcg = np.bincount(tix, weights=np.where(ranks <= k, gains / np.log2(ranks + 1.0), 0.0), minlength=topics)
+        ideal_order = np.lexsort((-gains, tix))
+        ideal_gains, ideal_tix = gains[ideal_order], tix[ideal_order]
+        ideal_rank = _segment_positions(ideal_tix).astype(np.float64)
+        idcg = np.bincount(
+            ideal_tix,
+            weights=np.where(ideal_rank <= k, ideal_gains / np.log2(ideal_rank + 1.0), 0.0),
+            minlength=topics,
+        )
+        values = dcg / np.where(idcg > 0, idcg, 1.0)
+    else:  # pragma: no cover - Measure validates its family
+        raise AssertionError(family)
+    return values, defined
+
+
+def evaluate_run(
+    qrels: Qrels, run: Run, measures: Iterable[Measure | str] = DEFAULT_MEASURES
+) -> PerQuery:
+    """Score a run: {topic: {measure name: value}} for every qrels topic with a relevant document.
+
+    A measure appears for a topic only when the topic has a document at or above the measure's `rel`.
+    Topics are in sorted order; topics of the run that the qrels do not judge are ignored.
+    """
+    wanted: list[Measure] = []
+    for item in measures:
+        measure = parse_measure(item)
+        if measure not in wanted:
+            wanted.append(measure)
+    topics = sorted(topic for topic, judged in qrels.items() if any(grade > 0 for grade in judged.values()))
+    tix_parts: list[int] = []
+    rank_parts: list[float] = []
+    grade_parts: list[int] = []
+    for index, topic in enumerate(topics):
+        grades, ranks = _relevant_ranks(qrels[topic], run.get(topic))
+        tix_parts.extend([index] * len(grades))
+        rank_parts.extend(ranks)
+        grade_parts.extend(grades)
+    tix = np.asarray(tix_parts, dtype=np.int64)
+    ranks = np.asarray(rank_parts, dtype=np.float64)
+    grades = np.asarray(grade_parts, dtype=np.int64)
+    order = np.lexsort((ranks, tix))
+    tix, ranks, grades = tix[order], ranks[order], grades[order]
+    per_query: PerQuery = {topic: {} for topic in topics}
+    for measure in wanted:
+        values, defined = _compute(measure, len(topics), tix, ranks, grades)
+        name = measure.name
+        for index in np.flatnonzero(defined).tolist():
+            per_query[topics[index]][name] = float(values[index])
+    return {topic: scores for topic, scores in per_query.items() if scores}
+
+
+def aggregate(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """Macro-average each measure over the topics it is defined on (exact sum: order-independent)."""
+    sums: dict[str, list[float]] = {}
+    for scores in per_query.values():
+        for name, value in scores.items():
+            sums.setdefault(name, []).append(value)
+    return {name: math.fsum(values) / len(values) for name, values in sums.items()}

@@ -1,0 +1,178 @@
+"""`tarsim evaluate` end to end: output formats, comparisons, exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytrec_eval
+
+from tarsim.cli import main
+
+QRELS = """\
+t1 0 a 2
+t1 0 b 1
+t1 0 c 0
+t2 0 a 1
+t2 0 x 0
+t3 0 q 1
+t4 0 z 0
+"""
+RUN = """\
+t1 Q0 c 1 3.0 r
+t1 Q0 a 2 2.0 r
+t1 Q0 e 3 2.0 r
+t1 Q0 b 4 1.0 r
+t2 Q0 x 1 5.0 r
+t2 Q0 y 2 4.0 r
+t2 Q0 a 3 4.0 r
+t4 Q0 z 1 1.0 r
+"""
+RUN_B = RUN.replace("t2 Q0 a 3 4.0 r", "t2 Q0 a 3 9.0 r").replace("t1 Q0 c 1 3.0 r", "t1 Q0 c 1 0.5 r")
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    paths = {"qrels": tmp_path / "qrels.txt", "run": tmp_path / "a.run", "run_b": tmp_path / "b.run"}
+    paths["qrels"].write_text(QRELS)
+    paths["run"].write_text(RUN)
+    paths["run_b"].write_text(RUN_B)
+    return paths
+
+
+def invoke(capsys, *argv) -> tuple[int, str, str]:
+    code = main(["evaluate", *map(str, argv)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def trec(qrels_text, run_text, measure):
+    qrels, run = {}, {}
+    for line in qrels_text.splitlines():
+        t, _, d, g = line.split()
+        qrels.setdefault(t, {})[d] = int(g)
+    for line in run_text.splitlines():
+        t, _, d, _, s, _ = line.split()
+        run.setdefault(t, {})[d] = float(s)
+    return pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(run)
+
+
+def test_json_per_query_matches_pytrec_eval(files, capsys):
+    code, out, err = invoke(capsys, files["qrels"], files["run"], "-m", "nDCG@3", "-m", "AP", "--per-query",
+                            "--format", "json")
+    assert code == 0 and err == ""
+    document = json.loads(out)
+    assert set(document) == {"aggregate", "per_query"}
+    assert set(document["per_query"]) == {"t1", "t2", "t3"}  # t4 has no relevant doc; t3 is missing: 0
+    assert document["per_query"]["t3"] == {"nDCG@3": 0.0, "AP": 0.0}
+    ndcg, ap = trec(QRELS, RUN, "ndcg_cut.3"), trec(QRELS, RUN, "map")
+    for topic in ("t1", "t2"):
+        assert document["per_query"][topic]["nDCG@3"] == pytest.approx(ndcg[topic]["ndcg_cut_3"], abs=1e-12)
+        assert document["per_query"][topic]["AP"] == pytest.approx(ap[topic]["map"], abs=1e-12)
+    assert document["aggregate"]["AP"] == pytest.approx((ap["t1"]["map"] + ap["t2"]["map"]) / 3, abs=1e-12)
+
+
+def test_default_measures_and_table(files, capsys):
+    code, out, _ = invoke(capsys, files["qrels"], files["run"])
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == [
+        "R@100", "R@20", "nDCG@20", "RPrec", "AP@100", "RR@100", "Success@5", "Success@1"
+    ]
+    code, out, _ = invoke(capsys, files["qrels"], files["run"], "--format", "json")
+    assert "per_query" not in json.loads(out)
+
+
+def test_table_per_query_and_csv(files, capsys):
+    code, out, _ = invoke(capsys, files["qrels"], files["run"], "-m", "R@2", "--per-query")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["topic", "R@2"] and lines[-1].split()[0] == "all"
+    code, out, _ = invoke(capsys, files["qrels"], files["run"], "-m", "R(rel=2)@2", "-m", "P@3", "--per-query",
+                          "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert {(r["topic"], r["measure"]) for r in rows if r["measure"] == "R(rel=2)@2"} == {("t1", "R(rel=2)@2"),
+                                                                                   ("all", "R(rel=2)@2")}
+    # trec_eval order puts e before a (tied 2.0, docid descending) and y before a in t2: 1/3, 1/3, 0.
+    assert float(next(r["value"] for r in rows if r["topic"] == "all" and r["measure"] == "P@3")) == pytest.approx(
+        (1 / 3 + 1 / 3 + 0.0) / 3
+    )
+
+
+def test_output_is_deterministic(files, capsys):
+    first = invoke(capsys, files["qrels"], files["run"], "--per-query", "--format", "json")
+    assert invoke(capsys, files["qrels"], files["run"], "--per-query", "--format", "json") == first
+
+
+def test_compare(files, capsys):
+    code, out, err = invoke(capsys, files["qrels"], "--compare", files["run"], files["run_b"], "-m", "RR",
+                            "--format", "json")
+    assert code == 0 and err == ""
+    (test,) = json.loads(out)["tests"]
+    assert test["measure"] == "RR" and test["n"] == 3
+    assert 0.0 <= test["p_t"] <= 1.0 and 0.0 <= test["p_rand"] <= 1.0
+    code, out, _ = invoke(capsys, files["qrels"], "--compare", files["run"], files["run_b"])
+    assert code == 0 and "p(random)" in out and len(out.splitlines()) == 1 + 8 + 1
+
+
+@pytest.mark.parametrize(
+    ("run_text", "fragment"),
+    [
+        ("t1 Q0 a 1 2.0\n", "a.run:1: expected 6 columns"),
+        ("t1 Q0 a 1 2.0 r\nt1 Q0 b 2 high r\n", "a.run:2: score is not a number"),
+        ("t1 Q0 a 1 2.0 r\nt1 Q0 a 2 1.0 r\n", "a.run:2: duplicate docid 'a' for topic 't1'"),
+        ("", "a.run: empty file"),
+        (b"t1 Q0 a 1 2.0 r\nt1 Q0 \xff 2 1.0 r\n", "a.run:2: undecodable bytes"),
+    ],
+)
+def test_bad_run_exits_2_with_one_line(files, capsys, run_text, fragment):
+    if isinstance(run_text, bytes):
+        files["run"].write_bytes(run_text)
+    else:
+        files["run"].write_text(run_text)
+    code, out, err = invoke(capsys, files["qrels"], files["run"])
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and fragment in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["-m", "Bogus@3"], "unknown measure"),
+        (["-m", "R"], "needs a cutoff"),
+    ],
+)
+def test_bad_measure_exits_2(files, capsys, argv, fragment):
+    code, _, err = invoke(capsys, files["qrels"], files["run"], *argv)
+    assert code == 2 and err.count("\n") == 1 and fragment in err
+
+
+def test_bad_qrels_and_usage(files, capsys, tmp_path):
+    files["qrels"].write_text("t1 0 a one\n")
+    code, _, err = invoke(capsys, files["qrels"], files["run"])
+    assert code == 2 and "qrels.txt:1: relevance is not an integer" in err and err.count("\n") == 1
+    files["qrels"].write_text("t1 0 a 0\n")
+    code, _, err = invoke(capsys, files["qrels"], files["run"])
+    assert code == 2 and "no topic has a relevant document" in err
+    files["qrels"].write_text(QRELS)
+    code, _, err = invoke(capsys, files["qrels"])
+    assert code == 2 and "either one RUN or --compare" in err
+    code, _, err = invoke(capsys, files["qrels"], tmp_path / "missing.run")
+    assert code == 2 and "missing.run: no such file" in err
+
+
+def test_installed_console_script(files):
+    script = shutil.which("tarsim") or str(Path(sys.executable).with_name("tarsim"))
+    if not Path(script).exists():
+        pytest.skip("the tarsim console script is not installed")
+    ok = subprocess.run([script, "evaluate", files["qrels"], files["run"], "-m", "RR", "--format", "json"],
+                        capture_output=True, text=True, check=False)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["aggregate"]["RR"] > 0
+    files["run"].write_text("t1 Q0 a 1 x r\n")
+    bad = subprocess.run([script, "evaluate", files["qrels"], files["run"]], capture_output=True, text=True,
+                         check=False)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr

@@ -1,0 +1,185 @@
+"""Every ranked-list measure, on every topic, against pytrec_eval (trec_eval) to 1e-9.
+
+Runs: BM25 (bm25s) over Reuters-21578 and a few srd reviews (real data, many tied zero scores in the top
+1000), and seeded synthetic runs with heavy ties, graded and negative qrels, topics without relevant
+documents, qrels topics missing from the run and run topics missing from the qrels.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import pytrec_eval
+
+from tarsim.data import read_qrels, read_run, read_topics, write_run
+from tarsim.metrics import Measure, aggregate, evaluate_run, parse_measure
+
+DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+SRD_REVIEWS = ("Cohen_2006_Triptans", "Cohen_2006_Estrogens", "Cohen_2006_ADHD", "Kitchenham_2010")
+CUTOFFS = (1, 5, 10, 20, 100, 1000)
+FAMILIES_WITH_CUTOFF = ("R", "Success", "P", "nDCG", "AP", "RR")
+ALL_MEASURES = [
+    *(Measure(family, k) for family in FAMILIES_WITH_CUTOFF for k in CUTOFFS),
+    Measure("nDCG"),
+    Measure("AP"),
+    Measure("RR"),
+    Measure("RPrec"),
+]
+TREC_NAMES = {"R": "recall", "Success": "success", "P": "P", "nDCG": "ndcg_cut", "AP": "map_cut"}
+
+
+def trec_order(ranked: dict[str, float]) -> list[str]:
+    """trec_eval's ranking: score descending, then docid descending (written here independently)."""
+    return [docid for docid, _ in sorted(ranked.items(), key=lambda item: (item[1], item[0]), reverse=True)]
+
+
+def reference(qrels, run, measure: Measure) -> dict[str, float]:
+    """pytrec_eval's value of `measure` for every qrels topic with a relevant doc (0 when the run lacks it)."""
+    rel = measure.rel
+    if measure.family == "nDCG" and rel > 1:
+        # trec_eval's ndcg ignores relevance_level; tarsim's nDCG(rel=N) gives grades below N no gain.
+        qrels = {t: {d: (g if g >= rel else 0) for d, g in judged.items()} for t, judged in qrels.items()}
+    if measure.family == "RR" and measure.cutoff is not None:
+        run = {t: {d: ranked[d] for d in trec_order(ranked)[: measure.cutoff]} for t, ranked in run.items()}
+    if measure.cutoff is None:
+        name = {"nDCG": "ndcg", "AP": "map", "RR": "recip_rank", "RPrec": "Rprec"}[measure.family]
+        key = name
+    elif measure.family == "RR":
+        name = key = "recip_rank"
+    else:
+        name = f"{TREC_NAMES[measure.family]}.{measure.cutoff}"
+        key = name.replace(".", "_")
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        {t: dict(j) for t, j in qrels.items()}, {name}, relevance_level=rel
+    )
+    results = evaluator.evaluate({t: dict(r) for t, r in run.items() if r})
+    scored = [t for t, judged in qrels.items() if any(g >= rel for g in judged.values())]
+    return {t: results[t][key] if t in results else 0.0 for t in scored}
+
+
+def assert_matches(qrels, run, measures) -> int:
+    """Compare tarsim with pytrec_eval on every topic and measure; return the number of comparisons."""
+    ours = evaluate_run(qrels, run, measures)
+    compared = 0
+    for measure in measures:
+        expected = reference(qrels, run, measure)
+        got = {t: scores[measure.name] for t, scores in ours.items() if measure.name in scores}
+        assert set(got) == set(expected), measure.name
+        for topic, value in expected.items():
+            assert got[topic] == pytest.approx(value, abs=1e-9), (measure.name, topic, got[topic], value)
+            compared += 1
+        if expected:
+            mean = aggregate({t: {measure.name: v} for t, v in got.items()})[measure.name]
+            assert mean == pytest.approx(sum(expected.values()) / len(expected), abs=1e-9)
+    return compared
+
+
+def bm25_run(documents: list[dict], queries: dict[str, str], k: int = 1000) -> dict[str, dict[str, float]]:
+    """A BM25 run (top k per query) with bm25s; zero-score ties fill short result lists."""
+    bm25s = pytest.importorskip("bm25s")
+    texts = [f"{doc.get('title', '')} {doc.get('text', '')}" for doc in documents]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    topic_ids = list(queries)
+    tokens = bm25s.tokenize([queries[t] for t in topic_ids], stopwords="en", show_progress=False)
+    indices, scores = retriever.retrieve(tokens, k=min(k, len(texts)), show_progress=False, n_threads=1)
+    docids = [doc["docid"] for doc in documents]
+    return {
+        topic: {docids[i]: float(s) for i, s in zip(indices[row].tolist(), scores[row].tolist(), strict=True)}
+        for row, topic in enumerate(topic_ids)
+    }
+
+
+def load_docs(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def need(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"{path} is absent (the shared datasets are not on this machine)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def reuters_bm25(tmp_path_factory):
+    """Reuters-21578 qrels and a BM25 run of its 120 topics (top 1000), read back from a TREC file."""
+    base = need(DATASETS / "reuters21578")
+    qrels = read_qrels(base / "qrels.txt")
+    run = bm25_run(load_docs(base / "docs.jsonl"), read_topics(base / "topics.tsv"))
+    path = tmp_path_factory.mktemp("reuters") / "bm25.run"
+    write_run(path, run, tag="bm25")
+    return qrels, read_run(path)
+
+
+@pytest.fixture(scope="session")
+def srd_bm25():
+    """qrels and a BM25 run (all records ranked) for a few srd reviews, each its own pool."""
+    cases = []
+    for review in SRD_REVIEWS:
+        base = need(DATASETS / "srd" / review)
+        run = bm25_run(load_docs(base / "docs.jsonl"), read_topics(base / "topics.tsv"))
+        cases.append((read_qrels(base / "qrels.txt"), run))
+    return cases
+
+
+def test_reuters_bm25_run_has_ties_and_matches_pytrec_eval(reuters_bm25):
+    qrels, run = reuters_bm25
+    tied_topics = sum(len(set(r.values())) < len(r) for r in run.values())
+    assert tied_topics > 10, "the BM25 run should contain tied scores (the case that needs trec_eval's order)"
+    assert assert_matches(qrels, run, ALL_MEASURES) == len(ALL_MEASURES) * len(qrels)
+
+
+def test_reuters_bm25_thresholded_measures_match(reuters_bm25):
+    qrels, run = reuters_bm25
+    graded = {t: {d: 1 + (i % 3) for i, d in enumerate(sorted(j))} for t, j in qrels.items()}
+    measures = [parse_measure(name) for name in ("R(rel=2)@100", "P(rel=3)@10", "nDCG(rel=2)@20", "AP(rel=2)",
+                                                 "RR(rel=3)@10", "RPrec(rel=2)", "Success(rel=3)@5", "nDCG")]
+    assert assert_matches(graded, run, measures) > 0
+
+
+def test_srd_bm25_runs_match_pytrec_eval(srd_bm25):
+    for qrels, run in srd_bm25:
+        assert assert_matches(qrels, run, ALL_MEASURES) == len(ALL_MEASURES)
+
+
+def synthetic(seed: int):
+    """Qrels and a run with heavy ties, graded and negative grades, and mismatched topic sets."""
+    rng = np.random.default_rng(seed)
+    docs = [f"d{i:03d}" for i in range(300)] + [f"D{i}" for i in range(30)]  # mixed case: byte order matters
+    qrels, run = {}, {}
+    for t in range(25):
+        topic = f"t{t}"
+        judged = rng.choice(len(docs), size=int(rng.integers(1, 60)), replace=False)
+        grades = rng.choice([-1, 0, 0, 1, 1, 2, 3], size=len(judged))
+        if t % 7 == 3:
+            grades[:] = 0  # a topic without relevant documents
+        qrels[topic] = {docs[i]: int(g) for i, g in zip(judged, grades, strict=True)}
+        if t % 5 == 4:
+            continue  # a qrels topic missing from the run
+        size = int(rng.integers(1, 250))
+        retrieved = rng.choice(len(docs), size=size, replace=False)
+        scores = rng.integers(0, 6, size=size) / 2.0  # few distinct values: ties everywhere
+        run[topic] = {docs[i]: float(s) for i, s in zip(retrieved, scores, strict=True)}
+    run["only-in-run"] = {docs[0]: 1.0}
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_synthetic_tied_graded_runs_match_pytrec_eval(seed):
+    qrels, run = synthetic(seed)
+    thresholded = [Measure(m.family, m.cutoff, rel) for m in ALL_MEASURES for rel in (1, 2, 3)]
+    assert assert_matches(qrels, run, thresholded) > 0
+
+
+def test_missing_and_unjudged_topics():
+    qrels = {"a": {"x": 1, "y": 0}, "b": {"x": 0}, "c": {"z": 2}}
+    run = {"a": {"x": 0.5, "q": 0.9}, "b": {"x": 1.0}, "zz": {"x": 1.0}}
+    per_query = evaluate_run(qrels, run, ["R@1", "R@2", "RR", "nDCG"])
+    assert set(per_query) == {"a", "c"}  # b has no relevant doc; zz is not judged
+    assert per_query["c"] == {"R@1": 0.0, "R@2": 0.0, "RR": 0.0, "nDCG": 0.0}
+    assert per_query["a"]["R@2"] == 1.0 and per_query["a"]["R@1"] == 0.0 and per_query["a"]["RR"] == 0.5
+    assert aggregate(per_query)["R@2"] == 0.5
