@@ -39,8 +39,8 @@ def _available_subcommands() -> dict[str, tuple[str, str]]:
     return available
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser with every installed subcommand."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; only the chosen `command`'s module is imported (the others only list their help)."""
     parser = argparse.ArgumentParser(
         prog="tarsim", description="Simulate and evaluate high-recall (technology-assisted) review."
     )
@@ -48,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in _available_subcommands().items():
         sub = subparsers.add_parser(name, help=help_text, description=help_text)
-        importlib.import_module(module).register(sub)
+        if name == command:
+            importlib.import_module(module).register(sub)
     return parser
 
 
@@ -61,8 +62,10 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; user errors print one line to stderr and return 2, Ctrl-C returns 130."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in arguments if not a.startswith("-")), None)
+    parser = build_parser(command if command in SUBCOMMANDS else None)
+    args = parser.parse_args(arguments)
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
         return 2
