@@ -1,0 +1,92 @@
+"""`tarsim plot`: recall-effort curves from ledgers, averaged over topics or one panel per topic (PNG, SVG, PDF)."""
+
+from __future__ import annotations
+
+import argparse
+
+from tarsim.effort_models import make_effort_model
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "ledgers", nargs="+", metavar="LEDGER_DIR_OR_FILE", help="ledger files or directories (searched recursively)"
+    )
+    parser.add_argument(
+        "--effort", default="judge", metavar="MODEL", help="effort model of the x axis: judge, sent, lambda:L, seconds"
+    )
+    parser.add_argument("--out", required=True, metavar="FIG", help="output figure: .png, .svg or .pdf")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--average", dest="per_topic", action="store_false", help="one panel, recall averaged over topics (default)"
+    )
+    mode.add_argument(
+        "--per-topic", dest="per_topic", action="store_true", help="a grid of small multiples, one per topic"
+    )
+    parser.add_argument(
+        "--stopping", action="append", default=[], metavar="RULE", help="mark where a stopping rule stops (repeatable)"
+    )
+    parser.add_argument("--collection", metavar="DIR", help="collection directory (needed by target:T stopping rules)")
+    parser.add_argument(
+        "--group-by",
+        metavar="FIELDS",
+        help="config fields that name a line, comma separated (default: those that differ)",
+    )
+    parser.add_argument(
+        "--marks",
+        default="1R+100,2R+100,4R+100",
+        metavar="LIST",
+        help="aR+b points to mark, comma separated ('' for none)",
+    )
+    parser.add_argument(
+        "--xmax",
+        type=float,
+        metavar="E",
+        help="right end of the effort axis (default: just past the last relevant found)",
+    )
+    parser.add_argument("--columns", type=int, metavar="N", help="panels per row with --per-topic")
+    parser.add_argument("--title", help="figure title")
+    parser.set_defaults(handler=run, per_topic=False)
+
+
+def parse_marks(text: str) -> list[tuple[float, float]]:
+    """`1R+100,2R+100` -> [(1, 100), (2, 100)] (aR+b as in budgets)."""
+    from tarsim.simulator.config import Budget
+
+    return [(budget.a, budget.b) for budget in (Budget.parse(part) for part in text.split(",") if part.strip())]
+
+
+def replay_inputs(collection: str | None) -> dict:
+    """docids and qrels for stopping rules that draw from the collection (target:T)."""
+    if not collection:
+        return {}
+    from tarsim.data.dataset import load_dataset
+
+    dataset = load_dataset(collection)
+    return {"docids": dataset.collection.docids, "qrels": dataset.qrels}
+
+
+def run(args: argparse.Namespace) -> int:
+    from tarsim.reporting.compare import load_ledgers
+    from tarsim.reporting.plots import plot_recall_effort, save_figure
+    from tarsim.stopping import parse_stopping_rule
+
+    make_effort_model(args.effort)
+    for rule in args.stopping:
+        parse_stopping_rule(rule)
+    marks = parse_marks(args.marks)
+    ledgers = load_ledgers(args.ledgers)
+    figure = plot_recall_effort(
+        ledgers,
+        args.effort,
+        per_topic=args.per_topic,
+        stopping=args.stopping,
+        marks=marks,
+        group_by=[f.strip() for f in args.group_by.split(",")] if args.group_by else None,
+        xmax=args.xmax,
+        columns=args.columns,
+        title=args.title,
+        replay=replay_inputs(args.collection),
+    )
+    path = save_figure(figure, args.out)
+    print(f"{len(ledgers)} ledger(s) plotted to {path}")
+    return 0

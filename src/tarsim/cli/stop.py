@@ -1,0 +1,79 @@
+"""`tarsim stop`: replay stopping rules on finished ledgers: recall, effort and cost at the stop of each rule."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from tarsim.stopping import DEFAULT_STOP_EFFORT_MODELS, DEFAULT_TARGET_RECALL
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "ledgers", nargs="+", metavar="LEDGER", help="ledger files or directories (searched recursively)"
+    )
+    parser.add_argument(
+        "--rule",
+        action="append",
+        metavar="SPEC",
+        help="budget:aR+b[:MODEL], knee, knee:RHO, target:T, nonrel:N, oracle (repeatable; default: "
+        "the rules recorded in each ledger's configuration)",
+    )
+    parser.add_argument("--collection", metavar="DIR", help="collection directory (needed by target:T)")
+    parser.add_argument(
+        "--target-recall",
+        type=float,
+        default=DEFAULT_TARGET_RECALL,
+        metavar="R",
+        help="recall a stop must reach to count as met (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--effort",
+        action="append",
+        metavar="MODEL",
+        help=f"effort model (repeatable; default: {' '.join(DEFAULT_STOP_EFFORT_MODELS)})",
+    )
+    parser.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from tarsim.cli.plot import replay_inputs
+    from tarsim.effort_models import make_effort_model
+    from tarsim.errors import ConfigError
+    from tarsim.metrics.tar import cost_at_stop
+    from tarsim.reporting.compare import load_ledgers
+    from tarsim.stopping import evaluate_stopping, parse_stopping_rule
+
+    if not 0.0 < args.target_recall <= 1.0:
+        raise ConfigError(f"--target-recall must be in (0, 1], got {args.target_recall}")
+    for rule in args.rule or []:
+        parse_stopping_rule(rule)
+    models = tuple(args.effort or DEFAULT_STOP_EFFORT_MODELS)
+    for model in models:
+        make_effort_model(model)
+    ledgers = load_ledgers(args.ledgers)
+    replay = replay_inputs(args.collection)
+    rows = []
+    for ledger in ledgers:
+        rules = args.rule or ledger.header.get("config", {}).get("stopping", [])
+        for rule in rules:
+            outcome = evaluate_stopping(ledger, rule, effort_models=models, target_recall=args.target_recall, **replay)
+            row = {"ledger": ledger.source, **outcome.to_row()}
+            row[f"cost_{models[0]}"] = cost_at_stop(ledger, rule, args.target_recall, models[0], **replay)
+            rows.append(row)
+    if not rows:
+        raise ConfigError("no stopping rule to replay: give --rule, or ledgers whose configuration records some")
+    frame = pd.DataFrame(rows)
+    if args.format == "csv":
+        sys.stdout.write(frame.to_csv(index=False, lineterminator="\n"))
+    elif args.format == "json":
+        records = json.loads(frame.to_json(orient="records"))
+        sys.stdout.write(json.dumps(records, indent=2, sort_keys=True) + "\n")
+    else:
+        shown = frame.drop(columns=["ledger"])
+        sys.stdout.write(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}") + "\n")
+    return 0

@@ -1,0 +1,302 @@
+"""Comparing policies and strategies across topics and seeds: ledger discovery, grouping by configuration, per-run
+scores, and a side-by-side table with paired significance tests against a baseline (paired by topic and seed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tarsim.data.ledger import Ledger, read_ledger
+from tarsim.data.lines import PathLike
+from tarsim.errors import ConfigError, InputError
+from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
+
+NOT_GROUPED = ("seed", "stopping")
+"""Config fields that never separate groups: seeds are repetitions, stopping rules are replayed afterwards."""
+
+
+# ---- finding ledgers ------------------------------------------------------------------------------------------
+def _is_ledger(path: Path) -> bool:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            first = handle.readline()
+        return json.loads(first).get("type") == "header"
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def ledger_paths(paths: Iterable[PathLike]) -> list[Path]:
+    """Ledger files among `paths`: files as given; directories searched recursively for complete ledgers (hidden
+    and partial files skipped, other JSONL files such as docs.jsonl ignored), in sorted order."""
+    found: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            candidates = sorted(
+                p for p in path.rglob("*.jsonl") if not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+            found.extend(p for p in candidates if _is_ledger(p))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise InputError(path, None, "no such ledger file or directory")
+    if not found:
+        raise InputError(", ".join(map(str, paths)) or ".", None, "no complete ledger found")
+    return list(dict.fromkeys(found))
+
+
+def load_ledgers(paths: Iterable[PathLike]) -> list[Ledger]:
+    """Read every ledger found under `paths` (see ledger_paths); incomplete ledgers are rejected."""
+    ledgers = []
+    for path in ledger_paths(paths):
+        ledger = read_ledger(path)
+        if not ledger.complete:
+            raise InputError(path, None, "ledger has no end record (an unfinished review)")
+        ledgers.append(ledger)
+    return ledgers
+
+
+# ---- grouping -------------------------------------------------------------------------------------------------
+def _flatten(config: dict, prefix: str = "") -> dict[str, str]:
+    flat: dict[str, str] = {}
+    for key, value in config.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{name}."))
+        else:
+            flat[name] = json.dumps(value, sort_keys=True) if not isinstance(value, str) else value
+    return flat
+
+
+def grouping_keys(ledgers: Sequence[Ledger]) -> list[str]:
+    """Config fields whose values differ between the ledgers (policy and strategy first), seed and stopping aside."""
+    flats = [_flatten(ledger.header.get("config", {})) for ledger in ledgers]
+    keys = sorted({key for flat in flats for key in flat} - set(NOT_GROUPED))
+    varying = [key for key in keys if len({flat.get(key) for flat in flats}) > 1]
+    if "strategy" in varying:  # the strategy names feedback/train_on already
+        varying = [key for key in varying if key not in ("feedback", "train_on")]
+    front = [key for key in ("policy", "strategy") if key in varying]
+    return front + [key for key in varying if key not in front]
+
+
+def group_label(ledger: Ledger, keys: Sequence[str]) -> str:
+    """A readable group name: policy and strategy as bare values, other fields as key=value."""
+    flat = _flatten(ledger.header.get("config", {}))
+    if not keys:
+        return f"{flat.get('policy', '?')}, {flat.get('strategy', '?')}"
+    parts = [flat.get(key, "-") if key in ("policy", "strategy") else f"{key}={flat.get(key, '-')}" for key in keys]
+    return ", ".join(parts)
+
+
+def group_ledgers(ledgers: Sequence[Ledger], by: Sequence[str] | None = None) -> dict[str, list[Ledger]]:
+    """Ledgers by group label, groups in first-seen order; `by` names the config fields to group on (default: the
+    fields that differ between ledgers)."""
+    keys = list(by) if by else grouping_keys(ledgers)
+    known = set().union(*(_flatten(ledger.header.get("config", {})) for ledger in ledgers)) if ledgers else set()
+    unknown = [key for key in keys if key not in known]
+    if unknown:
+        raise ConfigError(
+            f"group-by field(s) {', '.join(unknown)} unknown; ledger config fields: {', '.join(sorted(known))}"
+        )
+    groups: dict[str, list[Ledger]] = {}
+    for ledger in ledgers:
+        groups.setdefault(group_label(ledger, keys), []).append(ledger)
+    return groups
+
+
+def pair_key(ledger: Ledger) -> tuple[str, str, int]:
+    """What pairs runs across groups: the collection (its digest), the topic and the seed."""
+    collection = ledger.header.get("inputs", {}).get("collection", "")
+    return collection, ledger.topic, int(ledger.header.get("seed", ledger.header.get("config", {}).get("seed", 0)))
+
+
+# ---- scores ---------------------------------------------------------------------------------------------------
+def budget_name(a: float, b: float) -> str:
+    return f"Recall@{a:g}R+{b:g}"
+
+
+def run_scores(
+    ledgers: Sequence[Ledger],
+    effort_model: str = "judge",
+    grid_a: Sequence[float] = GRID_A,
+    grid_b: Sequence[float] = GRID_B,
+    wss_recall: float = 0.95,
+    group_by: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """One row per run x measure: group, collection, topic, seed, measure, value (None: not reached)."""
+    rows = []
+    level = f"{wss_recall * 100:g}"
+    for group, members in group_ledgers(ledgers, group_by).items():
+        for ledger in members:
+            collection, topic, seed = pair_key(ledger)
+            base = {"group": group, "collection": collection[:12], "topic": topic, "seed": seed}
+            curve = recall_curve(ledger, effort_model)
+            for a in grid_a:
+                for b in grid_b:
+                    rows.append(
+                        {**base, "measure": budget_name(a, b), "value": curve.recall_at(a * curve.relevant + b)}
+                    )
+            judged = recall_curve(ledger, "judge").effort_to(wss_recall)
+            n = ledger.collection_size
+            rows.append(
+                {
+                    **base,
+                    "measure": f"WSS@{level}",
+                    "value": None if judged is None else (n - judged) / n - (1 - wss_recall),
+                }
+            )
+            rows.append({**base, "measure": f"effort to {level}% recall", "value": curve.effort_to(wss_recall)})
+    return pd.DataFrame(rows, columns=["group", "collection", "topic", "seed", "measure", "value"])
+
+
+@dataclass
+class Comparison:
+    """Summary rows (one per group x measure) and the settings they were computed with."""
+
+    rows: list[dict]
+    groups: list[str]
+    measures: list[str]
+    baseline: str
+    effort_model: str
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.rows)
+
+
+def _summary(values: list[float]) -> dict:
+    data = np.array(values, dtype=np.float64)
+    if not len(data):
+        return {"n": 0, "mean": None, "sd": None, "min": None, "max": None}
+    return {
+        "n": len(data),
+        "mean": math.fsum(data) / len(data),
+        "sd": float(np.std(data, ddof=1)) if len(data) > 1 else 0.0,
+        "min": float(data.min()),
+        "max": float(data.max()),
+    }
+
+
+def resolve_baseline(name: str, groups: Sequence[str]) -> str:
+    """The group called `name`, or the only group whose label contains it."""
+    if name in groups:
+        return name
+    matches = [g for g in groups if name in [part.strip() for part in g.split(",")]] or [g for g in groups if name in g]
+    if len(matches) == 1:
+        return matches[0]
+    accepted = "; ".join(groups)
+    problem = "matches several groups" if matches else "is not a group"
+    raise ConfigError(f"baseline {name!r} {problem}; groups: {accepted}")
+
+
+def compare(
+    ledgers: Sequence[Ledger],
+    baseline: str,
+    effort_model: str = "judge",
+    grid_a: Sequence[float] = GRID_A,
+    grid_b: Sequence[float] = GRID_B,
+    group_by: Sequence[str] | None = None,
+    seed: int = 0,
+    n_resamples: int = 10000,
+) -> Comparison:
+    """Mean and spread of each measure per group over topics and seeds, and paired tests of each group against
+    the baseline on the runs both have (same collection, topic and seed) where both values exist."""
+    from tarsim.metrics.significance import paired_tests
+
+    scores = run_scores(ledgers, effort_model, grid_a, grid_b, group_by=group_by)
+    groups = list(dict.fromkeys(scores["group"]))
+    base = resolve_baseline(baseline, groups)
+    measures = list(dict.fromkeys(scores["measure"]))
+    table: dict[tuple[str, str], dict[str, float]] = {}
+    for row in scores.itertuples(index=False):
+        if row.value is not None and not (isinstance(row.value, float) and math.isnan(row.value)):
+            table.setdefault((row.group, row.measure), {})[f"{row.collection}|{row.topic}|{row.seed}"] = float(
+                row.value
+            )
+    rows = []
+    for measure in measures:
+        reference = table.get((base, measure), {})
+        for group in groups:
+            values = table.get((group, measure), {})
+            runs = int(((scores["group"] == group) & (scores["measure"] == measure)).sum())
+            row = {"measure": measure, "group": group, "runs": runs, **_summary(list(values.values()))}
+            row.update(pairs=None, diff=None, t=None, p_t=None, p_rand=None)
+            if group != base:
+                shared = sorted(set(values) & set(reference))
+                row["pairs"] = len(shared)
+                if len(shared) >= 2:
+                    test = paired_tests(reference, values, seed=seed, n_resamples=n_resamples)
+                    row.update(diff=test["diff"], t=test["t"], p_t=test["p_t"], p_rand=test["p_rand"])
+            rows.append(row)
+    return Comparison(rows, groups, measures, base, effort_model)
+
+
+# ---- output ---------------------------------------------------------------------------------------------------
+def _number(value, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return f"{value:.{digits}f}" if abs(value) < 1000 else f"{value:.0f}"
+
+
+def format_comparison(result: Comparison) -> str:
+    """Side by side: one row per measure, one column per group with mean ± sd, then each group's paired test."""
+    cells: dict[str, dict[str, str]] = {}
+    for row in result.rows:
+        cell = f"{_number(row['mean'])} ± {_number(row['sd'])}"
+        if row["n"] < row["runs"]:
+            cell += f" ({row['n']}/{row['runs']})"
+        cells.setdefault(row["measure"], {})[row["group"]] = cell
+    side = pd.DataFrame.from_dict(cells, orient="index")[result.groups]
+    runs = max((row["runs"] for row in result.rows), default=0)
+    lines = [
+        f"Mean ± sd over topics and seeds (effort model {result.effort_model}; up to {runs} runs per group; "
+        "(n/m): measure reached in n of m runs)",
+        side.to_string(),
+        "",
+        f"Paired tests against the baseline {result.baseline!r} (pairs: same collection, topic and seed; "
+        "diff = group - baseline; p_t: paired t-test; p_rand: randomisation test)",
+    ]
+    tests = pd.DataFrame(
+        [
+            {k: row[k] for k in ("measure", "group", "pairs", "diff", "p_t", "p_rand")}
+            for row in result.rows
+            if row["group"] != result.baseline
+        ]
+    )
+    if tests.empty:
+        lines.append("(no other group)")
+    else:
+        formatted = tests.assign(
+            diff=[_number(v) for v in tests["diff"]],
+            p_t=[_number(v, 4) for v in tests["p_t"]],
+            p_rand=[_number(v, 4) for v in tests["p_rand"]],
+        )
+        lines.append(formatted.to_string(index=False))
+    return "\n".join(lines)
+
+
+def comparison_json(result: Comparison) -> dict:
+    """A JSON-ready document of the comparison (NaN and infinities as null)."""
+
+    def clean(value):
+        if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+            return None
+        if isinstance(value, np.integer):
+            return int(value)
+        return value
+
+    return {
+        "baseline": result.baseline,
+        "effort_model": result.effort_model,
+        "groups": result.groups,
+        "measures": result.measures,
+        "rows": [{k: clean(v) for k, v in row.items()} for row in result.rows],
+    }

@@ -1,0 +1,338 @@
+"""Recall-effort figures from ledgers (matplotlib, Agg backend): one line per group (policy/strategy), the mean
+over seeds with a min-max band over seeds, markers at E = aR+b, reference lines for random and perfect review,
+stopping points, averaged over topics or as a grid of small multiples (one panel per topic).
+
+Averaging over topics: each run's recall is read on a common effort grid (a step function; after a ledger's
+end, recall stays at its final value), averaged over topics per seed; the line is the mean of those seed curves
+and the band their min-max. Reference lines are exact in judgments: random review finds E/N of the relevant
+documents in expectation, a perfect review min(1, E/R). In other effort models they are estimates that convert
+effort to judgments with each topic's mean cost per judgment in the plotted ledgers (labelled "est.").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tarsim.data.atomic import atomic_write
+from tarsim.data.ledger import Ledger
+from tarsim.effort_models import make_effort_model
+from tarsim.errors import ConfigError
+from tarsim.metrics.recall_effort import GRID_A, recall_curve
+from tarsim.reporting.compare import group_ledgers, pair_key
+
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+"""Okabe-Ito colours (distinguishable with colour-vision deficiencies)."""
+MARKS = tuple((a, 100.0) for a in GRID_A)
+"""Default aR+b markers: 1R+100, 2R+100, 4R+100."""
+FORMATS = ("png", "svg", "pdf")
+GRID_POINTS = 400
+LINESTYLES = ("-", (0, (5, 1.5)), "-.", (0, (1, 1)))
+
+STYLE = {
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 11,
+    "legend.fontsize": 9,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "svg.hashsalt": "tarsim",
+    "svg.fonttype": "none",
+}
+
+
+@dataclass(frozen=True)
+class StopMark:
+    """Where one run stopped under a rule: effort and recall."""
+
+    effort: float
+    recall: float
+
+
+def _matplotlib():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _x_limit(ledgers: Sequence[Ledger], model) -> float:
+    """Up to a little past the effort at which the slowest run found its last relevant document."""
+    ends = []
+    for ledger in ledgers:
+        curve = recall_curve(ledger, model)
+        if len(curve.effort):
+            final = curve.effort_to(float(curve.recall[-1])) or float(curve.effort[-1])
+            ends.append(max(final, float(curve.effort[0])))
+    return 1.05 * max(ends) if ends else 1.0
+
+
+def _recall_on(grid: np.ndarray, ledger: Ledger, model) -> np.ndarray:
+    curve = recall_curve(ledger, model)
+    if not len(curve.effort):
+        return np.zeros_like(grid)
+    index = np.searchsorted(curve.effort, grid + 1e-9, side="right")
+    return np.where(index > 0, curve.recall[np.maximum(index - 1, 0)], 0.0)
+
+
+def _cost_per_judgment(ledgers: Sequence[Ledger], model) -> float:
+    costs = np.concatenate([model.costs(ledger.effort) for ledger in ledgers]) if ledgers else np.ones(1)
+    return float(costs.mean()) if costs.size and costs.mean() > 0 else 1.0
+
+
+def _seed_curves(runs: Sequence[Ledger], grid: np.ndarray, model) -> np.ndarray:
+    """Rows: one per seed, the recall averaged over the topics that seed reviewed."""
+    by_seed: dict[int, list[np.ndarray]] = {}
+    for ledger in runs:
+        by_seed.setdefault(pair_key(ledger)[2], []).append(_recall_on(grid, ledger, model))
+    return np.array([np.mean(curves, axis=0) for _, curves in sorted(by_seed.items())])
+
+
+def _stop_marks(runs: Sequence[Ledger], rule: str, model, replay: Mapping) -> list[StopMark]:
+    from tarsim.stopping import evaluate_stopping
+
+    marks = []
+    for ledger in runs:
+        outcome = evaluate_stopping(ledger, rule, effort_models=[model.name], **replay)
+        if outcome.stopped:  # a rule that never fired has no stopping point to mark
+            marks.append(StopMark(outcome.effort[model.name], outcome.recall))
+    return marks
+
+
+def group_styles(groups: Sequence[str]) -> dict[str, tuple[str, object]]:
+    """Colour and line style per group: with two or more grouping fields ("policy, strategy"), the colour follows the
+    first field and the line style the rest, so that overlapping curves stay distinguishable."""
+    parts = [group.split(", ", 1) for group in groups]
+    if all(len(p) == 2 for p in parts) and len({p[1] for p in parts}) > 1:
+        firsts = list(dict.fromkeys(p[0] for p in parts))
+        rests = list(dict.fromkeys(p[1] for p in parts))
+        return {
+            group: (PALETTE[firsts.index(p[0]) % len(PALETTE)], LINESTYLES[rests.index(p[1]) % len(LINESTYLES)])
+            for group, p in zip(groups, parts, strict=True)
+        }
+    return {group: (PALETTE[i % len(PALETTE)], "-") for i, group in enumerate(groups)}
+
+
+def _draw_panel(
+    ax,
+    groups: Mapping[str, Sequence[Ledger]],
+    styles: Mapping[str, tuple],
+    model,
+    xmax: float,
+    marks: Sequence[tuple[float, float]],
+    stopping: Sequence[str],
+    replay: Mapping,
+    average: bool,
+) -> None:
+    grid = np.linspace(0.0, xmax, GRID_POINTS)
+    everyone = [ledger for runs in groups.values() for ledger in runs]
+    topics: dict[tuple, Ledger] = {}
+    for ledger in everyone:
+        topics.setdefault(pair_key(ledger)[:2], ledger)
+    exact = model.name == "judge"
+    random_line, perfect_line = [], []
+    for key, ledger in topics.items():
+        same_topic = [other for other in everyone if pair_key(other)[:2] == key]
+        per = 1.0 if exact else _cost_per_judgment(same_topic, model)
+        judgments = grid / per
+        random_line.append(np.minimum(1.0, judgments / ledger.collection_size))
+        perfect_line.append(np.minimum(1.0, judgments / max(ledger.relevant, 1)))
+    suffix = "" if exact else " (est.)"
+    ax.plot(
+        grid,
+        np.mean(perfect_line, axis=0),
+        ls="--",
+        lw=1.0,
+        color="0.35",
+        gid="perfect",
+        label=f"perfect review{suffix}",
+    )
+    ax.plot(
+        grid, np.mean(random_line, axis=0), ls=":", lw=1.2, color="0.35", gid="random", label=f"random review{suffix}"
+    )
+    stop_markers = ("X", "P", "D", "v", "^", "s")
+    for group, runs in groups.items():
+        colour, linestyle = styles[group]
+        curves = _seed_curves(runs, grid, model)
+        mean = curves.mean(axis=0)
+        if len(curves) > 1:
+            ax.fill_between(grid, curves.min(axis=0), curves.max(axis=0), color=colour, alpha=0.18, lw=0, gid="band")
+        ax.plot(grid, mean, color=colour, ls=linestyle, lw=1.8, gid="policy", label=group)
+        xs, ys = [], []
+        for a, b in marks:
+            budgets = [a * ledger.relevant + b for ledger in runs]
+            recalls = [recall_curve(ledger, model).recall_at(e) for ledger, e in zip(runs, budgets, strict=True)]
+            x = float(np.mean(budgets))
+            if x <= xmax:
+                xs.append(x)
+                ys.append(float(np.mean(recalls)))
+        if xs:
+            ax.plot(xs, ys, ls="none", marker="o", ms=5, mfc="white", mec=colour, mew=1.4, gid="marks")
+        for index, rule in enumerate(stopping):
+            stops = _stop_marks(runs, rule, model, replay)
+            if average and stops:
+                stops = [StopMark(float(np.mean([s.effort for s in stops])), float(np.mean([s.recall for s in stops])))]
+            ax.plot(
+                [s.effort for s in stops],
+                [s.recall for s in stops],
+                ls="none",
+                marker=stop_markers[index % len(stop_markers)],
+                ms=7,
+                color=colour,
+                mec="white",
+                mew=0.6,
+                gid="stop",
+            )
+    ax.set_xlim(0, xmax)
+    ax.set_ylim(0, 1.04)
+    ax.grid(True, color="0.9", lw=0.6)
+
+
+def _legend_handles(stopping: Sequence[str], marks: Sequence[tuple[float, float]], average: bool):
+    from matplotlib.lines import Line2D
+
+    handles = []
+    if marks:
+        label = ", ".join(f"{a:g}R+{b:g}" for a, b in marks)
+        handles.append(
+            Line2D(
+                [],
+                [],
+                ls="none",
+                marker="o",
+                mfc="white",
+                mec="0.2",
+                mew=1.4,
+                label=f"Recall@{label}" + (" (mean)" if average else ""),
+            )
+        )
+    for index, rule in enumerate(stopping):
+        marker = ("X", "P", "D", "v", "^", "s")[index % 6]
+        handles.append(
+            Line2D(
+                [],
+                [],
+                ls="none",
+                marker=marker,
+                color="0.2",
+                ms=7,
+                label=f"stop: {rule}" + (" (mean where fired)" if average else ""),
+            )
+        )
+    return handles
+
+
+def plot_recall_effort(
+    ledgers: Sequence[Ledger],
+    effort_model: str = "judge",
+    *,
+    per_topic: bool = False,
+    stopping: Sequence[str] = (),
+    marks: Sequence[tuple[float, float]] = MARKS,
+    group_by: Sequence[str] | None = None,
+    xmax: float | None = None,
+    columns: int | None = None,
+    title: str | None = None,
+    replay: Mapping | None = None,
+):
+    """Recall-effort curves, averaged over topics (one panel) or per topic (small multiples); returns the Figure.
+
+    `replay` holds what some stopping rules need (docids and qrels for target:T; see tarsim.stopping).
+    """
+    if not ledgers:
+        raise ConfigError("nothing to plot: no ledgers")
+    plt = _matplotlib()
+    model = make_effort_model(effort_model)
+    replay = dict(replay or {})
+    groups = group_ledgers(ledgers, group_by)
+    styles = group_styles(list(groups))
+    xlabel = f"Effort ({model.unit})" if not model.name.startswith("lambda") else f"Effort ({model.name}: {model.unit})"
+    with plt.rc_context(STYLE):
+        if not per_topic:
+            fig, ax = plt.subplots(figsize=(7.0, 4.2), layout="constrained")
+            limit = xmax or _x_limit(ledgers, model)
+            _draw_panel(ax, groups, styles, model, limit, marks, stopping, replay, average=True)
+            topics = len({pair_key(ledger)[:2] for ledger in ledgers})
+            seeds = len({pair_key(ledger)[2] for ledger in ledgers})
+            ax.set_title(
+                title
+                or f"Mean recall over {topics} topic{'s' if topics > 1 else ''}"
+                + (f" (band: min-max over {seeds} seeds)" if seeds > 1 else "")
+            )
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("Recall")
+            handles, _ = ax.get_legend_handles_labels()
+            ax.legend(
+                handles=handles + _legend_handles(stopping, marks, True),
+                loc="upper center",
+                bbox_to_anchor=(0.5, -0.2),
+                ncols=2,
+                frameon=False,
+            )
+            return fig
+        keys = sorted({pair_key(ledger)[:2] for ledger in ledgers}, key=lambda k: (k[1], k[0]))
+        n = len(keys)
+        ncols = columns or min(n, max(1, math.ceil(math.sqrt(n))))
+        nrows = math.ceil(n / ncols)
+        fig, axes = plt.subplots(
+            nrows, ncols, figsize=(3.1 * ncols + 0.4, 2.6 * nrows + 0.9), squeeze=False, layout="constrained"
+        )
+        for ax, key in zip(axes.flat, keys, strict=False):
+            subset = {g: [run for run in runs if pair_key(run)[:2] == key] for g, runs in groups.items()}
+            subset = {g: runs for g, runs in subset.items() if runs}
+            members = [run for runs in subset.values() for run in runs]
+            limit = xmax or _x_limit(members, model)
+            _draw_panel(ax, subset, styles, model, limit, marks, stopping, replay, average=False)
+            sample = members[0]
+            ax.set_title(f"{key[1]} (R={sample.relevant}, N={sample.collection_size})")
+        for ax in axes.flat[n:]:
+            ax.remove()
+        for column in range(ncols):
+            used = [axes[row, column] for row in range(nrows) if row * ncols + column < n]
+            if used:
+                used[-1].set_xlabel(xlabel)
+        for ax in axes[:, 0]:
+            ax.set_ylabel("Recall")
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], color=styles[g][0], ls=styles[g][1], lw=1.8, label=g) for g in groups]
+        handles += [
+            Line2D(
+                [], [], ls="--", color="0.35", label="perfect review" + ("" if model.name == "judge" else " (est.)")
+            ),
+            Line2D([], [], ls=":", color="0.35", label="random review" + ("" if model.name == "judge" else " (est.)")),
+        ]
+        handles += _legend_handles(stopping, marks, False)
+        seeds = len({pair_key(ledger)[2] for ledger in ledgers})
+        fig.legend(
+            handles=handles, loc="outside lower center", ncols=min(len(handles), 2 if ncols < 3 else 3), frameon=False
+        )
+        fig.suptitle(
+            title or "Recall by effort per topic" + (f" (band: min-max over {seeds} seeds)" if seeds > 1 else "")
+        )
+        return fig
+
+
+def save_figure(fig, path) -> Path:
+    """Write a figure atomically; the format follows the suffix (png, svg or pdf); PNG at 200 dpi."""
+    path = Path(path)
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix not in FORMATS:
+        raise ConfigError(
+            f"figure file {str(path)!r}: format {suffix or '(none)'!r} unknown; accepted: {', '.join(FORMATS)}"
+        )
+    metadata = (
+        {"Software": None} if suffix == "png" else ({"Date": None} if suffix == "svg" else {"CreationDate": None})
+    )
+    plt = _matplotlib()
+    with atomic_write(path, "wb") as handle, plt.rc_context({"svg.hashsalt": "tarsim", "svg.fonttype": "none"}):
+        fig.savefig(handle, format=suffix, dpi=200, metadata=metadata, bbox_inches="tight", pad_inches=0.05)
+    return path

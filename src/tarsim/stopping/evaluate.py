@@ -1,0 +1,132 @@
+"""Replaying a stopping rule on a finished ledger: where it stops, the recall and the effort at that point."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tarsim.data.ledger import EFFORT_KEYS, Ledger
+from tarsim.effort_models import make_effort_model
+from tarsim.metrics.recall_effort import recall_curve
+from tarsim.stopping.rules import ReplayContext, StoppingRule, TargetRule, parse_stopping_rule
+
+DEFAULT_STOP_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds")
+DEFAULT_TARGET_RECALL = 0.8
+
+
+@dataclass(frozen=True)
+class StopOutcome:
+    """What a stopping rule did on one ledger.
+
+    `stopped` is False when the rule had not fired by the ledger's end: position, recall and effort are then those
+    of the whole ledger (recall is exact, since a review that went on could only find more; effort a lower bound).
+    For `target:T`, `position` counts the review's judgments and `effort` adds the sample's documents that the
+    review had not presented by then (`sample_size` documents were sampled).
+    """
+
+    rule: str
+    topic: str
+    stopped: bool
+    position: int
+    recall: float
+    effort: dict[str, float]
+    target_recall: float
+    target_met: bool
+    sample_size: int | None = None
+    sample_effort_estimated: bool = False
+    config: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def to_row(self) -> dict:
+        """A flat dict (one `effort_<model>` column per effort model) for tables."""
+        row = {
+            "topic": self.topic,
+            "rule": self.rule,
+            "stopped": self.stopped,
+            "position": self.position,
+            "recall": self.recall,
+            "target_recall": self.target_recall,
+            "target_met": self.target_met,
+        }
+        row.update({f"effort_{model}": value for model, value in self.effort.items()})
+        row["sample_size"] = self.sample_size
+        return row
+
+
+def _sample_increments(
+    ledger: Ledger, docids: Sequence[str], relevant: Mapping[str, int], costs: Mapping[str, Mapping[str, float]] | None
+) -> tuple[dict[str, float], bool]:
+    """Effort increments of judging sample documents the ledger does not cost: given costs, else an estimate.
+
+    The estimate is the ledger's mean increment over judgments of the same relevance (relevant or not), one
+    judgment each; it is flagged in the outcome.
+    """
+    totals = dict.fromkeys(EFFORT_KEYS, 0.0)
+    estimated = False
+    truth = ledger.truth > 0
+    for docid in docids:
+        if costs is not None and docid in costs:
+            for key in EFFORT_KEYS:
+                totals[key] += float(costs[docid].get(key, 0.0))
+            continue
+        estimated = True
+        same = truth == (relevant.get(docid, 0) > 0)
+        mask = same if same.any() else np.ones(len(ledger), dtype=bool)
+        for key in EFFORT_KEYS:
+            totals[key] += 1.0 if key == "judge" else (float(ledger.effort[key][mask].mean()) if mask.any() else 0.0)
+    return totals, estimated
+
+
+def evaluate_stopping(
+    ledger: Ledger,
+    rule: str | StoppingRule,
+    *,
+    docids: Sequence[str] | None = None,
+    qrels: Mapping[str, Mapping[str, int]] | None = None,
+    effort_models: Sequence[str] = DEFAULT_STOP_EFFORT_MODELS,
+    target_recall: float = DEFAULT_TARGET_RECALL,
+    sample_costs: Mapping[str, Mapping[str, float]] | None = None,
+) -> StopOutcome:
+    """Replay `rule` on a finished ledger. `docids` (the collection's, in collection order) and `qrels` are needed
+    only by `target:T`, which draws its sample from them; `sample_costs` (docid -> effort increments) prices the
+    sampled documents the review never presented (default: estimated from the ledger, flagged)."""
+    rule = parse_stopping_rule(rule) if isinstance(rule, str) else rule
+    context = ReplayContext(docids=docids, qrels=qrels)
+    fired = rule.stop_position(ledger, context)
+    position = fired if fired is not None else len(ledger)
+    curve = recall_curve(ledger, "judge")
+    recall = float(curve.recall[position - 1]) if position else 0.0
+    increments = {key: float(ledger.effort[key][:position].sum()) for key in EFFORT_KEYS}
+    sample_size = None
+    estimated = False
+    if isinstance(rule, TargetRule):
+        sample = rule.sample(ledger, context)
+        sample_size = len(sample.sampled)
+        seen = set(ledger.docids[:position])
+        unseen = [docid for docid in sample.sampled if docid not in seen]
+        extra, estimated = _sample_increments(ledger, unseen, qrels.get(ledger.topic, {}), sample_costs)
+        increments = {key: increments[key] + extra[key] for key in EFFORT_KEYS}
+    effort = {}
+    for spec in effort_models:
+        model = make_effort_model(spec)
+        effort[model.name] = float(model.costs({k: np.array([v]) for k, v in increments.items()})[0])
+    return StopOutcome(
+        rule=rule.spec,
+        topic=ledger.topic,
+        stopped=fired is not None,
+        position=position,
+        recall=recall,
+        effort=effort,
+        target_recall=target_recall,
+        target_met=recall >= target_recall - 1e-12,
+        sample_size=sample_size,
+        sample_effort_estimated=estimated,
+        config=ledger.header.get("config", {}),
+    )
+
+
+def evaluate_recorded_rules(ledger: Ledger, **options) -> list[StopOutcome]:
+    """Replay every rule recorded in the ledger header's configuration (`config.stopping`)."""
+    specs = ledger.header.get("config", {}).get("stopping", [])
+    return [evaluate_stopping(ledger, spec, **options) for spec in specs]

@@ -1,0 +1,144 @@
+"""`tarsim compare`: grouping by configuration, per-run scores, paired tests against a baseline, output formats."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from tarsim.cli import main
+from tarsim.data.ledger import ledger_from_lines
+from tarsim.errors import ConfigError
+from tarsim.metrics.significance import paired_tests
+from tarsim.reporting.compare import compare, group_ledgers, grouping_keys, run_scores
+
+
+def ledger(topic, policy, seed, truth, size=100, batch="bmi"):
+    header = {
+        "type": "header",
+        "format": 1,
+        "topic": topic,
+        "seed": seed,
+        "collection_size": size,
+        "relevant": sum(truth),
+        "inputs": {"collection": "c0"},
+        "config": {"strategy": "document/document", "policy": policy, "seed": seed, "batch": batch, "stopping": []},
+    }
+    lines = [json.dumps(header)]
+    for i, grade in enumerate(truth):
+        lines.append(
+            json.dumps(
+                {
+                    "type": "judgment",
+                    "seq": i + 1,
+                    "time": i + 1.0,
+                    "reviewer": 0,
+                    "round": i + 1,
+                    "docid": f"d{i}",
+                    "sentence": None,
+                    "label": grade,
+                    "truth": grade,
+                    "effort": {"judge": 1, "sent": 1, "words": 1, "seconds": 1.0},
+                }
+            )
+        )
+    lines.append(json.dumps({"type": "end", "reason": "x", "judgments": len(truth)}))
+    return ledger_from_lines(lines)
+
+
+def study():
+    """Topics t0..t3 x seeds 0, 1: `fast` finds its 2 relevant at judgments 1 and 2, `slow` at k and 2k."""
+    runs = []
+    for t in range(4):
+        for seed in (0, 1):
+            k = 2 + t + seed
+            runs.append(ledger(f"t{t}", "fast", seed, [1, 1] + [0] * 10))
+            runs.append(ledger(f"t{t}", "slow", seed, ([0] * (k - 1) + [1]) * 2))
+    return runs
+
+
+def test_groups_are_named_by_the_fields_that_differ():
+    runs = study()
+    assert grouping_keys(runs) == ["policy"]
+    assert list(group_ledgers(runs)) == ["fast", "slow"]
+    assert list(group_ledgers(runs, ["policy", "batch"])) == ["fast, batch=bmi", "slow, batch=bmi"]
+    with pytest.raises(ConfigError, match="group-by field"):
+        group_ledgers(runs, ["colour"])
+
+
+def test_scores_and_paired_test_by_hand():
+    runs = study()
+    scores = run_scores(runs, grid_a=(1,), grid_b=(0,))
+    slow = scores[(scores.group == "slow") & (scores.measure == "effort to 95% recall")]
+    assert sorted(slow.value) == sorted(2 * (2 + t + s) for t in range(4) for s in (0, 1))
+    result = compare(runs, "fast", grid_a=(1,), grid_b=(0,))
+    rows = {(r["group"], r["measure"]): r for r in result.rows}
+    # Recall@1R+0 = recall after 2 judgments: fast 1.0 everywhere, slow 0.5 when k = 2 (t0 seed 0) else 0
+    fast, slow = rows[("fast", "Recall@1R+0")], rows[("slow", "Recall@1R+0")]
+    assert fast["mean"] == 1.0 and fast["sd"] == 0.0 and fast["n"] == 8
+    assert slow["mean"] == pytest.approx(0.5 / 8)
+    assert slow["pairs"] == 8 and slow["diff"] == pytest.approx(0.5 / 8 - 1.0)
+    # the test is paired by (collection, topic, seed): the same numbers through paired_tests directly
+    effort = rows[("slow", "effort to 95% recall")]
+    a = {f"t{t}|{s}": 2.0 for t in range(4) for s in (0, 1)}
+    b = {f"t{t}|{s}": 2.0 * (2 + t + s) for t in range(4) for s in (0, 1)}
+    expected = paired_tests(a, b, seed=0)
+    assert effort["p_t"] == pytest.approx(expected["p_t"]) and effort["p_rand"] == pytest.approx(expected["p_rand"])
+    assert effort["diff"] == pytest.approx(sum(b.values()) / 8 - 2.0)
+    wss = rows[("fast", "WSS@95")]
+    assert wss["mean"] == pytest.approx((100 - 2) / 100 - 0.05)
+
+
+def test_unknown_or_ambiguous_baseline():
+    with pytest.raises(ConfigError, match="baseline 'medium' is not a group; groups: fast; slow"):
+        compare(study(), "medium")
+
+
+@pytest.fixture(scope="module")
+def demo_runs(tmp_path_factory):
+    """Small demo runs: relevance and random policies x 2 seeds on topic T1, capped at R+40 judgments."""
+    from tarsim.api import simulate
+    from tarsim.synthetic import demo_dataset
+
+    base = tmp_path_factory.mktemp("runs")
+    dataset = demo_dataset()
+    for policy in ("relevance", "random"):
+        for seed in (0, 1):
+            simulate(
+                dataset,
+                topic="T1",
+                policy=policy,
+                seed=seed,
+                max_effort="R+40",
+                until="exhausted",
+                out=base / f"{policy}-{seed}",
+            )
+    return base
+
+
+def test_compare_command_on_demo_runs(demo_runs, capsys):
+    assert main(["compare", str(demo_runs), "--baseline", "random", "--format", "csv"]) == 0
+    table = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert set(table.group) == {"relevance", "random"}
+    recall = table[(table.measure == "Recall@1R+0")].set_index("group")
+    assert recall.loc["relevance", "mean"] > recall.loc["random", "mean"]  # CAL beats random review at E = R
+    assert recall.loc["relevance", "pairs"] == 2 and recall.loc["relevance", "runs"] == 2
+    assert main(["compare", str(demo_runs), "--baseline", "random", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["baseline"] == "random" and document["groups"] == ["random", "relevance"]
+    assert main(["compare", str(demo_runs), "--baseline", "random"]) == 0
+    text = capsys.readouterr().out
+    assert "Paired tests against the baseline 'random'" in text and "WSS@95" in text
+    assert main(["compare", str(demo_runs), "--baseline", "bogus"]) == 2
+    assert "baseline 'bogus' is not a group" in capsys.readouterr().err
+
+
+def test_stop_command_on_demo_runs(demo_runs, capsys):
+    assert main(["stop", str(demo_runs), "--rule", "nonrel:20", "--rule", "budget:R", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 8 and {row["rule"] for row in rows} == {"nonrel:20", "budget:R"}
+    budget = [row for row in rows if row["rule"] == "budget:R"]
+    assert all(row["stopped"] and row["effort_judge"] == 51 for row in budget)  # R = 51 for T1
+    assert main(["stop", str(demo_runs), "--rule", "target:3"]) == 2
+    assert "needs the collection" in capsys.readouterr().err

@@ -1,0 +1,130 @@
+"""Recall-effort figures: the lines drawn (inspected on the returned Figure) and valid, reproducible PNG/SVG files."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tarsim.cli import main
+from tarsim.data.ledger import ledger_from_lines
+from tarsim.errors import ConfigError
+from tarsim.reporting.plots import plot_recall_effort, save_figure
+
+
+def ledger_lines(topic, policy, seed, truth, size=50):
+    header = {
+        "type": "header",
+        "format": 1,
+        "topic": topic,
+        "seed": seed,
+        "collection_size": size,
+        "relevant": sum(truth),
+        "inputs": {"collection": "c0"},
+        "config": {"strategy": "document/document", "policy": policy, "seed": seed, "stopping": []},
+    }
+    lines = [json.dumps(header)]
+    for i, grade in enumerate(truth):
+        lines.append(
+            json.dumps(
+                {
+                    "type": "judgment",
+                    "seq": i + 1,
+                    "time": i + 1.0,
+                    "reviewer": 0,
+                    "round": i + 1,
+                    "docid": f"{topic}-{i}",
+                    "sentence": None,
+                    "label": grade,
+                    "truth": grade,
+                    "effort": {"judge": 1, "sent": 2, "words": 20, "seconds": 8.0},
+                }
+            )
+        )
+    lines.append(json.dumps({"type": "end", "reason": "all relevant documents presented", "judgments": len(truth)}))
+    return lines
+
+
+def study():
+    """2 policies x 2 topics x 2 seeds; `good` finds relevant documents first, `poor` spreads them out."""
+    ledgers = []
+    for topic in ("A", "B"):
+        for seed in (0, 1):
+            good = [1] * (3 + seed) + [0] * 3 + [1]
+            poor = [0, 0, 1, 0, 0, 1, 0, 0, 1] + [0] * seed + [1] * (1 + seed)
+            ledgers.append(ledger_from_lines(ledger_lines(topic, "good", seed, good)))
+            ledgers.append(ledger_from_lines(ledger_lines(topic, "poor", seed, poor)))
+    return ledgers
+
+
+def lines_by_gid(ax):
+    counts = {}
+    for line in ax.get_lines():
+        counts[line.get_gid()] = counts.get(line.get_gid(), 0) + 1
+    return counts
+
+
+def test_average_figure_has_one_line_per_policy_and_the_reference_lines():
+    figure = plot_recall_effort(study(), stopping=["nonrel:2"], marks=[(1, 0), (2, 0)])
+    (ax,) = figure.axes
+    counts = lines_by_gid(ax)
+    assert counts == {"perfect": 1, "random": 1, "policy": 2, "marks": 2, "stop": 2}
+    assert ax.get_xlabel() == "Effort (judgments)" and ax.get_ylabel() == "Recall"
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert "good" in labels and "poor" in labels and "stop: nonrel:2 (mean where fired)" in labels
+    assert len(ax.collections) == 2  # one band over seeds per policy
+    perfect = next(line for line in ax.get_lines() if line.get_gid() == "perfect")
+    _, y = perfect.get_data()  # min(1, E/R), averaged over the topics
+    assert y[0] == 0 and y[-1] == 1.0
+
+
+def test_average_curve_is_the_mean_over_topics_and_seeds():
+    figure = plot_recall_effort(study(), marks=())
+    ax = figure.axes[0]
+    good = next(line for line in ax.get_lines() if line.get_label() == "good")
+    x, y = good.get_data()
+    # after 3 judgments: seed 0 has found 3 of 4, seed 1 has found 3 of 5 (same for both topics)
+    index = int(next(i for i, e in enumerate(x) if e >= 3))
+    expected = ((3 / 4) + (3 / 5)) / 2
+    assert x[index] >= 3 and y[index] == pytest.approx(expected)
+
+
+def test_small_multiples_one_panel_per_topic():
+    figure = plot_recall_effort(study(), per_topic=True, effort_model="sent")
+    assert len(figure.axes) == 2
+    for ax in figure.axes:
+        assert lines_by_gid(ax)["policy"] == 2
+        assert ax.get_title().startswith(("A ", "B "))
+    assert figure.axes[-1].get_xlabel() == "Effort (sentences read)"
+
+
+def test_png_and_svg_files_are_valid_and_reproducible(tmp_path):
+    figure = plot_recall_effort(study())
+    png = save_figure(figure, tmp_path / "fig.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = save_figure(plot_recall_effort(study()), tmp_path / "fig.svg")
+    assert ET.parse(svg).getroot().tag.endswith("svg")
+    again = save_figure(plot_recall_effort(study()), tmp_path / "again.svg")
+    assert svg.read_bytes() == again.read_bytes()
+    with pytest.raises(ConfigError, match="accepted: png, svg, pdf"):
+        save_figure(figure, tmp_path / "fig.gif")
+
+
+def test_plot_command(tmp_path, capsys):
+    for i, ledger in enumerate(study()):
+        (tmp_path / "runs").mkdir(exist_ok=True)
+        (tmp_path / "runs" / f"{i:02d}.jsonl").write_text(
+            "\n".join(
+                ledger_lines(
+                    ledger.topic, ledger.header["config"]["policy"], ledger.header["seed"], ledger.truth.tolist()
+                )
+            )
+            + "\n"
+        )
+    out = tmp_path / "fig.png"
+    assert main(["plot", str(tmp_path / "runs"), "--out", str(out), "--per-topic", "--stopping", "knee"]) == 0
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    assert main(["plot", str(tmp_path / "runs"), "--out", str(out), "--stopping", "kne"]) == 2
+    assert "stopping rule 'kne'" in capsys.readouterr().err
+    assert main(["plot", str(tmp_path / "missing"), "--out", str(out)]) == 2
