@@ -7,44 +7,26 @@ import json
 import pandas as pd
 import pytest
 
+import ledger_factory
 from tarsim.cli import main
-from tarsim.data.ledger import ledger_from_lines
 from tarsim.errors import ConfigError
 from tarsim.metrics.significance import paired_tests
 from tarsim.reporting.compare import compare, group_ledgers, grouping_keys, run_scores
 
 
 def ledger(topic, policy, seed, truth, size=100, batch="bmi"):
-    header = {
-        "type": "header",
-        "format": 1,
-        "topic": topic,
-        "seed": seed,
-        "collection_size": size,
-        "relevant": sum(truth),
-        "inputs": {"collection": "c0"},
-        "config": {"strategy": "document/document", "policy": policy, "seed": seed, "batch": batch, "stopping": []},
-    }
-    lines = [json.dumps(header)]
-    for i, grade in enumerate(truth):
-        lines.append(
-            json.dumps(
-                {
-                    "type": "judgment",
-                    "seq": i + 1,
-                    "time": i + 1.0,
-                    "reviewer": 0,
-                    "round": i + 1,
-                    "docid": f"d{i}",
-                    "sentence": None,
-                    "label": grade,
-                    "truth": grade,
-                    "effort": {"judge": 1, "sent": 1, "words": 1, "seconds": 1.0},
-                }
-            )
-        )
-    lines.append(json.dumps({"type": "end", "reason": "x", "judgments": len(truth)}))
-    return ledger_from_lines(lines)
+    return ledger_factory.make_ledger(
+        truth,
+        topic=topic,
+        policy=policy,
+        seed=seed,
+        size=size,
+        words_per_sentence=1,
+        seconds_per_sentence=1.0,
+        reason="x",
+        config={"batch": batch},
+        inputs={"collection": "c0"},
+    )
 
 
 def study():

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 
 import pytest
 
+import ledger_factory
 from tarsim.cli import main
 from tarsim.data.ledger import ledger_from_lines
 from tarsim.errors import ConfigError
@@ -14,36 +14,17 @@ from tarsim.reporting.plots import plot_recall_effort, save_figure
 
 
 def ledger_lines(topic, policy, seed, truth, size=50):
-    header = {
-        "type": "header",
-        "format": 1,
-        "topic": topic,
-        "seed": seed,
-        "collection_size": size,
-        "relevant": sum(truth),
-        "inputs": {"collection": "c0"},
-        "config": {"strategy": "document/document", "policy": policy, "seed": seed, "stopping": []},
-    }
-    lines = [json.dumps(header)]
-    for i, grade in enumerate(truth):
-        lines.append(
-            json.dumps(
-                {
-                    "type": "judgment",
-                    "seq": i + 1,
-                    "time": i + 1.0,
-                    "reviewer": 0,
-                    "round": i + 1,
-                    "docid": f"{topic}-{i}",
-                    "sentence": None,
-                    "label": grade,
-                    "truth": grade,
-                    "effort": {"judge": 1, "sent": 2, "words": 20, "seconds": 8.0},
-                }
-            )
-        )
-    lines.append(json.dumps({"type": "end", "reason": "all relevant documents presented", "judgments": len(truth)}))
-    return lines
+    return ledger_factory.ledger_lines(
+        truth,
+        topic=topic,
+        policy=policy,
+        seed=seed,
+        size=size,
+        sent=[2] * len(truth),
+        seconds_per_sentence=4.0,
+        docids=[f"{topic}-{i}" for i in range(len(truth))],
+        inputs={"collection": "c0"},
+    )
 
 
 def study():

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
 import pytest
 
-from tarsim.data.ledger import ledger_from_lines
+import ledger_factory
 from tarsim.errors import ConfigError
 from tarsim.stopping import (
     KneeRule,
@@ -35,40 +34,18 @@ def make_ledger(
     stopping=(),
 ):
     """A ledger from columns: judgment i presents docids[i] (default d<i>) with qrels grade truth[i]."""
-    n = len(truth)
-    labels = list(truth) if labels is None else labels
-    rounds = list(range(1, n + 1)) if rounds is None else rounds
-    sent = [1] * n if sent is None else sent
-    docids = [f"d{i}" for i in range(n)] if docids is None else docids
-    header = {
-        "type": "header",
-        "format": 1,
-        "topic": "t",
-        "seed": seed,
-        "collection_size": size,
-        "relevant": sum(1 for t in truth if t > 0) if relevant is None else relevant,
-        "config": {"strategy": "document/document", "policy": "relevance", "seed": seed, "stopping": list(stopping)},
-    }
-    lines = [json.dumps(header)]
-    for i in range(n):
-        lines.append(
-            json.dumps(
-                {
-                    "type": "judgment",
-                    "seq": i + 1,
-                    "time": float(i + 1),
-                    "reviewer": 0,
-                    "round": rounds[i],
-                    "docid": docids[i],
-                    "sentence": None,
-                    "label": labels[i],
-                    "truth": truth[i],
-                    "effort": {"judge": 1, "sent": sent[i], "words": 10 * sent[i], "seconds": 2.0 * sent[i]},
-                }
-            )
-        )
-    lines.append(json.dumps({"type": "end", "reason": reason, "judgments": n}))
-    return ledger_from_lines(lines)
+    return ledger_factory.make_ledger(
+        truth,
+        labels,
+        rounds,
+        relevant=relevant,
+        size=size,
+        sent=sent,
+        docids=docids,
+        reason=reason,
+        seed=seed,
+        stopping=stopping,
+    )
 
 
 # ---- budget --------------------------------------------------------------------------------------------------

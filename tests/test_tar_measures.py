@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from tarsim.data.ledger import ledger_from_lines
+import ledger_factory
 from tarsim.metrics.tar import (
     average_time_to_discovery,
     cost_at_stop,
@@ -23,37 +22,16 @@ from tarsim.metrics.tar import (
 
 
 def make_ledger(truth, *, size, relevant=None, sent=None):
-    n = len(truth)
-    sent = [1] * n if sent is None else sent
-    header = {
-        "type": "header",
-        "format": 1,
-        "topic": "t",
-        "seed": 0,
-        "collection_size": size,
-        "relevant": sum(1 for t in truth if t > 0) if relevant is None else relevant,
-        "config": {"strategy": "document/document", "policy": "relevance", "seed": 0, "stopping": []},
-    }
-    lines = [json.dumps(header)]
-    for i in range(n):
-        lines.append(
-            json.dumps(
-                {
-                    "type": "judgment",
-                    "seq": i + 1,
-                    "time": float(i),
-                    "reviewer": 0,
-                    "round": i + 1,
-                    "docid": f"d{i}",
-                    "sentence": None,
-                    "label": truth[i],
-                    "truth": truth[i],
-                    "effort": {"judge": 1, "sent": sent[i], "words": sent[i], "seconds": 3.0 * sent[i]},
-                }
-            )
-        )
-    lines.append(json.dumps({"type": "end", "reason": "stopped", "judgments": n}))
-    return ledger_from_lines(lines)
+    return ledger_factory.make_ledger(
+        truth,
+        size=size,
+        relevant=relevant,
+        sent=sent,
+        words_per_sentence=1,
+        seconds_per_sentence=3.0,
+        first_time=0.0,
+        reason="stopped",
+    )
 
 
 # N = 20 documents, R = 4 relevant; the review presents 10, finding relevant at positions 1, 3 and 6.

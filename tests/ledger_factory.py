@@ -1,0 +1,81 @@
+"""Hand-built ledgers for tests: a ledger whose judgments are given column by column."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from tarsim.data.ledger import Ledger, ledger_from_lines
+
+
+def ledger_lines(
+    truth: Sequence[int],
+    labels: Sequence[int] | None = None,
+    rounds: Sequence[int] | None = None,
+    *,
+    topic: str = "t",
+    policy: str = "relevance",
+    seed: int = 0,
+    size: int = 1000,
+    relevant: int | None = None,
+    sent: Sequence[int] | None = None,
+    words_per_sentence: float = 10,
+    seconds_per_sentence: float = 2.0,
+    docids: Sequence[str] | None = None,
+    first_time: float = 1.0,
+    reason: str = "all relevant documents presented",
+    stopping: Sequence[str] = (),
+    config: dict | None = None,
+    inputs: dict | None = None,
+) -> list[str]:
+    """Ledger lines: judgment i presents docids[i] (default d<i>) with qrels grade truth[i] at time first_time + i."""
+    n = len(truth)
+    labels = list(truth) if labels is None else list(labels)
+    rounds = list(range(1, n + 1)) if rounds is None else list(rounds)
+    sent = [1] * n if sent is None else list(sent)
+    docids = [f"d{i}" for i in range(n)] if docids is None else list(docids)
+    header = {
+        "type": "header",
+        "format": 1,
+        "topic": topic,
+        "seed": seed,
+        "collection_size": size,
+        "relevant": sum(1 for t in truth if t > 0) if relevant is None else relevant,
+        "config": {
+            "strategy": "document/document",
+            "policy": policy,
+            "seed": seed,
+            "stopping": list(stopping),
+            **(config or {}),
+        },
+    }
+    if inputs is not None:
+        header["inputs"] = inputs
+    lines = [json.dumps(header)]
+    for i in range(n):
+        effort = {
+            "judge": 1,
+            "sent": sent[i],
+            "words": words_per_sentence * sent[i],
+            "seconds": seconds_per_sentence * sent[i],
+        }
+        record = {
+            "type": "judgment",
+            "seq": i + 1,
+            "time": first_time + i,
+            "reviewer": 0,
+            "round": rounds[i],
+            "docid": docids[i],
+            "sentence": None,
+            "label": labels[i],
+            "truth": truth[i],
+            "effort": effort,
+        }
+        lines.append(json.dumps(record))
+    lines.append(json.dumps({"type": "end", "reason": reason, "judgments": n}))
+    return lines
+
+
+def make_ledger(truth: Sequence[int], *args, **kwargs) -> Ledger:
+    """A parsed ledger from ledger_lines' arguments."""
+    return ledger_from_lines(ledger_lines(truth, *args, **kwargs))
