@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tarsim.data.atomic import atomic_write
-from tarsim.data.lines import PathLike, iter_lines
+from tarsim.data.lines import PathLike, iter_lines, parse_json_object
 from tarsim.errors import InputError
 
 
@@ -63,12 +63,7 @@ class Collection(Sequence[Document]):
 
 
 def _document_from_json(path: PathLike, number: int, line: str) -> Document:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, number, f"invalid JSON: {exc.msg} at column {exc.colno}") from None
-    if not isinstance(record, dict):
-        raise InputError(path, number, "expected a JSON object")
+    record = parse_json_object(path, number, line)
     docid = record.get("docid")
     if not isinstance(docid, str) or not docid:
         raise InputError(path, number, "missing or non-string 'docid'")

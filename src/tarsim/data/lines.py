@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,3 +79,14 @@ def parse_float(path: PathLike, number: int, value: str, what: str) -> float:
     if parsed != parsed or parsed in (float("inf"), float("-inf")):
         raise InputError(path, number, f"{what} is not a finite number: {value!r}")
     return parsed
+
+
+def parse_json_object(path: PathLike, number: int, line: str) -> dict:
+    """Parse one JSON-lines record that must be an object, or raise an InputError naming the line."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, number, f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(record, dict):
+        raise InputError(path, number, "expected a JSON object")
+    return record

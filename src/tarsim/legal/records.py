@@ -6,12 +6,11 @@ Errors name the file, the line (for CSV, the line where the record starts) and t
 from __future__ import annotations
 
 import csv
-import json
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from tarsim.data.lines import PathLike, iter_lines, open_binary
+from tarsim.data.lines import PathLike, iter_lines, open_binary, parse_json_object
 from tarsim.errors import InputError
 
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
@@ -57,12 +56,7 @@ def iter_jsonl(path: PathLike, keys: Sequence[str]) -> Iterator[tuple[int, dict]
     """Yield (line, object) for JSON lines whose objects have every key in `keys`."""
     path = require_file(path)
     for number, line in iter_lines(path):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, number, f"invalid JSON: {exc.msg} at column {exc.colno}") from None
-        if not isinstance(record, dict):
-            raise InputError(path, number, "expected a JSON object")
+        record = parse_json_object(path, number, line)
         missing = [key for key in keys if key not in record]
         if missing:
             raise InputError(path, number, f"missing key(s) {', '.join(missing)}")
