@@ -106,9 +106,9 @@ def _weight(counts: sp.csr_matrix, idf: np.ndarray, settings: FeatureSettings) -
     if settings.sublinear_tf:
         np.log(weighted.data, out=weighted.data)
         weighted.data += 1.0
-    weighted = weighted.multiply(idf[np.newaxis, :]).tocsr()
+    weighted.data *= idf[weighted.indices]  # in place: a broadcast multiply() would build an int64 COO copy
     weighted.eliminate_zeros()
-    return normalize(weighted, norm="l2", copy=False).astype(np.float32)
+    return normalize(weighted, norm="l2", copy=False).astype(np.float32, copy=False)
 
 
 def collection_digest(collection: Collection) -> str:
@@ -146,19 +146,35 @@ def build_features(collection: Collection, settings: FeatureSettings | None = No
         shape=(len(lengths), offsets[-1]),
     )
     document_counts = (membership @ sentence_counts).tocsr()
+    return features_from_counts(
+        sentence_counts, document_counts, offsets, words, vectoriser.get_feature_names_out(), settings
+    )
+
+
+def features_from_counts(
+    sentence_counts: sp.csr_matrix,
+    document_counts: sp.csr_matrix,
+    sentence_offsets: np.ndarray,
+    sentence_words: np.ndarray,
+    terms: Sequence[str],
+    settings: FeatureSettings,
+) -> Features:
+    """Features from raw term counts (sentences x terms, documents x terms): drop rare terms, weight, normalise.
+
+    Shared by build_features and generators that produce counts directly (tarsim.synthetic's scale path).
+    """
     document_frequency = np.bincount(document_counts.indices, minlength=document_counts.shape[1])
     keep = np.flatnonzero(document_frequency >= settings.min_df)
-    names = vectoriser.get_feature_names_out()
-    n_docs = len(lengths)
+    n_docs = document_counts.shape[0]
     idf = np.log(n_docs / document_frequency[keep]).astype(np.float32)
     document_counts = document_counts[:, keep]
     sentence_counts = sentence_counts[:, keep]
     return Features(
         documents=_weight(document_counts, idf, settings),
         sentences=_weight(sentence_counts, idf, settings),
-        sentence_offsets=offsets,
-        sentence_words=words,
-        vocabulary=tuple(str(names[i]) for i in keep),
+        sentence_offsets=sentence_offsets,
+        sentence_words=sentence_words,
+        vocabulary=tuple(str(terms[i]) for i in keep),
         idf=idf,
         settings=settings,
     )

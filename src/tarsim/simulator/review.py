@@ -68,6 +68,7 @@ class _State:
     spent: float = 0.0
     stopped: str | None = None
     ranking: Ranking | None = None
+    available: int = 0  # documents neither judged nor in flight: the stop test reads it in O(1), not O(pool)
 
 
 class ReviewSimulation:
@@ -98,7 +99,7 @@ class ReviewSimulation:
         self.budget = Budget.parse(config.max_effort).effort(relevant) if config.max_effort else None
         self.rng = {name: stream(config.seed, review.topic, name) for name in _STREAMS}
         n = features.n_documents
-        self.state = _State(judged=np.zeros(n, dtype=bool), in_flight=np.zeros(n, dtype=bool))
+        self.state = _State(judged=np.zeros(n, dtype=bool), in_flight=np.zeros(n, dtype=bool), available=n)
         self.sentence_doc = np.repeat(np.arange(n), np.diff(features.sentence_offsets))
         self.query_row = features.vectorise(review.query) if config.seeding.kind == "query" else None
         self.env = simpy.Environment()
@@ -122,7 +123,7 @@ class ReviewSimulation:
             return "all relevant documents presented"
         if self.budget is not None and self.state.spent >= self.budget:
             return f"effort budget {self.config.max_effort} ({self.config.max_effort_model}) reached"
-        if not self._candidates().size:
+        if not self.state.available:
             return "pool exhausted"
         return None
 
@@ -272,6 +273,7 @@ class ReviewSimulation:
                 continue
             doc, ranking = item
             state.in_flight[doc] = True
+            state.available -= 1
             record, seconds = self._judge(doc, ranking)
             yield self.env.timeout(seconds)
             state.in_flight[doc] = False

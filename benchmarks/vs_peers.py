@@ -1,0 +1,396 @@
+"""tarsim side by side with ASReview and TARexp: wall time, peak memory and Recall@E on the same reviews.
+
+Installs nothing. The peers live in their own virtualenv (see docs/speed.md for the pip commands) and are run as
+subprocesses of `--peers-python`; tarsim runs as a subprocess of this interpreter, so every tool's peak memory is
+its own process's (os.wait4's ru_maxrss). Each tool reviews the whole collection (or, with `--until last-relevant`,
+stops at the last relevant document); each tool's review order becomes a ledger and Recall@E at E = aR + b is
+computed from it by tarsim.metrics.recall_effort, the same way for every tool.
+
+    /work/venv/bin/python benchmarks/vs_peers.py --peers-python /work/peers-venv/bin/python \
+        --datasets srd reuters:acq reuters:coffee reuters:gold --timeout 900
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tarsim.data.dataset import load_dataset
+from tarsim.data.ledger import Ledger, read_ledger
+from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_at_effort
+
+DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+SRD_REVIEWS = sorted(p.name for p in (DATASETS / "srd").iterdir()) if (DATASETS / "srd").is_dir() else []
+TOOLS = ("tarsim", "asreview-logistic", "asreview-default", "tarexp")
+
+# ---- the code each tool runs in its own process ------------------------------------------------------------------
+TARSIM_RUNNER = textwrap.dedent(
+    """
+    import json, sys, time
+    from pathlib import Path
+    t0 = time.perf_counter()
+    from tarsim.data.dataset import load_dataset
+    from tarsim.features import build_features
+    from tarsim.simulator.config import ReviewConfig
+    from tarsim.simulator.run import review_topics
+    directory, topic, out, until, seed = sys.argv[1:6]
+    dataset = load_dataset(directory)
+    t1 = time.perf_counter()
+    features = build_features(dataset.collection)
+    t2 = time.perf_counter()
+    config = ReviewConfig(until="exhausted" if until == "all" else "all-relevant", seed=int(seed))
+    review_topics(dataset, config, [topic], Path(out), features=features)
+    t3 = time.perf_counter()
+    print(json.dumps({"load": t1 - t0, "features": t2 - t1, "review": t3 - t2}))
+    """
+)
+
+ASREVIEW_ORDER = textwrap.dedent(
+    """
+    import json, sqlite3, sys, tempfile, zipfile
+    from pathlib import Path
+    project, out = sys.argv[1:3]
+    with tempfile.TemporaryDirectory() as tmp:
+        zipfile.ZipFile(project).extractall(tmp)
+        dbs = [p for p in Path(tmp).rglob("*") if p.suffix in (".db", ".sqlite")]
+        rows = []
+        for db in dbs:
+            con = sqlite3.connect(db)
+            tables = {r[0] for r in con.execute("select name from sqlite_master where type='table'")}
+            if "results" in tables and "record" in tables:
+                rows = con.execute(
+                    "select record.dataset_row, results.label from results"
+                    " join record on results.record_id = record.record_id order by results.rowid"
+                ).fetchall()
+            con.close()
+    json.dump({"row": [r[0] for r in rows], "label": [r[1] for r in rows]}, open(out, "w"))
+    """
+)
+
+TAREXP_RUNNER = textwrap.dedent(
+    """
+    import csv, json, sys, time, warnings
+    warnings.filterwarnings("ignore")
+    t0 = time.perf_counter()
+    import numpy as np
+    import tarexp
+    from tarexp import component
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    path, out, batch, seed, until = sys.argv[1:6]
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    text = [r["title"] + " " + r["abstract"] for r in rows]
+    labels = np.array([r["label_included"] == "1" for r in rows])
+    t1 = time.perf_counter()
+    dataset = tarexp.SparseVectorDataset.from_text(text, vectorizer=TfidfVectorizer(sublinear_tf=True, min_df=2))
+    dataset = dataset.setLabels(labels)
+    t2 = time.perf_counter()
+    seed_doc = [int(np.random.RandomState(int(seed)).choice(np.flatnonzero(labels)))]
+    setting = component.combine(
+        component.SklearnRanker(LogisticRegression, solver="liblinear"),
+        component.PerfectLabeler(),
+        component.RelevanceSampler(),
+        component.NullStoppingRule(),
+    )()
+    workflow = tarexp.OnePhaseTARWorkflow(dataset, setting, seed_doc=seed_doc, batch_size=int(batch),
+                                          random_seed=int(seed))
+    order, found, total = [], 0, int(labels.sum())
+    while True:
+        batch_docs = [int(d) for d in workflow.review_candidates]
+        order.extend(batch_docs)
+        found += int(labels[batch_docs].sum())
+        if len(order) >= len(labels) or (until == "last-relevant" and found >= total) or not batch_docs:
+            break
+        workflow.step()
+    t3 = time.perf_counter()
+    json.dump({"order": order, "timing": {"load": t1 - t0, "features": t2 - t1, "review": t3 - t2}}, open(out, "w"))
+    """
+)
+
+
+@dataclass
+class Outcome:
+    """One tool's run on one dataset: what it cost and the review order it produced."""
+
+    tool: str
+    seconds: float | None = None
+    peak_mb: float | None = None
+    failed: str | None = None
+    ledger: Ledger | None = None
+    detail: dict = field(default_factory=dict)
+
+
+def run_measured(
+    command: list[str], timeout: float, env: dict | None = None, cwd: Path | None = None
+) -> tuple[float, float, int, str]:
+    """Run a command; return (wall seconds, peak RSS in MB of the process tree it waited for, exit code, stderr).
+
+    Exit code -9 with the time at the limit means it was killed at the timeout.
+    """
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as out:
+        process = subprocess.Popen(command, stdout=out, stderr=err, start_new_session=True, env=env, cwd=cwd)
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - start > timeout:
+                os.killpg(process.pid, signal.SIGKILL)
+                pid, status, usage = os.wait4(process.pid, 0)
+                process.returncode = -9
+                return time.perf_counter() - start, usage.ru_maxrss / 1024, -9, ""
+            time.sleep(0.05)
+        seconds = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        out.seek(0)
+        stderr = err.read().decode("utf-8", "replace")
+        stdout = out.read().decode("utf-8", "replace")
+        return seconds, usage.ru_maxrss / 1024, process.returncode, stdout + "\n" + stderr
+
+
+def order_ledger(tool: str, topic: str, docids: list[str], grades: dict[str, int], relevant: int, n: int) -> Ledger:
+    """A review order as a (minimal) tarsim ledger: one judgment of effort 1 per document, in order."""
+    k = len(docids)
+    ones = np.ones(k)
+    return Ledger(
+        header={"topic": topic, "relevant": relevant, "collection_size": n, "config": {"strategy": tool}},
+        rounds=[],
+        end={"reason": tool},
+        docids=list(docids),
+        sentence=np.full(k, -1, dtype=np.int64),
+        label=np.array([grades.get(d, 0) > 0 for d in docids], dtype=np.int64),
+        truth=np.array([grades.get(d, 0) for d in docids], dtype=np.int64),
+        time=np.arange(k, dtype=np.float64),
+        reviewer=np.zeros(k, dtype=np.int64),
+        round=np.zeros(k, dtype=np.int64),
+        effort={"judge": ones, "sent": ones, "words": ones, "seconds": ones},
+    )
+
+
+@dataclass
+class Job:
+    """One dataset and topic to review, with its input converted for the peers."""
+
+    name: str
+    directory: Path
+    topic: str
+    docids: list[str]
+    grades: dict[str, int]
+    csv_path: Path
+
+    @property
+    def relevant(self) -> int:
+        return sum(1 for g in self.grades.values() if g > 0)
+
+
+def prepare(spec: str, work: Path) -> Job:
+    """`srd:<review>` or `reuters:<topic>`: load it and write ASReview/TARexp's CSV input (title, abstract, label)."""
+    kind, _, name = spec.partition(":")
+    if kind == "srd":
+        directory, topic = DATASETS / "srd" / name, name
+    elif kind == "reuters":
+        directory, topic = DATASETS / "reuters21578", name
+    else:
+        raise SystemExit(f"unknown dataset {spec!r}: expected srd:<review> or reuters:<topic>")
+    dataset = load_dataset(directory)
+    grades = dataset.qrels[topic]
+    docids = dataset.collection.docids
+    path = work / f"{spec.replace(':', '_')}.csv"
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["title", "abstract", "label_included"])
+        for document in dataset.collection:
+            text = document.text or "."  # ASReview drops records with neither title nor abstract
+            writer.writerow([document.title, text, int(grades.get(document.docid, 0) > 0)])
+    return Job(spec, directory, topic, list(docids), dict(grades), path)
+
+
+def run_tarsim(job: Job, work: Path, args: argparse.Namespace) -> Outcome:
+    out = work / f"tarsim-{job.name.replace(':', '_')}"
+    until = "all" if args.until == "all" else "last-relevant"
+    command = [sys.executable, "-c", TARSIM_RUNNER, str(job.directory), job.topic, str(out), until, str(args.seed)]
+    seconds, peak, code, text = run_measured(command, args.timeout)
+    if code:
+        return Outcome("tarsim", seconds, peak, _failure(code, args.timeout, text))
+    ledger = read_ledger(next((out / "ledgers").glob("*.jsonl")))
+    timing = json.loads(text.strip().splitlines()[0])
+    return Outcome("tarsim", seconds, peak, ledger=ledger, detail=timing)
+
+
+def run_asreview(job: Job, work: Path, args: argparse.Namespace, model: str) -> Outcome:
+    tool = f"asreview-{model}"
+    project = work / f"{tool}-{job.name.replace(':', '_')}.asreview"
+    project.unlink(missing_ok=True)
+    command = [args.peers_python, "-m", "asreview", "simulate", str(job.csv_path), "-o", str(project)]
+    command += ["--n-prior-included", "1", "--n-prior-excluded", "1", "--prior-seed", str(args.seed)]
+    command += ["--seed", str(args.seed)]
+    if model == "logistic":
+        command += ["-c", "logistic", "-q", "max", "-b", "balanced", "-e", "tfidf", "--n-query", "10"]
+    if args.until == "all":
+        command += ["--n-stop", "-1"]
+    # Run in the scratch folder: ASReview leaves a synergy_cache.sqlite in its working directory.
+    seconds, peak, code, text = run_measured(command, args.timeout, env=_peer_env(), cwd=work)
+    if code:
+        return Outcome(tool, seconds, peak, _failure(code, args.timeout, text))
+    order_file = work / f"{tool}-{job.name.replace(':', '_')}.order.json"
+    subprocess.run([args.peers_python, "-c", ASREVIEW_ORDER, str(project), str(order_file)], check=True)
+    result = json.loads(order_file.read_text())
+    # ASReview's record table maps each record to its row in our CSV; check it against the labels it recorded.
+    docids = [job.docids[row] for row in result["row"]]
+    truth = [int(job.grades.get(d, 0) > 0) for d in docids]
+    if truth != [int(x) for x in result["label"]]:
+        return Outcome(tool, seconds, peak, "record_id mapping does not reproduce ASReview's labels")
+    ledger = order_ledger(tool, job.topic, docids, job.grades, job.relevant, len(job.docids))
+    return Outcome(tool, seconds, peak, ledger=ledger)
+
+
+def run_tarexp(job: Job, work: Path, args: argparse.Namespace) -> Outcome:
+    order_file = work / f"tarexp-{job.name.replace(':', '_')}.json"
+    command = [args.peers_python, "-c", TAREXP_RUNNER, str(job.csv_path), str(order_file)]
+    command += [str(args.tarexp_batch), str(args.seed), args.until]
+    seconds, peak, code, text = run_measured(command, args.timeout, env=_peer_env())
+    if code:
+        return Outcome("tarexp", seconds, peak, _failure(code, args.timeout, text))
+    result = json.loads(order_file.read_text())
+    docids = [job.docids[i] for i in result["order"]]
+    ledger = order_ledger("tarexp", job.topic, docids, job.grades, job.relevant, len(job.docids))
+    return Outcome("tarexp", seconds, peak, ledger=ledger, detail=result["timing"])
+
+
+def _peer_env() -> dict:
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def _failure(code: int, timeout: float, text: str) -> str:
+    if code == -9:
+        return f"did not finish in {timeout:g} s"
+    last = [line for line in text.strip().splitlines() if line.strip()][-1:] or ["?"]
+    return f"exit {code}: {last[0][:120]}"
+
+
+def report(job: Job, outcomes: list[Outcome]) -> str:
+    """The per-dataset table: time, peak memory, time ratio to tarsim, Recall@E at every aR+b."""
+    grid = [(a, b) for a in GRID_A for b in GRID_B]
+    head = f"{'tool':<18} {'seconds':>8} {'peak MB':>8} {'x tarsim':>8} {'judged':>7} " + " ".join(
+        f"{f'{a}R+{b}':>7}" for a, b in grid
+    )
+    lines = [f"== {job.name}: {len(job.docids)} documents, R = {job.relevant}", head]
+    base = next((o.seconds for o in outcomes if o.tool == "tarsim" and o.failed is None), None)
+    for o in outcomes:
+        if o.failed:
+            lines.append(f"{o.tool:<18} {'-':>8} {'-':>8} {'-':>8} {'-':>7} {o.failed}")
+            continue
+        rows = recall_at_effort(o.ledger, "judge")
+        recall = {(r["a"], r["b"]): r["recall"] for r in rows}
+        ratio = f"{o.seconds / base:.1f}" if base else "-"
+        cells = " ".join(f"{recall[(a, b)]:>7.3f}" for a, b in grid)
+        lines.append(f"{o.tool:<18} {o.seconds:>8.1f} {o.peak_mb:>8.0f} {ratio:>8} {len(o.ledger):>7} {cells}")
+    timings = [f"{o.tool}: " + ", ".join(f"{k} {v:.1f}s" for k, v in o.detail.items()) for o in outcomes if o.detail]
+    if timings:
+        lines.append("   (inside: " + "; ".join(timings) + ")")
+    return "\n".join(lines)
+
+
+def expand(specs: list[str]) -> list[str]:
+    out: list[str] = []
+    for spec in specs:
+        out.extend(f"srd:{r}" for r in SRD_REVIEWS) if spec == "srd" else out.append(spec)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--peers-python", help="python of the environment where asreview and tarexp are installed")
+    parser.add_argument(
+        "--datasets",
+        nargs="+",
+        default=["srd", "reuters:acq", "reuters:coffee", "reuters:gold"],
+        help="srd (all 14 reviews), srd:<review>, reuters:<topic>",
+    )
+    parser.add_argument("--tools", nargs="+", default=list(TOOLS), choices=TOOLS)
+    parser.add_argument(
+        "--until",
+        choices=("all", "last-relevant"),
+        default="all",
+        help="review the whole collection (default) or stop at the last relevant document",
+    )
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per tool run before it is killed")
+    parser.add_argument("--tarexp-batch", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, help="also append one JSON line per run to this file")
+    args = parser.parse_args(argv)
+    peers = [t for t in args.tools if t != "tarsim"]
+    if peers and not (args.peers_python and _importable(args.peers_python)):
+        print("peers not importable (give --peers-python with asreview and tarexp installed): tarsim only")
+        args.tools = ["tarsim"]
+    print(f"machine: {os.cpu_count()} cores, {_cpu_model()}, {_memory_gb():.0f} GB; until={args.until}")
+    with tempfile.TemporaryDirectory(prefix="tarsim-vs-peers-") as tmp:
+        work = Path(tmp)
+        for spec in expand(args.datasets):
+            job = prepare(spec, work)
+            outcomes = []
+            for tool in args.tools:
+                if tool == "tarsim":
+                    outcomes.append(run_tarsim(job, work, args))
+                elif tool == "tarexp":
+                    outcomes.append(run_tarexp(job, work, args))
+                else:
+                    outcomes.append(run_asreview(job, work, args, tool.split("-", 1)[1]))
+                if args.json:
+                    o = outcomes[-1]
+                    rows = recall_at_effort(o.ledger, "judge") if o.ledger is not None else []
+                    record = {
+                        "dataset": spec,
+                        "tool": o.tool,
+                        "seconds": o.seconds,
+                        "peak_mb": o.peak_mb,
+                        "failed": o.failed,
+                        "judged": len(o.ledger) if o.ledger is not None else None,
+                        "relevant": job.relevant,
+                        "documents": len(job.docids),
+                        "detail": o.detail,
+                        "recall": {f"{r['a']}R+{r['b']}": r["recall"] for r in rows},
+                    }
+                    with open(args.json, "a", encoding="utf-8") as handle:
+                        handle.write(json.dumps(record) + "\n")
+            print(report(job, outcomes), flush=True)
+    return 0
+
+
+def _importable(python: str) -> bool:
+    check = subprocess.run([python, "-c", "import asreview, tarexp"], capture_output=True)
+    return check.returncode == 0
+
+
+def _cpu_model() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return "unknown CPU"
+
+
+def _memory_gb() -> float:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemTotal"):
+            return int(line.split()[1]) / 1024**2
+    return 0.0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
