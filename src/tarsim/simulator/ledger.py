@@ -1,4 +1,5 @@
-"""Writing the append-only JSONL ledger (format: tarsim.data.ledger), flushed once per training round."""
+"""Writing the append-only JSONL ledger (format: tarsim.data.ledger): to disk, flushed once per training round,
+or to memory for the Python API without an output directory."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from tarsim.data.lines import PathLike
 
 
 class LedgerWriter:
-    """Streams ledger records to disk; `finish` renames the complete ledger into place."""
+    """Streams ledger records to a hidden partial file; `finish` renames the complete ledger into place."""
 
     def __init__(self, path: PathLike, header: dict) -> None:
         self.path = Path(path)
@@ -19,14 +20,12 @@ class LedgerWriter:
         self._partial = partial_path(self.path)
         self._handle = open(self._partial, "w", encoding="utf-8", newline="\n")  # noqa: SIM115 - open for the review
         self._pending: list[str] = []
-        self.lines: list[str] = []
         self.write({"type": "header", "format": LEDGER_FORMAT, **header})
         self.flush()
 
     def write(self, record: dict) -> None:
-        line = encode(record)
-        self._pending.append(line)
-        self.lines.append(line)
+        """Queue one record; it reaches the disk at the next flush."""
+        self._pending.append(encode(record))
 
     def flush(self) -> None:
         """Write what is pending (called once per training round)."""
@@ -50,20 +49,21 @@ class LedgerWriter:
             os.unlink(self._partial)
 
 
-class MemoryLedgerWriter(LedgerWriter):
-    """A ledger kept in memory only (for the Python API without an output directory)."""
+class MemoryLedgerWriter:
+    """The same records as LedgerWriter, kept as lines in memory."""
 
     def __init__(self, header: dict) -> None:
-        self.path = Path("<memory>")
-        self._pending = []
-        self.lines = []
+        self.lines: list[str] = []
         self.write({"type": "header", "format": LEDGER_FORMAT, **header})
 
+    def write(self, record: dict) -> None:
+        self.lines.append(encode(record))
+
     def flush(self) -> None:
-        self._pending.clear()
+        """Nothing to do: every line is already in memory."""
 
     def finish(self, end: dict) -> None:
         self.write({"type": "end", **end})
 
     def abort(self) -> None:
-        self._pending.clear()
+        self.lines.clear()

@@ -23,7 +23,7 @@ from tarsim.learners import check_learner, default_learner, fit_and_score
 from tarsim.policies import make_batch_schedule, make_selection_policy
 from tarsim.policies.selection import RandomSampling
 from tarsim.simulator.config import Budget, ReviewConfig
-from tarsim.simulator.ledger import LedgerWriter
+from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
 from tarsim.simulator.oracle import ReviewerErrors, SentenceLabels
 
 _STREAMS = {"policy": 1, "presumed": 2, "reviewer": 3, "seeding": 4}
@@ -79,7 +79,7 @@ class ReviewSimulation:
         features: Features,
         review: TopicReview,
         config: ReviewConfig,
-        writer: LedgerWriter,
+        writer: LedgerWriter | MemoryLedgerWriter,
         learner: BaseEstimator | None = None,
     ) -> None:
         self.features = features
