@@ -1,0 +1,84 @@
+"""`tarsim sweep CONFIG.toml`: run a comparison study (every combination one simulation) on joblib or Dask."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", metavar="CONFIG.toml", help="sweep configuration (see docs/sweeps.md)")
+    parser.add_argument("--backend", choices=["joblib", "dask"], default="joblib", help="where runs execute")
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 "
+        "(--backend dask without it starts a local cluster of --jobs workers)",
+    )
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="local worker processes (default 1)")
+    parser.add_argument("--resume", action="store_true", help="run only the runs without a complete ledger")
+    parser.add_argument("--out", metavar="DIR", help="output directory (default: the config's sweep.out)")
+    parser.add_argument(
+        "--retries", type=int, default=1, metavar="N", help="Dask: times a failing run is retried (default 1)"
+    )
+    parser.add_argument("--dry-run", action="store_true", help="validate and print the plan without running it")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tarsim.errors import ConfigError
+    from tarsim.sweep.config import load_sweep_config
+    from tarsim.sweep.plan import expand_plan, load_collections
+    from tarsim.sweep.run import run_sweep
+
+    if args.retries < 0:
+        raise ConfigError(f"--retries must be >= 0, got {args.retries}")
+    config = load_sweep_config(args.config)
+    if args.dry_run:
+        runs, skipped = expand_plan(config, load_collections(config))
+        _print_skipped(skipped)
+        for spec in runs:
+            print(spec.run_id)
+        print(f"{len(runs)} run(s) planned", file=sys.stderr)
+        return 0
+    bar = {}
+
+    def progress(total: int, done: int):
+        if not sys.stderr.isatty():
+            return None
+        from tqdm import tqdm
+
+        bar["tqdm"] = tqdm(total=total, initial=done, unit="run", desc="sweep", file=sys.stderr)
+        return lambda: bar["tqdm"].update(1)
+
+    try:
+        outcome = run_sweep(
+            config,
+            Path(args.out) if args.out else None,
+            backend=args.backend,
+            jobs=args.jobs,
+            scheduler=args.scheduler,
+            resume=args.resume,
+            retries=args.retries,
+            progress=progress,
+        )
+    finally:
+        if "tqdm" in bar:
+            bar["tqdm"].close()
+    _print_skipped(outcome.skipped)
+    for run_id, reason in outcome.failed.items():
+        print(f"tarsim: run {run_id} failed: {reason}", file=sys.stderr)
+    print(
+        f"{len(outcome.runs)} run(s): {len(outcome.executed)} ran, {len(outcome.resumed)} kept from an earlier "
+        f"sweep, {len(outcome.failed)} failed; ledgers, results.parquet and results.csv in {outcome.out}"
+    )
+    if outcome.failed:
+        print("tarsim: rerun with --resume to retry the failed runs", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print_skipped(skipped: dict[str, str]) -> None:
+    for topic, reason in skipped.items():
+        print(f"tarsim: skipped topic {topic}: {reason}", file=sys.stderr)

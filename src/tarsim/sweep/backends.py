@@ -1,0 +1,98 @@
+"""Where runs execute: joblib (local processes) or a Dask distributed cluster.
+
+Both report each run as it finishes (result or failure) through callbacks, in completion order; the sweep
+orders everything it writes by the plan, so outputs do not depend on the backend or the worker count.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+
+from tarsim.errors import ConfigError
+
+BACKENDS = ("joblib", "dask")
+
+Runner = Callable[[object], object]
+OnResult = Callable[[object], None]
+OnFailure = Callable[[object, str], None]
+
+
+def _guarded(runner: Runner, task) -> tuple[bool, object]:
+    """Run a task; an exception becomes a reported failure instead of stopping the other runs."""
+    try:
+        return True, runner(task)
+    except Exception as exc:  # a failed run is reported, the sweep goes on
+        last = traceback.extract_tb(exc.__traceback__)[-1:]
+        where = f" ({last[0].filename}:{last[0].lineno})" if last else ""
+        return False, (task, f"{type(exc).__name__}: {exc}{where}")
+
+
+def run_joblib(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult, on_failure: OnFailure) -> None:
+    """Run tasks on `jobs` local worker processes (1: in this process), reporting each as it finishes."""
+    from joblib import Parallel, delayed
+
+    if jobs < 1:
+        raise ConfigError(f"--jobs must be >= 1, got {jobs}")
+    if not tasks:
+        return
+    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", backend="loky" if jobs > 1 else None)
+    for ok, value in parallel(delayed(_guarded)(runner, task) for task in tasks):
+        if ok:
+            on_result(value)
+        else:
+            on_failure(*value)
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None, workers: int) -> Iterator:
+    """A client of the cluster at `scheduler`, or (None) of a local cluster with `workers` processes."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ConfigError("--backend dask needs dask[distributed] (pip install 'dask[distributed]')") from None
+    if scheduler is None:
+        with (
+            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+            Client(cluster) as client,
+        ):
+            yield client
+        return
+    try:
+        client = Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ConfigError(f"--scheduler {scheduler}: cannot connect to a Dask scheduler ({exc})") from None
+    with client:
+        yield client
+
+
+def run_dask(
+    tasks: Sequence,
+    runner: Runner,
+    client,
+    on_result: OnResult,
+    on_failure: OnFailure,
+    retries: int = 1,
+) -> None:
+    """Submit every task to a Dask cluster; a run whose worker dies is rescheduled by the scheduler (up to its
+    allowed-failures), a run that raises is retried `retries` times, and what still fails is reported."""
+    from distributed import as_completed
+
+    if not tasks:
+        return
+    futures = {}
+    for task in tasks:
+        where = hashlib.sha256(task.ledger_path.encode()).hexdigest()[:12]  # two sweeps may share a scheduler
+        key = f"tarsim-run-{task.spec.run_id}-{where}"
+        future = client.submit(runner, task, key=key, retries=retries, pure=False)
+        futures[future.key] = (future, task)
+    for future in as_completed([f for f, _ in futures.values()]):
+        task = futures[future.key][1]
+        if future.status == "finished":
+            on_result(future.result())
+        else:
+            exc = future.exception()
+            on_failure(task, f"{type(exc).__name__}: {exc}")
+        future.release()

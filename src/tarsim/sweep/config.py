@@ -1,0 +1,417 @@
+"""The sweep configuration file (TOML): parsed with tomllib and validated completely before any run starts.
+
+Every error names the file, the line of the offending key when it can be found, the key, and the accepted
+values; a misspelt key gets the closest accepted one suggested (difflib).
+"""
+
+from __future__ import annotations
+
+import difflib
+import glob
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tarsim.effort_models import EFFORT_MODELS, TimeModel, make_effort_model
+from tarsim.errors import ConfigError, InputError
+from tarsim.features import FeatureSettings
+from tarsim.policies import SELECTION_POLICIES, SeedingChoice, make_selection_policy
+from tarsim.simulator.config import STRATEGIES, ReviewConfig, strategy_config
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+DEMO = "demo"
+"""The collection name that selects the built-in synthetic demo collection."""
+
+TOP_KEYS = ("sweep", "collections", "review")
+SWEEP_KEYS = ("out", "base_seed", "seeds", "policies", "strategies", "effort_models", "stopping", "recall_target")
+COLLECTION_KEYS = ("path", "topics", "name")
+TIME_MODEL_KEYS = ("document_seconds", "sentence_seconds", "seconds_per_word")
+FEATURE_KEYS = ("stem", "min_df", "sublinear_tf")
+
+# [review] key -> (ReviewConfig field, expected TOML type(s), accepted values shown in errors)
+REVIEW_KEYS: dict[str, tuple[str, tuple[type, ...], str]] = {
+    "rank_by": ("rank_by", (str,), "document, sentence"),
+    "batch": ("batch", (str, int), "bmi or a positive integer"),
+    "seeding": ("seeding", (str,), "query, random"),
+    "presumed_nonrelevant": ("presumed_nonrelevant", (int,), "an integer >= 0"),
+    "sentence_oracle": ("sentence_oracle", (str,), "inherit, classifier"),
+    "oracle_threshold": ("oracle_threshold", (int, float), "a number"),
+    "false_negative_rate": ("false_negative_rate", (int, float), "a number in [0, 1]"),
+    "false_positive_rate": ("false_positive_rate", (int, float), "a number in [0, 1]"),
+    "reviewers": ("reviewers", (int,), "an integer >= 1"),
+    "async_retrain": ("async_retrain", (bool,), "true, false"),
+    "retrain_seconds": ("retrain_seconds", (int, float), "a number >= 0"),
+    "until": ("until", (str,), "all-relevant, exhausted"),
+    "max_effort": ("max_effort", (str, int, float), "aR+b, e.g. 2R+100, 4R or 1000"),
+    "max_effort_model": ("max_effort_model", (str,), ", ".join(EFFORT_MODELS)),
+    "lambda": ("lambda_", (int, float), "a number > 0"),
+    "time_model": ("time_model", (dict,), "a table with " + ", ".join(TIME_MODEL_KEYS)),
+    "features": ("features", (dict,), "a table with " + ", ".join(FEATURE_KEYS)),
+}
+DEFAULT_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds")
+
+
+@dataclass(frozen=True)
+class CollectionEntry:
+    """One collection of the sweep: its name (used in run ids), directory (None: the demo) and topics."""
+
+    name: str
+    path: Path | None
+    topics: tuple[str, ...] | None  # None: every topic with qrels and a query
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """A validated sweep: what varies (collections, topics, policies, strategies, seeds) and what is fixed."""
+
+    source: Path
+    collections: tuple[CollectionEntry, ...]
+    policies: tuple[str, ...] = ("relevance",)
+    strategies: tuple[str, ...] = ("document/document",)
+    seeds: tuple[int, ...] = (0,)
+    base_seed: int = 0
+    effort_models: tuple[str, ...] = DEFAULT_EFFORT_MODELS
+    stopping: tuple[str, ...] = ()
+    recall_target: float = 0.8
+    review: Mapping[str, Any] = field(default_factory=dict)
+    out: Path | None = None
+
+    def review_config(self, policy: str, strategy: str, seed: int) -> ReviewConfig:
+        """The ReviewConfig of one run (its derived seed included)."""
+        return strategy_config(strategy, policy=policy, stopping=self.stopping, seed=seed, **self.review)
+
+    @property
+    def feature_settings(self) -> FeatureSettings:
+        return self.review.get("features", FeatureSettings())
+
+
+class _Locator:
+    """Best-effort line numbers of keys in the TOML text, so that errors can point at a line."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+
+    def line(self, section: str | None, key: str | None = None, index: int = 0) -> int | None:
+        start = 0
+        if section is not None:
+            header = re.compile(rf"^\s*\[\[?\s*{re.escape(section)}\s*\]\]?\s*(#.*)?$")
+            hits = [n for n, line in enumerate(self.lines) if header.match(line)]
+            if len(hits) > index:
+                start = hits[index]
+            elif key is None:
+                return None
+        if key is None:
+            return start + 1
+        assignment = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+        for n in range(start, len(self.lines)):
+            if n > start and section is not None and self.lines[n].lstrip().startswith("["):
+                break
+            if assignment.match(self.lines[n]):
+                return n + 1
+        return None
+
+
+class _Checker:
+    """Raises InputError(path, line, 'key: problem; accepted: ...') for the first problem found."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.where = _Locator(text)
+
+    def fail(self, key: str, problem: str, section: str | None = None, name: str | None = None, index: int = 0):
+        raise InputError(self.path, self.where.line(section, name, index), f"{key}: {problem}")
+
+    def keys(self, table: Mapping, accepted: Sequence[str], prefix: str, section: str | None, index: int = 0) -> None:
+        for key in table:
+            if key not in accepted:
+                close = difflib.get_close_matches(key, accepted, n=1, cutoff=0.6)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                self.fail(
+                    f"{prefix}{key}", f"unknown key; {hint}accepted keys: {', '.join(accepted)}", section, key, index
+                )
+
+    def typed(self, value: Any, types: tuple[type, ...], key: str, accepted: str, section: str | None, name: str):
+        ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+        if not ok:
+            self.fail(key, f"expected {accepted}, got {value!r}", section, name)
+        return value
+
+    def strings(self, value: Any, key: str, accepted: str, section: str | None, name: str) -> tuple[str, ...]:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+            self.fail(key, f"expected a non-empty list of strings ({accepted}), got {value!r}", section, name)
+        if len(set(value)) != len(value):
+            self.fail(key, f"duplicate entries in {value!r}", section, name)
+        return tuple(value)
+
+
+def load_sweep_config(path: str | Path) -> SweepConfig:
+    """Read and validate a sweep configuration file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, None, "sweep configuration file does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, None, f"cannot read the sweep configuration: {exc}") from None
+    return parse_sweep_config(text, path)
+
+
+def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
+    """Parse and validate TOML text; relative collection paths are resolved against the file's directory."""
+    path = Path(path)
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        match = re.search(r"\(at line (\d+), column \d+\)", message)
+        line = int(match.group(1)) if match else None
+        raise InputError(path, line, f"invalid TOML: {re.sub(r' ?[(]at line.*[)]', '', message)}") from None
+    check = _Checker(path, text)
+    check.keys(document, TOP_KEYS, "", None)
+    sweep = document.get("sweep", {})
+    if not isinstance(sweep, dict):
+        check.fail("sweep", "expected a table [sweep]", None, "sweep")
+    check.keys(sweep, SWEEP_KEYS, "sweep.", "sweep")
+    base = path.parent
+
+    policies = check.strings(
+        sweep.get("policies", ["relevance"]), "sweep.policies", ", ".join(SELECTION_POLICIES), "sweep", "policies"
+    )
+    for policy in policies:
+        try:
+            make_selection_policy(policy)
+        except ConfigError as exc:
+            check.fail("sweep.policies", str(exc), "sweep", "policies")
+    strategies = check.strings(
+        sweep.get("strategies", ["document/document"]), "sweep.strategies", ", ".join(STRATEGIES), "sweep", "strategies"
+    )
+    for strategy in strategies:
+        if strategy not in STRATEGIES:
+            close = difflib.get_close_matches(strategy, list(STRATEGIES), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            check.fail(
+                "sweep.strategies",
+                f"unknown strategy {strategy!r}; {hint}accepted: {', '.join(STRATEGIES)}",
+                "sweep",
+                "strategies",
+            )
+    effort_models = check.strings(
+        sweep.get("effort_models", list(DEFAULT_EFFORT_MODELS)),
+        "sweep.effort_models",
+        ", ".join(EFFORT_MODELS),
+        "sweep",
+        "effort_models",
+    )
+    for model in effort_models:
+        try:
+            make_effort_model(model)
+        except ConfigError as exc:
+            check.fail("sweep.effort_models", str(exc), "sweep", "effort_models")
+    stopping = _stopping_rules(check, sweep.get("stopping", []))
+    recall_target = check.typed(
+        sweep.get("recall_target", 0.8),
+        (int, float),
+        "sweep.recall_target",
+        "a number in (0, 1]",
+        "sweep",
+        "recall_target",
+    )
+    if not 0 < recall_target <= 1:
+        check.fail(
+            "sweep.recall_target", f"expected a number in (0, 1], got {recall_target!r}", "sweep", "recall_target"
+        )
+    base_seed = check.typed(
+        sweep.get("base_seed", 0), (int,), "sweep.base_seed", "an integer >= 0", "sweep", "base_seed"
+    )
+    if base_seed < 0:
+        check.fail("sweep.base_seed", f"expected an integer >= 0, got {base_seed}", "sweep", "base_seed")
+    seeds = _seeds(check, sweep.get("seeds", 1))
+    out = sweep.get("out")
+    if out is not None:
+        check.typed(out, (str,), "sweep.out", "a directory path", "sweep", "out")
+        out = base / out
+
+    review = _review_options(check, document.get("review", {}))
+    try:  # every per-run configuration must be valid before anything runs
+        for policy in policies:
+            for strategy in strategies:
+                strategy_config(strategy, policy=policy, stopping=stopping, seed=0, **review)
+    except ConfigError as exc:
+        check.fail("review", str(exc), "review")
+    collections = _collections(check, document.get("collections"), base)
+    return SweepConfig(
+        source=path,
+        collections=collections,
+        policies=policies,
+        strategies=strategies,
+        seeds=seeds,
+        base_seed=base_seed,
+        effort_models=effort_models,
+        stopping=stopping,
+        recall_target=float(recall_target),
+        review=review,
+        out=out,
+    )
+
+
+def _stopping_rules(check: _Checker, value: Any) -> tuple[str, ...]:
+    if value == []:
+        return ()
+    rules = check.strings(value, "sweep.stopping", "stopping rule specifications", "sweep", "stopping")
+    try:
+        from tarsim.stopping import parse_stopping_rule
+    except ImportError:
+        check.fail("sweep.stopping", "stopping rules need tarsim.stopping, which is not installed", "sweep", "stopping")
+    for rule in rules:
+        try:
+            parse_stopping_rule(rule)
+        except ConfigError as exc:
+            check.fail("sweep.stopping", str(exc), "sweep", "stopping")
+    return rules
+
+
+def _seeds(check: _Checker, value: Any) -> tuple[int, ...]:
+    """A count n (seeds 0..n-1) or an explicit list of distinct non-negative integers."""
+    accepted = "a positive count or a list of distinct integers >= 0"
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            check.fail("sweep.seeds", f"seed count must be >= 1, got {value}; accepted: {accepted}", "sweep", "seeds")
+        return tuple(range(value))
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+        and len(set(value)) == len(value)
+    ):
+        return tuple(value)
+    return check.fail("sweep.seeds", f"expected {accepted}, got {value!r}", "sweep", "seeds")
+
+
+def _review_options(check: _Checker, table: Any) -> dict[str, Any]:
+    """[review] as ReviewConfig keyword arguments (policy, strategy, seed and stopping come from [sweep])."""
+    if not isinstance(table, dict):
+        check.fail("review", "expected a table [review]", None, "review")
+    check.keys(table, list(REVIEW_KEYS), "review.", "review")
+    options: dict[str, Any] = {}
+    for key, value in table.items():
+        field_name, types, accepted = REVIEW_KEYS[key]
+        check.typed(value, types, f"review.{key}", accepted, "review", key)
+        if key == "seeding":
+            if value not in ("query", "random"):
+                check.fail(
+                    "review.seeding",
+                    f"unknown seeding {value!r}; accepted: {accepted} "
+                    "(seed documents differ per topic, so 'documents' is not available in a sweep)",
+                    "review",
+                    key,
+                )
+            value = SeedingChoice(value)
+        elif key == "sentence_oracle" and value not in ("inherit", "classifier"):
+            check.fail("review.sentence_oracle", f"unknown oracle {value!r}; accepted: {accepted}", "review", key)
+        elif key == "batch" or key == "max_effort":
+            value = str(value)
+        elif key == "time_model":
+            check.keys(value, TIME_MODEL_KEYS, "review.time_model.", "review.time_model")
+            value = _build(check, TimeModel, value, "review.time_model")
+        elif key == "features":
+            check.keys(value, FEATURE_KEYS, "review.features.", "review.features")
+            value = _build(check, FeatureSettings, value, "review.features")
+        options[field_name] = value
+    return options
+
+
+def _build(check: _Checker, cls: type, values: dict, key: str):
+    try:
+        return cls(**values)
+    except (ConfigError, TypeError) as exc:
+        return check.fail(key, str(exc), key)
+
+
+def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEntry, ...]:
+    """[[collections]] tables (path, topics, name) or plain strings; a path may be a glob or `demo`."""
+    if not isinstance(value, list) or not value:
+        check.fail(
+            "collections",
+            f'expected at least one collection: [[collections]] with path = "DIR" (a directory, a glob, or {DEMO!r})',
+            None,
+        )
+    entries: list[CollectionEntry] = []
+    for index, item in enumerate(value):
+        key = f"collections[{index}]"
+        if isinstance(item, str):
+            item = {"path": item}
+        if not isinstance(item, dict):
+            check.fail(
+                key,
+                f"expected a table with {', '.join(COLLECTION_KEYS)} or a path string, got {item!r}",
+                "collections",
+                None,
+                index,
+            )
+        check.keys(item, COLLECTION_KEYS, f"{key}.", "collections", index)
+        if "path" not in item or not isinstance(item["path"], str):
+            check.fail(f"{key}.path", f"required: a directory, a glob, or {DEMO!r}", "collections", None, index)
+        topics = item.get("topics", "all")
+        if topics == "all":
+            topics = None
+        elif isinstance(topics, list) and topics and all(isinstance(t, str) for t in topics):
+            topics = tuple(dict.fromkeys(topics))
+        else:
+            check.fail(
+                f"{key}.topics",
+                f'expected "all" or a non-empty list of topic ids, got {topics!r}',
+                "collections",
+                "topics",
+                index,
+            )
+        spec = item["path"]
+        if spec == DEMO:
+            paths: list[Path | None] = [None]
+        elif glob.has_magic(spec):
+            paths = [Path(p) for p in sorted(glob.glob(str(base / spec))) if Path(p).is_dir()]
+            if not paths:
+                check.fail(
+                    f"{key}.path", f"no directory matches {spec!r} (relative to {base})", "collections", "path", index
+                )
+            if "name" in item:
+                check.fail(
+                    f"{key}.name",
+                    "a glob path names its collections after their directories",
+                    "collections",
+                    "name",
+                    index,
+                )
+        else:
+            directory = base / spec
+            if not directory.is_dir():
+                check.fail(
+                    f"{key}.path",
+                    f"collection directory {str(directory)!r} does not exist",
+                    "collections",
+                    "path",
+                    index,
+                )
+            paths = [directory]
+        for directory in paths:
+            name = item.get("name") or (DEMO if directory is None else directory.name)
+            if not isinstance(name, str) or not name:
+                check.fail(f"{key}.name", f"expected a non-empty string, got {name!r}", "collections", "name", index)
+            entries.append(CollectionEntry(name, directory, topics))
+    names = [entry.name for entry in entries]
+    for name in names:
+        if names.count(name) > 1:
+            check.fail(
+                "collections",
+                f'collection name {name!r} is used twice; give one of them a distinct name (name = "...")',
+                "collections",
+            )
+    return tuple(entries)

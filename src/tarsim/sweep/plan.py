@@ -1,0 +1,91 @@
+"""Expanding a sweep into runs: collection x topic x policy x strategy x seed, each with its own derived seed.
+
+A run's seed is derived from the base seed and the run's identity through numpy's SeedSequence over a
+SHA-256 of the identity, so it is the same in every process, on every machine and whatever the run order
+(Python's hash() is salted per process and is never used).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from tarsim.data.dataset import Dataset, load_dataset
+from tarsim.errors import ConfigError
+from tarsim.simulator.run import check_topics, ledger_name
+from tarsim.sweep.config import SweepConfig
+from tarsim.synthetic import demo_dataset
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """The identity of one run of a sweep."""
+
+    collection: str
+    topic: str
+    policy: str
+    strategy: str
+    seed: int  # the replicate's seed as written in the config (0..n-1 for a count)
+    derived_seed: int  # the seed the simulation uses
+
+    @property
+    def run_id(self) -> str:
+        """collection__topic__policy__shown-trained__seedN (readable; the ledger file name escapes it)."""
+        return "__".join(
+            [self.collection, self.topic, self.policy, self.strategy.replace("/", "-"), f"seed{self.seed}"]
+        )
+
+    @property
+    def ledger_file(self) -> str:
+        """The run's ledger file name under OUT/ledgers (unsafe characters %-escaped)."""
+        return ledger_name(self.run_id)
+
+
+def derive_seed(base_seed: int, collection: str, topic: str, policy: str, strategy: str, seed: int) -> int:
+    """A 32-bit seed from the base seed and the run's identity (stable across processes and platforms)."""
+    identity = json.dumps([collection, topic, policy, strategy, seed], ensure_ascii=False, separators=(",", ":"))
+    words = np.frombuffer(hashlib.sha256(identity.encode("utf-8")).digest(), dtype="<u4")
+    state = np.random.SeedSequence([base_seed, *words.tolist()]).generate_state(1, dtype=np.uint32)
+    return int(state[0])
+
+
+def load_collections(config: SweepConfig) -> dict[str, Dataset]:
+    """Every collection of the sweep, loaded (and so checked) before any run starts."""
+    datasets = {}
+    for entry in config.collections:
+        datasets[entry.name] = demo_dataset() if entry.path is None else load_dataset(entry.path)
+    return datasets
+
+
+def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list[RunSpec], dict[str, str]]:
+    """All runs in a fixed order (collection, topic, policy, strategy, seed), and the topics skipped (why)."""
+    runs: list[RunSpec] = []
+    skipped: dict[str, str] = {}
+    for entry in config.collections:
+        dataset = datasets[entry.name]
+        try:
+            topics = check_topics(dataset, entry.topics)
+        except ConfigError as exc:
+            raise ConfigError(f"{config.source}: collections {entry.name!r}: {exc}") from None
+        for topic in topics:
+            judged = dataset.qrels.get(topic, {})
+            if not any(grade > 0 and docid in dataset.collection for docid, grade in judged.items()):
+                skipped[f"{entry.name}/{topic}"] = "no relevant document in the collection"
+                continue
+            for policy in config.policies:
+                for strategy in config.strategies:
+                    for seed in config.seeds:
+                        derived = derive_seed(config.base_seed, entry.name, topic, policy, strategy, seed)
+                        runs.append(RunSpec(entry.name, topic, policy, strategy, seed, derived))
+    seen: dict[str, RunSpec] = {}
+    for run in runs:
+        if run.ledger_file in seen:
+            raise ConfigError(
+                f"{config.source}: runs {seen[run.ledger_file]} and {run} share the run id {run.run_id!r}; "
+                'rename a collection (name = "...")'
+            )
+        seen[run.ledger_file] = run
+    return runs, skipped

@@ -1,0 +1,215 @@
+"""Running a sweep: validate and plan everything, build each collection's features once, run what is missing on
+the chosen backend, then write the tidy table from the complete ledgers.
+
+Outputs: OUT/ledgers/<run-id>.jsonl (one per run; written to a hidden .partial file and renamed when complete),
+OUT/cache/ (features and docids per collection, shared by all runs), OUT/results.parquet and OUT/results.csv.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from tarsim import __version__
+from tarsim.data.atomic import atomic_write
+from tarsim.data.dataset import Dataset
+from tarsim.data.ledger import encode, read_ledger
+from tarsim.errors import ConfigError
+from tarsim.features import cache_path, cached_features, collection_digest
+from tarsim.simulator.run import _digest_text, _topic_qrels_digest
+from tarsim.sweep.backends import BACKENDS, dask_client, run_dask, run_joblib
+from tarsim.sweep.config import SweepConfig
+from tarsim.sweep.plan import RunSpec, expand_plan, load_collections
+from tarsim.sweep.tables import results_frame, run_rows, write_results
+from tarsim.sweep.worker import RunResult, RunTask, execute_run, remember
+
+
+@dataclass
+class SweepOutcome:
+    """What a sweep did: the planned runs, which ran now, which were kept (resume), failures, skipped topics."""
+
+    out: Path
+    runs: list[RunSpec]
+    executed: list[str] = field(default_factory=list)
+    resumed: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    table: pd.DataFrame | None = None
+
+
+@dataclass
+class PreparedSweep:
+    """The validated plan with one task per run and the loaded collections."""
+
+    config: SweepConfig
+    out: Path
+    runs: list[RunSpec]
+    tasks: list[RunTask]
+    datasets: dict[str, Dataset]
+    skipped: dict[str, str]
+
+
+def run_header(dataset: Dataset, spec: RunSpec, config, digest: str, base_seed: int) -> dict:
+    """The ledger header of a run: what `tarsim simulate` records, plus the run's place in the sweep."""
+    judged = dataset.qrels.get(spec.topic, {})
+    query = dataset.topics[spec.topic]
+    return {
+        "tarsim": __version__,
+        "topic": spec.topic,
+        "query": query,
+        "config": config.to_dict(),
+        "seed": config.seed,
+        "learner": "BMILogisticRegression (default)",
+        "inputs": {"collection": digest, "qrels": _topic_qrels_digest(judged), "query": _digest_text(query)},
+        "collection_size": len(dataset.collection),
+        "relevant": sum(1 for d, g in judged.items() if g > 0 and d in dataset.collection),
+        "sweep": {
+            "run_id": spec.run_id,
+            "collection": spec.collection,
+            "policy": spec.policy,
+            "strategy": spec.strategy,
+            "seed": spec.seed,
+            "base_seed": base_seed,
+        },
+    }
+
+
+def prepare_sweep(config: SweepConfig, out: Path | None = None) -> PreparedSweep:
+    """Load every collection, expand the plan, and build (or find cached) features once per collection."""
+    out = Path(out or config.out or config.source.with_suffix("").name + "-out").resolve()
+    datasets = load_collections(config)
+    runs, skipped = expand_plan(config, datasets)
+    cache = out / "cache"
+    tasks: list[RunTask] = []
+    inputs: dict[str, tuple[str, str, str]] = {}
+    for name, dataset in datasets.items():
+        if not any(run.collection == name for run in runs):
+            continue
+        digest = collection_digest(dataset.collection)
+        features = cached_features(dataset.collection, cache, config.feature_settings)
+        features_path = str(cache_path(cache, dataset.collection, config.feature_settings))
+        docids_path = cache / f"docids-{digest[:24]}.json"
+        if not docids_path.exists():
+            with atomic_write(docids_path) as handle:
+                json.dump(list(dataset.collection.docids), handle, ensure_ascii=False)
+        remember(features_path, str(docids_path), features, list(dataset.collection.docids))
+        inputs[name] = (digest, features_path, str(docids_path))
+    for spec in runs:
+        dataset = datasets[spec.collection]
+        digest, features_path, docids_path = inputs[spec.collection]
+        review = config.review_config(spec.policy, spec.strategy, spec.derived_seed)
+        tasks.append(
+            RunTask(
+                spec=spec,
+                config=review,
+                query=dataset.topics[spec.topic],
+                judged=dict(dataset.qrels.get(spec.topic, {})),
+                header=run_header(dataset, spec, review, digest, config.base_seed),
+                features_path=features_path,
+                docids_path=docids_path,
+                ledger_path=str(out / "ledgers" / spec.ledger_file),
+            )
+        )
+    return PreparedSweep(config, out, runs, tasks, datasets, skipped)
+
+
+def is_finished(path: Path, header: dict) -> bool:
+    """A complete ledger of exactly this run: same header (configuration, inputs, seed) and an end record."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            first = handle.readline()
+            last = first
+            for line in handle:
+                if line.strip():
+                    last = line
+    except FileNotFoundError:
+        return False
+    try:
+        head, tail = json.loads(first), json.loads(last)
+    except json.JSONDecodeError:
+        return False
+    expected = {k: v for k, v in head.items() if k not in ("type", "format")}
+    return encode(expected) == encode(header) and tail.get("type") == "end"
+
+
+def run_sweep(
+    config: SweepConfig,
+    out: Path | None = None,
+    *,
+    backend: str = "joblib",
+    jobs: int = 1,
+    scheduler: str | None = None,
+    resume: bool = False,
+    retries: int = 1,
+    runner: Callable[[RunTask], RunResult] = execute_run,
+    progress: Callable[[int, int], Callable[[], None] | None] | None = None,
+) -> SweepOutcome:
+    """Run every planned run that is missing (all of them without `resume`) and write the results table.
+
+    `progress(total, already_done)` may return a callable that is called once per finished run.
+    """
+    if backend not in BACKENDS:
+        raise ConfigError(f"--backend {backend!r} unknown; accepted: {', '.join(BACKENDS)}")
+    if scheduler is not None and backend != "dask":
+        raise ConfigError("--scheduler needs --backend dask")
+    if jobs < 1:
+        raise ConfigError(f"--jobs must be >= 1, got {jobs}")
+    prepared = prepare_sweep(config, out)
+    outcome = SweepOutcome(prepared.out, prepared.runs, skipped=prepared.skipped)
+    pending: list[RunTask] = []
+    for task in prepared.tasks:
+        if resume and is_finished(Path(task.ledger_path), task.header):
+            outcome.resumed.append(task.spec.run_id)
+        else:
+            pending.append(task)
+    tick = progress(len(prepared.tasks), len(outcome.resumed)) if progress else None
+
+    def finished(result: RunResult) -> None:
+        outcome.executed.append(result.run_id)
+        if tick:
+            tick()
+
+    def failed(task: RunTask, reason: str) -> None:
+        outcome.failed[task.spec.run_id] = reason
+        if tick:
+            tick()
+
+    if backend == "joblib":
+        run_joblib(pending, runner, jobs, finished, failed)
+    elif pending:
+        with dask_client(scheduler, jobs) as client:
+            run_dask(pending, runner, client, finished, failed, retries=retries)
+    outcome.table = write_table(prepared, outcome.failed)
+    return outcome
+
+
+def write_table(prepared: PreparedSweep, failed: dict[str, str] | Sequence[str] = ()) -> pd.DataFrame:
+    """Measure every complete ledger of the plan (in plan order) and write results.parquet and results.csv."""
+    config = prepared.config
+    rows: list[dict] = []
+    for task in prepared.tasks:
+        path = Path(task.ledger_path)
+        if task.spec.run_id in failed or not path.exists():
+            continue
+        ledger = read_ledger(path)
+        if not ledger.complete:  # cannot happen (ledgers are renamed into place when complete); never count one
+            continue
+        dataset = prepared.datasets[task.spec.collection]
+        rows.extend(
+            run_rows(
+                ledger,
+                task.spec,
+                config.effort_models,
+                config.stopping,
+                config.recall_target,
+                docids=dataset.collection.docids,
+                qrels=dataset.qrels,
+            )
+        )
+    frame = results_frame(rows)
+    write_results(prepared.out, frame)
+    return frame

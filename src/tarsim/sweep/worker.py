@@ -1,0 +1,106 @@
+"""One run of a sweep, executed in a worker process (joblib/loky or Dask): small picklable task in, ledger out.
+
+A task carries only the run's identity, configuration, topic qrels and the paths of its collection's cached
+features and docids; a worker process loads each collection once and keeps the last few in memory, so runs
+that share a collection never rebuild (or even re-read) its features.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from tarsim.features import Features, load_features
+from tarsim.simulator.config import ReviewConfig
+from tarsim.simulator.ledger import LedgerWriter
+from tarsim.simulator.oracle import make_sentence_labels
+from tarsim.simulator.review import ReviewSimulation, TopicReview
+from tarsim.sweep.plan import RunSpec
+
+_KEEP = 2
+_LOADED: OrderedDict[tuple[str, str], tuple[Features, list[str], dict[str, int]]] = OrderedDict()
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """Everything a worker needs for one run."""
+
+    spec: RunSpec
+    config: ReviewConfig
+    query: str
+    judged: dict[str, int]  # the topic's qrels
+    header: dict  # the ledger header (also what --resume compares)
+    features_path: str
+    docids_path: str
+    ledger_path: str
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a worker reports back: the run, its judgments and its wall time (never written to outputs)."""
+
+    run_id: str
+    judgments: int
+    seconds: float
+
+
+def collection_inputs(features_path: str, docids_path: str) -> tuple[Features, list[str], dict[str, int]]:
+    """A collection's features, docids and docid positions, loaded once per worker process (small LRU)."""
+    key = (features_path, docids_path)
+    if key in _LOADED:
+        _LOADED.move_to_end(key)
+        return _LOADED[key]
+    features = load_features(Path(features_path))
+    docids = json.loads(Path(docids_path).read_text(encoding="utf-8"))
+    remember(features_path, docids_path, features, docids)
+    return _LOADED[key]
+
+
+def remember(features_path: str, docids_path: str, features: Features, docids: list[str]) -> None:
+    """Keep a loaded collection for later runs in this process (the parent primes it with what it built)."""
+    _LOADED[(features_path, docids_path)] = (features, docids, {d: i for i, d in enumerate(docids)})
+    while len(_LOADED) > _KEEP:
+        _LOADED.popitem(last=False)
+
+
+def topic_grades(judged: dict[str, int], position: dict[str, int], size: int) -> np.ndarray:
+    """The qrels grade of every document of the collection (0 when the qrels do not list it)."""
+    grades = np.zeros(size, dtype=np.int64)
+    for docid, grade in judged.items():
+        if docid in position:
+            grades[position[docid]] = grade
+    return grades
+
+
+def execute_run(task: RunTask) -> RunResult:
+    """Simulate one run into its ledger (a hidden .partial file renamed into place only when complete)."""
+    started = time.perf_counter()
+    features, docids, position = collection_inputs(task.features_path, task.docids_path)
+    config = task.config
+    grades = topic_grades(task.judged, position, len(docids))
+    labels = make_sentence_labels(
+        config.sentence_oracle,
+        task.spec.topic,
+        None,  # only an explicit sentence-qrels oracle needs the collection; sweeps allow inherit/classifier
+        features,
+        (grades > 0).astype(np.int8),
+        config.oracle_threshold,
+        config.seed,
+    )
+    review = TopicReview(task.spec.topic, task.query, grades, labels, docids)
+    writer = LedgerWriter(Path(task.ledger_path), task.header)
+    try:
+        # One BLAS/OpenMP thread per run: runs are the unit of parallelism, and results must not depend on
+        # how many threads a worker happens to have.
+        with threadpool_limits(limits=1):
+            end = ReviewSimulation(features, review, config, writer).run()
+    except BaseException:
+        writer.abort()
+        raise
+    return RunResult(task.spec.run_id, int(end["judgments"]), time.perf_counter() - started)

@@ -1,0 +1,137 @@
+"""`tarsim sweep` configuration: validation before any run starts, plan expansion, and derived seeds."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tarsim.cli import main
+from tarsim.errors import InputError
+from tarsim.sweep import derive_seed, expand_plan, parse_sweep_config
+from tarsim.sweep.plan import load_collections
+
+VALID = """\
+[sweep]
+seeds = 2
+policies = ["relevance", "random"]
+strategies = ["document/document", "sentence/document"]
+
+[[collections]]
+path = "demo"
+topics = ["T1", "T3"]
+
+[review]
+max_effort = "1R+20"
+"""
+
+
+def write(tmp_path, text: str):
+    path = tmp_path / "sweep.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def rejected(tmp_path, capsys, text: str) -> str:
+    """Run the CLI on a bad config: exit 2, one line on stderr, and nothing run (no output directory)."""
+    config = write(tmp_path, text)
+    out = tmp_path / "out"
+    assert main(["sweep", str(config), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not out.exists()
+    return err
+
+
+def test_valid_config_expands_to_every_combination_in_a_fixed_order(tmp_path):
+    config = parse_sweep_config(VALID, tmp_path / "sweep.toml")
+    assert config.seeds == (0, 1)
+    runs, skipped = expand_plan(config, load_collections(config))
+    assert not skipped
+    assert len(runs) == 2 * 2 * 2 * 2
+    assert [r.topic for r in runs[:8]] == ["T1"] * 8
+    assert runs[0].run_id == "demo__T1__relevance__document-document__seed0"
+    assert len({r.run_id for r in runs}) == len({r.derived_seed for r in runs}) == 16
+    assert config.review_config(runs[0].policy, runs[0].strategy, runs[0].derived_seed).max_effort == "1R+20"
+
+
+def test_unknown_policy_names_key_and_accepted_values(tmp_path, capsys):
+    err = rejected(tmp_path, capsys, VALID.replace('"random"]', '"randum"]'))
+    assert "sweep.toml:3: sweep.policies:" in err
+    assert "'randum'" in err and "relevance, uncertainty, random" in err
+
+
+def test_negative_seed_count_is_rejected(tmp_path, capsys):
+    err = rejected(tmp_path, capsys, VALID.replace("seeds = 2", "seeds = -3"))
+    assert "sweep.toml:2: sweep.seeds: seed count must be >= 1, got -3" in err
+
+
+def test_missing_collection_directory_is_rejected(tmp_path, capsys):
+    err = rejected(tmp_path, capsys, VALID.replace('path = "demo"', 'path = "no/such/dir"'))
+    assert "collections[0].path" in err and "does not exist" in err and "no/such/dir" in err
+
+
+def test_typo_in_a_key_suggests_the_closest_one(tmp_path, capsys):
+    err = rejected(tmp_path, capsys, VALID.replace("policies =", "polices ="))
+    assert "sweep.toml:3: sweep.polices: unknown key; did you mean 'policies'?" in err
+    err = rejected(tmp_path, capsys, VALID.replace("max_effort", "max_efort"))
+    assert "review.max_efort: unknown key; did you mean 'max_effort'?" in err
+    err = rejected(tmp_path, capsys, VALID.replace("[review]", "[reveiw]"))
+    assert "did you mean 'review'?" in err
+
+
+def test_other_bad_values(tmp_path, capsys):
+    assert "unknown strategy 'sentence/documents'; did you mean 'sentence/document'?" in rejected(
+        tmp_path, capsys, VALID.replace('"sentence/document"]', '"sentence/documents"]')
+    )
+    assert "topic 'T9' is not in the qrels" in rejected(tmp_path, capsys, VALID.replace('"T3"', '"T9"'))
+    assert "review: budget 'lots'" in rejected(tmp_path, capsys, VALID.replace('"1R+20"', '"lots"'))
+    assert "sweep.toml:1: invalid TOML" in rejected(tmp_path, capsys, "[sweep\nseeds = 1\n")
+    assert "unknown effort model 'minutes'" in rejected(
+        tmp_path, capsys, VALID.replace("seeds = 2", 'seeds = 2\neffort_models = ["judge", "minutes"]')
+    )
+    assert "sweep.stopping" in rejected(tmp_path, capsys, VALID.replace("seeds = 2", 'seeds = 2\nstopping = ["kneel"]'))
+    assert "sweep.seeds: expected" in rejected(tmp_path, capsys, VALID.replace("seeds = 2", "seeds = [1, 1]"))
+    assert "review.reviewers: expected an integer >= 1, got 'two'" in rejected(
+        tmp_path, capsys, VALID + 'reviewers = "two"\n'
+    )
+    assert "--scheduler needs --backend dask" in _cli_error(tmp_path, capsys, ["--scheduler", "tcp://127.0.0.1:1"])
+
+
+def _cli_error(tmp_path, capsys, extra):
+    config = write(tmp_path, VALID)
+    assert main(["sweep", str(config), "--out", str(tmp_path / "o"), *extra]) == 2
+    return capsys.readouterr().err
+
+
+def test_missing_config_file(tmp_path, capsys):
+    assert main(["sweep", str(tmp_path / "nope.toml")]) == 2
+    assert "nope.toml: sweep configuration file does not exist" in capsys.readouterr().err
+
+
+def test_glob_collections_and_relative_paths(tmp_path):
+    for name in ("b", "a"):
+        (tmp_path / "data" / name).mkdir(parents=True)
+    config = parse_sweep_config('[[collections]]\npath = "data/*"\n', tmp_path / "s.toml")
+    assert [c.name for c in config.collections] == ["a", "b"]
+    with pytest.raises(InputError, match="no directory matches"):
+        parse_sweep_config('[[collections]]\npath = "nothing/*"\n', tmp_path / "s.toml")
+    with pytest.raises(InputError, match="used twice"):
+        parse_sweep_config('collections = ["data/a", "data/a"]\n', tmp_path / "s.toml")
+
+
+def test_derived_seeds_are_stable_across_processes_and_hash_salts():
+    here = [derive_seed(0, "demo", "T1", "relevance", "document/document", s) for s in range(3)]
+    code = (
+        "from tarsim.sweep import derive_seed;"
+        "print([derive_seed(0, 'demo', 'T1', 'relevance', 'document/document', s) for s in range(3)])"
+    )
+    for salt in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": salt}
+        printed = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        assert printed.stdout.strip() == str(here)
+    assert len(set(here)) == 3 and all(0 <= s < 2**32 for s in here)
+    assert derive_seed(1, "demo", "T1", "relevance", "document/document", 0) != here[0]
+    assert derive_seed(0, "demo", "T1", "random", "document/document", 0) != here[0]
