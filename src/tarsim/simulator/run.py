@@ -55,12 +55,68 @@ class ReviewBatch:
         return {o.topic: o.skipped for o in self.outcomes if o.skipped is not None}
 
 
-def _digest_text(text: str) -> str:
+def text_digest(text: str) -> str:
+    """SHA-256 of a text (a topic's query in the ledger header)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _topic_qrels_digest(judged: dict[str, int]) -> str:
-    return _digest_text("".join(f"{docid} {judged[docid]}\n" for docid in sorted(judged)))
+def topic_qrels_digest(judged: dict[str, int]) -> str:
+    """SHA-256 of one topic's judgments, independent of their order in the qrels file."""
+    return text_digest("".join(f"{docid} {judged[docid]}\n" for docid in sorted(judged)))
+
+
+def topic_grades(judged: dict[str, int], position: dict[str, int], size: int) -> np.ndarray:
+    """The qrels grade of every document of the collection (0 where the qrels do not list it)."""
+    grades = np.zeros(size, dtype=np.int64)
+    for docid, grade in judged.items():
+        if docid in position:
+            grades[position[docid]] = grade
+    return grades
+
+
+def ledger_header(
+    dataset: Dataset,
+    topic: str,
+    config: ReviewConfig,
+    collection_sha: str,
+    relevant: int,
+    learner: BaseEstimator | None = None,
+) -> dict:
+    """What a ledger records about its inputs: version, configuration, seed, digests, R and N."""
+    judged = dataset.qrels.get(topic, {})
+    query = dataset.topics[topic]
+    return {
+        "tarsim": __version__,
+        "topic": topic,
+        "query": query,
+        "config": config.to_dict(),
+        "seed": config.seed,
+        "learner": repr(learner) if learner is not None else "BMILogisticRegression (default)",
+        "inputs": {"collection": collection_sha, "qrels": topic_qrels_digest(judged), "query": text_digest(query)},
+        "collection_size": len(dataset.collection),
+        "relevant": relevant,
+    }
+
+
+def matches_header(ledger: Ledger, header: dict) -> bool:
+    """Whether a complete ledger was written with exactly this header (what resuming keeps)."""
+    recorded = {k: v for k, v in ledger.header.items() if k not in ("type", "format")}
+    return ledger.complete and recorded == header
+
+
+def run_review(
+    features: Features,
+    review: TopicReview,
+    config: ReviewConfig,
+    writer: LedgerWriter | MemoryLedgerWriter,
+    learner: BaseEstimator | None = None,
+) -> dict:
+    """Simulate one review into `writer`; an interrupted or failed review leaves no partial ledger."""
+    try:
+        return ReviewSimulation(features, review, config, writer, learner).run()
+    except BaseException:
+        writer.abort()
+        raise
 
 
 def check_topics(dataset: Dataset, topics: Sequence[str] | None) -> list[str]:
@@ -102,37 +158,20 @@ def review_topics(
         features = cached_features(dataset.collection, Path(out) / "cache" if out else None, config.features)
     docids = dataset.collection.docids
     position = {docid: i for i, docid in enumerate(docids)}
-    inputs = {"collection": collection_digest(dataset.collection)}
+    collection_sha = collection_digest(dataset.collection)
     batch = ReviewBatch(config)
     for topic in selected:
-        judged = dataset.qrels.get(topic, {})
-        grades = np.zeros(len(docids), dtype=np.int64)
-        for docid, grade in judged.items():
-            if docid in position:
-                grades[position[docid]] = grade
+        grades = topic_grades(dataset.qrels.get(topic, {}), position, len(docids))
         if not (grades > 0).any():
             batch.outcomes.append(TopicOutcome(topic, skipped="no relevant document in the collection"))
             if progress:
                 progress(topic)
             continue
-        header = {
-            "tarsim": __version__,
-            "topic": topic,
-            "query": dataset.topics[topic],
-            "config": config.to_dict(),
-            "seed": config.seed,
-            "learner": repr(learner) if learner is not None else "BMILogisticRegression (default)",
-            "inputs": {**inputs, "qrels": _topic_qrels_digest(judged), "query": _digest_text(dataset.topics[topic])},
-            "collection_size": len(docids),
-            "relevant": int((grades > 0).sum()),
-        }
+        header = ledger_header(dataset, topic, config, collection_sha, int((grades > 0).sum()), learner)
         path = Path(out) / "ledgers" / ledger_name(topic) if out else None
         if resume and path is not None and path.exists():
             existing = read_ledger(path)
-            if (
-                existing.complete
-                and {k: v for k, v in existing.header.items() if k not in ("type", "format")} == header
-            ):
+            if matches_header(existing, header):
                 batch.outcomes.append(TopicOutcome(topic, ledger=existing, resumed=True))
                 if progress:
                     progress(topic)
@@ -148,11 +187,7 @@ def review_topics(
         )
         review = TopicReview(topic, dataset.topics[topic], grades, sentence_labels, docids)
         writer = LedgerWriter(path, header) if path is not None else MemoryLedgerWriter(header)
-        try:
-            ReviewSimulation(features, review, config, writer, learner).run()
-        except BaseException:
-            writer.abort()
-            raise
+        run_review(features, review, config, writer, learner)
         ledger = read_ledger(path) if path is not None else ledger_from_lines(writer.lines)
         batch.outcomes.append(TopicOutcome(topic, ledger=ledger))
         if progress:

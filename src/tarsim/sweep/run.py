@@ -14,13 +14,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from tarsim import __version__
 from tarsim.data.atomic import atomic_write
 from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import encode, read_ledger
 from tarsim.errors import ConfigError
 from tarsim.features import cache_path, cached_features, collection_digest
-from tarsim.simulator.run import _digest_text, _topic_qrels_digest
+from tarsim.simulator.run import ledger_header
 from tarsim.sweep.backends import BACKENDS, dask_client, run_dask, run_joblib
 from tarsim.sweep.config import SweepConfig
 from tarsim.sweep.plan import RunSpec, expand_plan, load_collections
@@ -56,17 +55,9 @@ class PreparedSweep:
 def run_header(dataset: Dataset, spec: RunSpec, config, digest: str, base_seed: int) -> dict:
     """The ledger header of a run: what `tarsim simulate` records, plus the run's place in the sweep."""
     judged = dataset.qrels.get(spec.topic, {})
-    query = dataset.topics[spec.topic]
+    relevant = sum(1 for d, g in judged.items() if g > 0 and d in dataset.collection)
     return {
-        "tarsim": __version__,
-        "topic": spec.topic,
-        "query": query,
-        "config": config.to_dict(),
-        "seed": config.seed,
-        "learner": "BMILogisticRegression (default)",
-        "inputs": {"collection": digest, "qrels": _topic_qrels_digest(judged), "query": _digest_text(query)},
-        "collection_size": len(dataset.collection),
-        "relevant": sum(1 for d, g in judged.items() if g > 0 and d in dataset.collection),
+        **ledger_header(dataset, spec.topic, config, digest, relevant),
         "sweep": {
             "run_id": spec.run_id,
             "collection": spec.collection,

@@ -20,7 +20,8 @@ from tarsim.features import Features, load_features
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter
 from tarsim.simulator.oracle import make_sentence_labels
-from tarsim.simulator.review import ReviewSimulation, TopicReview
+from tarsim.simulator.review import TopicReview
+from tarsim.simulator.run import run_review, topic_grades
 from tarsim.sweep.plan import RunSpec
 
 _KEEP = 2
@@ -69,15 +70,6 @@ def remember(features_path: str, docids_path: str, features: Features, docids: l
         _LOADED.popitem(last=False)
 
 
-def topic_grades(judged: dict[str, int], position: dict[str, int], size: int) -> np.ndarray:
-    """The qrels grade of every document of the collection (0 when the qrels do not list it)."""
-    grades = np.zeros(size, dtype=np.int64)
-    for docid, grade in judged.items():
-        if docid in position:
-            grades[position[docid]] = grade
-    return grades
-
-
 def execute_run(task: RunTask) -> RunResult:
     """Simulate one run into its ledger (a hidden .partial file renamed into place only when complete)."""
     started = time.perf_counter()
@@ -95,12 +87,8 @@ def execute_run(task: RunTask) -> RunResult:
     )
     review = TopicReview(task.spec.topic, task.query, grades, labels, docids)
     writer = LedgerWriter(Path(task.ledger_path), task.header)
-    try:
-        # One BLAS/OpenMP thread per run: runs are the unit of parallelism, and results must not depend on
-        # how many threads a worker happens to have.
-        with threadpool_limits(limits=1):
-            end = ReviewSimulation(features, review, config, writer).run()
-    except BaseException:
-        writer.abort()
-        raise
+    # One BLAS/OpenMP thread per run: runs are the unit of parallelism, and results must not depend on
+    # how many threads a worker happens to have.
+    with threadpool_limits(limits=1):
+        end = run_review(features, review, config, writer)
     return RunResult(task.spec.run_id, int(end["judgments"]), time.perf_counter() - started)
