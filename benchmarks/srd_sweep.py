@@ -77,18 +77,18 @@ def markdown(summary: pd.DataFrame, seconds: float, runs: int, jobs: int) -> str
 
 
 def plots(work: Path, out: Path) -> list[Path]:
-    """Recall-effort figures when the plotting module exists (it is built in the same issue)."""
-    try:
-        from tarsim.reporting import plots as plotting
-    except ImportError:
-        return []
-    made = []
-    for name in ("plot_sweep", "sweep_figures"):
-        make = getattr(plotting, name, None)
-        if make is not None:
-            made = list(make(work, out) or [])
-            break
-    return made
+    """Recall-effort figures of the sweep, drawn by `tarsim plot` from the ledgers alone."""
+    ledgers = str(work / "ledgers")
+    figures = [
+        (out / "recall_judge.png", ["--effort", "judge", "--stopping", "knee", "--stopping", "nonrel:50"]),
+        (out / "recall_sent.png", ["--effort", "sent"]),
+        (out / "recall_judge_per_review.png", ["--effort", "judge", "--per-topic", "--columns", "4"]),
+    ]
+    for path, options in figures:
+        command = ["tarsim", "plot", ledgers, "--out", str(path), *options]
+        print("$", " ".join(command), flush=True)
+        subprocess.run(command, check=True)
+    return [path for path, _ in figures]
 
 
 def main() -> int:

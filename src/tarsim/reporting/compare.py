@@ -112,9 +112,15 @@ def group_ledgers(ledgers: Sequence[Ledger], by: Sequence[str] | None = None) ->
 
 
 def pair_key(ledger: Ledger) -> tuple[str, str, int]:
-    """What pairs runs across groups: the collection (its digest), the topic and the seed."""
+    """What pairs runs across groups: the collection (its digest), the topic and the seed.
+
+    In a sweep every run has its own derived seed; the replicate it belongs to is the sweep's seed, so that is
+    what pairs (and counts as "the seed" in bands over seeds).
+    """
     collection = ledger.header.get("inputs", {}).get("collection", "")
-    return collection, ledger.topic, int(ledger.header.get("seed", ledger.header.get("config", {}).get("seed", 0)))
+    sweep = ledger.header.get("sweep")
+    seed = sweep["seed"] if sweep else ledger.header.get("seed", ledger.header.get("config", {}).get("seed", 0))
+    return collection, ledger.topic, int(seed)
 
 
 # ---- scores ---------------------------------------------------------------------------------------------------

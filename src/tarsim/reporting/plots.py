@@ -292,7 +292,7 @@ def plot_recall_effort(
             limit = xmax or _x_limit(members, model)
             _draw_panel(ax, subset, styles, model, limit, marks, stopping, replay, average=False)
             sample = members[0]
-            ax.set_title(f"{key[1]} (R={sample.relevant}, N={sample.collection_size})")
+            ax.set_title(f"{key[1]}\nR={sample.relevant}, N={sample.collection_size}", fontsize="medium")
         for ax in axes.flat[n:]:
             ax.remove()
         for column in range(ncols):
