@@ -9,6 +9,7 @@ Writes <out>/recall_at_effort.csv (every topic) and <out>/strategies.md (the mea
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 from pathlib import Path
 
@@ -52,10 +53,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--oracle", default="classifier", help="sentence oracle: inherit or classifier")
     parser.add_argument("--out", default="benchmarks/results/strategies")
+    parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "tarsim-feature-cache"))
     parser.add_argument("--quick", action="store_true", help="3 srd reviews and 3 Reuters topics only")
     args = parser.parse_args()
     out = Path(args.out)
-    cache = out / "cache"
+    cache = Path(args.cache)
     srd = sorted(p for p in (SHARED / "srd").iterdir() if p.is_dir())
     topics = reuters_topics()
     if args.quick:
@@ -86,7 +88,7 @@ def main() -> None:
     ):
         table = mean_table(frame[frame.group == group])
         parts.append(f"## {label}\n")
-        parts.append(table.to_markdown(floatfmt=".3f") + "\n")
+        parts.append(table.reset_index().to_markdown(index=False, floatfmt=".3f") + "\n")
     text = "\n".join(parts)
     (out / "strategies.md").write_text(text)
     print(text)

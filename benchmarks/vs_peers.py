@@ -33,7 +33,7 @@ from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_at_effort
 
 DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 SRD_REVIEWS = sorted(p.name for p in (DATASETS / "srd").iterdir()) if (DATASETS / "srd").is_dir() else []
-TOOLS = ("tarsim", "asreview-logistic", "asreview-default", "tarexp")
+TOOLS = ("tarsim", "tarsim-prior", "asreview-logistic", "asreview-default", "tarexp")
 
 # ---- the code each tool runs in its own process ------------------------------------------------------------------
 TARSIM_RUNNER = textwrap.dedent(
@@ -43,14 +43,17 @@ TARSIM_RUNNER = textwrap.dedent(
     t0 = time.perf_counter()
     from tarsim.data.dataset import load_dataset
     from tarsim.features import build_features
+    from tarsim.policies import SeedingChoice
     from tarsim.simulator.config import ReviewConfig
     from tarsim.simulator.run import review_topics
-    directory, topic, out, until, seed = sys.argv[1:6]
+    directory, topic, out, until, seed, prior = sys.argv[1:7]
     dataset = load_dataset(directory)
     t1 = time.perf_counter()
     features = build_features(dataset.collection)
     t2 = time.perf_counter()
-    config = ReviewConfig(until="exhausted" if until == "all" else "all-relevant", seed=int(seed))
+    # BMI seeds with the topic's query; with prior docids it judges those first (ASReview's and TARexp's start).
+    seeding = SeedingChoice("documents", tuple(prior.split(","))) if prior else SeedingChoice("query")
+    config = ReviewConfig(until="exhausted" if until == "all" else "all-relevant", seed=int(seed), seeding=seeding)
     review_topics(dataset, config, [topic], Path(out), features=features)
     t3 = time.perf_counter()
     print(json.dumps({"load": t1 - t0, "features": t2 - t1, "review": t3 - t2}))
@@ -89,7 +92,7 @@ TAREXP_RUNNER = textwrap.dedent(
     from tarexp import component
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
-    path, out, batch, seed, until = sys.argv[1:6]
+    path, out, batch, seed, until, prior = sys.argv[1:7]
     with open(path, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     text = [r["title"] + " " + r["abstract"] for r in rows]
@@ -98,7 +101,7 @@ TAREXP_RUNNER = textwrap.dedent(
     dataset = tarexp.SparseVectorDataset.from_text(text, vectorizer=TfidfVectorizer(sublinear_tf=True, min_df=2))
     dataset = dataset.setLabels(labels)
     t2 = time.perf_counter()
-    seed_doc = [int(np.random.RandomState(int(seed)).choice(np.flatnonzero(labels)))]
+    seed_doc = [int(i) for i in prior.split(",")]
     setting = component.combine(
         component.SklearnRanker(LogisticRegression, solver="liblinear"),
         component.PerfectLabeler(),
@@ -191,13 +194,14 @@ class Job:
     docids: list[str]
     grades: dict[str, int]
     csv_path: Path
+    prior: tuple[int, int]  # rows of one relevant and one non-relevant record, every tool's first judgments
 
     @property
     def relevant(self) -> int:
         return sum(1 for g in self.grades.values() if g > 0)
 
 
-def prepare(spec: str, work: Path) -> Job:
+def prepare(spec: str, work: Path, seed: int) -> Job:
     """`srd:<review>` or `reuters:<topic>`: load it and write ASReview/TARexp's CSV input (title, abstract, label)."""
     kind, _, name = spec.partition(":")
     if kind == "srd":
@@ -216,19 +220,24 @@ def prepare(spec: str, work: Path) -> Job:
         for document in dataset.collection:
             text = document.text or "."  # ASReview drops records with neither title nor abstract
             writer.writerow([document.title, text, int(grades.get(document.docid, 0) > 0)])
-    return Job(spec, directory, topic, list(docids), dict(grades), path)
+    labels = np.array([grades.get(d, 0) > 0 for d in docids])
+    rng = np.random.RandomState(seed)
+    prior = (int(rng.choice(np.flatnonzero(labels))), int(rng.choice(np.flatnonzero(~labels))))
+    return Job(spec, directory, topic, list(docids), dict(grades), path, prior)
 
 
-def run_tarsim(job: Job, work: Path, args: argparse.Namespace) -> Outcome:
-    out = work / f"tarsim-{job.name.replace(':', '_')}"
+def run_tarsim(job: Job, work: Path, args: argparse.Namespace, tool: str) -> Outcome:
+    """`tarsim`: BMI seeded with the topic's query; `tarsim-prior`: seeded with the peers' prior records."""
+    out = work / f"{tool}-{job.name.replace(':', '_')}"
     until = "all" if args.until == "all" else "last-relevant"
+    prior = ",".join(job.docids[i] for i in job.prior) if tool == "tarsim-prior" else ""
     command = [sys.executable, "-c", TARSIM_RUNNER, str(job.directory), job.topic, str(out), until, str(args.seed)]
-    seconds, peak, code, text = run_measured(command, args.timeout)
+    seconds, peak, code, text = run_measured([*command, prior], args.timeout)
     if code:
-        return Outcome("tarsim", seconds, peak, _failure(code, args.timeout, text))
+        return Outcome(tool, seconds, peak, _failure(code, args.timeout, text))
     ledger = read_ledger(next((out / "ledgers").glob("*.jsonl")))
     timing = json.loads(text.strip().splitlines()[0])
-    return Outcome("tarsim", seconds, peak, ledger=ledger, detail=timing)
+    return Outcome(tool, seconds, peak, ledger=ledger, detail=timing)
 
 
 def run_asreview(job: Job, work: Path, args: argparse.Namespace, model: str) -> Outcome:
@@ -236,7 +245,7 @@ def run_asreview(job: Job, work: Path, args: argparse.Namespace, model: str) -> 
     project = work / f"{tool}-{job.name.replace(':', '_')}.asreview"
     project.unlink(missing_ok=True)
     command = [args.peers_python, "-m", "asreview", "simulate", str(job.csv_path), "-o", str(project)]
-    command += ["--n-prior-included", "1", "--n-prior-excluded", "1", "--prior-seed", str(args.seed)]
+    command += ["--prior-idx", *(str(i) for i in job.prior)]
     command += ["--seed", str(args.seed)]
     if model == "logistic":
         command += ["-c", "logistic", "-q", "max", "-b", "balanced", "-e", "tfidf", "--n-query", "10"]
@@ -261,7 +270,7 @@ def run_asreview(job: Job, work: Path, args: argparse.Namespace, model: str) -> 
 def run_tarexp(job: Job, work: Path, args: argparse.Namespace) -> Outcome:
     order_file = work / f"tarexp-{job.name.replace(':', '_')}.json"
     command = [args.peers_python, "-c", TAREXP_RUNNER, str(job.csv_path), str(order_file)]
-    command += [str(args.tarexp_batch), str(args.seed), args.until]
+    command += [str(args.tarexp_batch), str(args.seed), args.until, ",".join(str(i) for i in job.prior)]
     seconds, peak, code, text = run_measured(command, args.timeout, env=_peer_env())
     if code:
         return Outcome("tarexp", seconds, peak, _failure(code, args.timeout, text))
@@ -335,19 +344,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="also append one JSON line per run to this file")
     args = parser.parse_args(argv)
-    peers = [t for t in args.tools if t != "tarsim"]
+    peers = [t for t in args.tools if not t.startswith("tarsim")]
     if peers and not (args.peers_python and _importable(args.peers_python)):
         print("peers not importable (give --peers-python with asreview and tarexp installed): tarsim only")
-        args.tools = ["tarsim"]
+        args.tools = [t for t in args.tools if t.startswith("tarsim")]
     print(f"machine: {os.cpu_count()} cores, {_cpu_model()}, {_memory_gb():.0f} GB; until={args.until}")
     with tempfile.TemporaryDirectory(prefix="tarsim-vs-peers-") as tmp:
         work = Path(tmp)
         for spec in expand(args.datasets):
-            job = prepare(spec, work)
+            job = prepare(spec, work, args.seed)
             outcomes = []
             for tool in args.tools:
-                if tool == "tarsim":
-                    outcomes.append(run_tarsim(job, work, args))
+                if tool.startswith("tarsim"):
+                    outcomes.append(run_tarsim(job, work, args, tool))
                 elif tool == "tarexp":
                     outcomes.append(run_tarexp(job, work, args))
                 else:
