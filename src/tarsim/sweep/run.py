@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+from joblib import Parallel, delayed
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.dataset import Dataset
@@ -69,7 +70,7 @@ def run_header(dataset: Dataset, spec: RunSpec, config, digest: str, base_seed: 
     }
 
 
-def prepare_sweep(config: SweepConfig, out: Path | None = None) -> PreparedSweep:
+def prepare_sweep(config: SweepConfig, out: Path | None = None, jobs: int = 1) -> PreparedSweep:
     """Load every collection, expand the plan, and build (or find cached) features once per collection."""
     out = Path(out or config.out or config.source.with_suffix("").name + "-out").resolve()
     datasets = load_collections(config)
@@ -77,9 +78,9 @@ def prepare_sweep(config: SweepConfig, out: Path | None = None) -> PreparedSweep
     cache = out / "cache"
     tasks: list[RunTask] = []
     inputs: dict[str, tuple[str, str, str]] = {}
-    for name, dataset in datasets.items():
-        if not any(run.collection == name for run in runs):
-            continue
+    used = {name: dataset for name, dataset in datasets.items() if any(run.collection == name for run in runs)}
+    build_feature_caches([d.collection for d in used.values()], cache, config.feature_settings, jobs)
+    for name, dataset in used.items():
         digest = collection_digest(dataset.collection)
         features = cached_features(dataset.collection, cache, config.feature_settings)
         features_path = str(cache_path(cache, dataset.collection, config.feature_settings))
@@ -106,6 +107,13 @@ def prepare_sweep(config: SweepConfig, out: Path | None = None) -> PreparedSweep
             )
         )
     return PreparedSweep(config, out, runs, tasks, datasets, skipped)
+
+
+def build_feature_caches(collections: Sequence, cache: Path, settings, jobs: int) -> None:
+    """Fill the feature cache of every collection, `jobs` collections at a time (each is built only once)."""
+    missing = [c for c in collections if not cache_path(cache, c, settings).exists()]
+    if jobs > 1 and len(missing) > 1:
+        Parallel(n_jobs=min(jobs, len(missing)))(delayed(cached_features)(c, cache, settings) for c in missing)
 
 
 def is_finished(path: Path, header: dict) -> bool:
@@ -149,7 +157,7 @@ def run_sweep(
         raise ConfigError("--scheduler needs --backend dask")
     if jobs < 1:
         raise ConfigError(f"--jobs must be >= 1, got {jobs}")
-    prepared = prepare_sweep(config, out)
+    prepared = prepare_sweep(config, out, jobs)
     outcome = SweepOutcome(prepared.out, prepared.runs, skipped=prepared.skipped)
     pending: list[RunTask] = []
     for task in prepared.tasks:
@@ -174,22 +182,17 @@ def run_sweep(
     elif pending:
         with dask_client(scheduler, jobs) as client:
             run_dask(pending, runner, client, finished, failed, retries=retries)
-    outcome.table = write_table(prepared, outcome.failed)
+    outcome.table = write_table(prepared, outcome.failed, jobs if backend == "joblib" else 1)
     return outcome
 
 
-def write_table(prepared: PreparedSweep, failed: dict[str, str] | Sequence[str] = ()) -> pd.DataFrame:
-    """Measure every complete ledger of the plan (in plan order) and write results.parquet and results.csv."""
-    config = prepared.config
+def _measure_runs(tasks: Sequence[RunTask], config: SweepConfig, docids: Sequence[str], qrels: dict) -> list[dict]:
+    """Tidy rows of the complete ledgers among `tasks` (all of one collection), in task order."""
     rows: list[dict] = []
-    for task in prepared.tasks:
-        path = Path(task.ledger_path)
-        if task.spec.run_id in failed or not path.exists():
-            continue
-        ledger = read_ledger(path)
+    for task in tasks:
+        ledger = read_ledger(Path(task.ledger_path))
         if not ledger.complete:  # cannot happen (ledgers are renamed into place when complete); never count one
             continue
-        dataset = prepared.datasets[task.spec.collection]
         rows.extend(
             run_rows(
                 ledger,
@@ -197,10 +200,33 @@ def write_table(prepared: PreparedSweep, failed: dict[str, str] | Sequence[str] 
                 config.effort_models,
                 config.stopping,
                 config.recall_target,
-                docids=dataset.collection.docids,
-                qrels=dataset.qrels,
+                docids=docids,
+                qrels=qrels,
             )
         )
-    frame = results_frame(rows)
+    return rows
+
+
+def write_table(prepared: PreparedSweep, failed: dict[str, str] | Sequence[str] = (), jobs: int = 1) -> pd.DataFrame:
+    """Measure every complete ledger of the plan (in plan order, `jobs` chunks at a time) and write
+    results.parquet and results.csv."""
+    done = [t for t in prepared.tasks if t.spec.run_id not in failed and Path(t.ledger_path).exists()]
+    chunks: list[list[RunTask]] = []
+    for task in done:  # contiguous chunks of one collection each, so plan order survives concatenation
+        if chunks and chunks[-1][0].spec.collection == task.spec.collection and len(chunks[-1]) < 32:
+            chunks[-1].append(task)
+        else:
+            chunks.append([task])
+    datasets = prepared.datasets
+    parts = Parallel(n_jobs=jobs if len(chunks) > 1 else 1)(
+        delayed(_measure_runs)(
+            chunk,
+            prepared.config,
+            datasets[chunk[0].spec.collection].collection.docids,
+            datasets[chunk[0].spec.collection].qrels,
+        )
+        for chunk in chunks
+    )
+    frame = results_frame([row for part in parts for row in part])
     write_results(prepared.out, frame)
     return frame
