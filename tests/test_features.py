@@ -85,3 +85,18 @@ def test_every_document_has_at_least_one_sentence(stem):
     docs = [*DOCS, Document("empty", "")]
     features = build_features(Collection(docs), FeatureSettings(stem=stem))
     assert (np.diff(features.sentence_offsets) >= 1).all()
+
+
+def test_parallel_segmentation_gives_the_serial_result(monkeypatch):
+    import tarsim.features as features_module
+
+    docs = [
+        Document(f"x{i}", f"Rates rose {i} pct. The U.S. bank said so. Gold fell.\n  New paragraph {i}.")
+        for i in range(60)
+    ]
+    collection = Collection(docs)
+    serial = features_module.segment_collection(collection, n_jobs=1)
+    monkeypatch.setattr(features_module, "PARALLEL_SEGMENTATION_MIN_DOCUMENTS", 10)
+    parallel = features_module.segment_collection(collection, n_jobs=2)
+    assert [list(s) for s in parallel] == [list(s) for s in serial]
+    assert len(serial[0]) == 4
