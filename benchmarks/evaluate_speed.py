@@ -93,24 +93,33 @@ def generate(directory: Path, topics: int, docs: int, relevant: float, seed: int
             judged = {int(d): 0 for d in nonrelevant}
             judged.update({int(d): int(g) for d, g in zip(relevant_ids, grades, strict=True)})
             qrels.write("".join(f"q{t} 0 d{d} {g}\n" for d, g in judged.items()))
-            run.write("".join(f"q{t} Q0 d{ranked[i]} {r} {scores[i]:.4f} bench\n"
-                              for r, i in enumerate(order.tolist(), start=1)))
+            run.write(
+                "".join(
+                    f"q{t} Q0 d{ranked[i]} {r} {scores[i]:.4f} bench\n" for r, i in enumerate(order.tolist(), start=1)
+                )
+            )
     return qrels_path, run_path
 
 
 def in_fresh_process(code: str, *argv: str, env: dict[str, str] | None = None) -> tuple[dict, float]:
     """Run `code` in a new interpreter; return its JSON report and the wall time of the whole process."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True,
-                          env={**os.environ, **(env or {})})
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **(env or {})},
+    )
     return json.loads(done.stdout), time.perf_counter() - start
 
 
 def tarsim_cli(qrels: Path, run: Path) -> tuple[dict, float]:
     command = shutil.which("tarsim") or str(Path(sys.executable).with_name("tarsim"))
     start = time.perf_counter()
-    done = subprocess.run([command, "evaluate", str(qrels), str(run), "--format", "json"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [command, "evaluate", str(qrels), str(run), "--format", "json"], capture_output=True, text=True, check=True
+    )
     wall = time.perf_counter() - start
     return {"seconds": wall, "values": json.loads(done.stdout)["aggregate"]}, wall
 
@@ -135,8 +144,10 @@ def main() -> None:
         start = time.perf_counter()
         qrels, run = generate(directory, args.topics, args.docs, args.relevant, args.seed)
         lines = sum(1 for _ in run.open())
-        print(f"generated {lines:,} run lines, {sum(1 for _ in qrels.open()):,} qrels lines "
-              f"in {time.perf_counter() - start:.1f} s (seed {args.seed})")
+        print(
+            f"generated {lines:,} run lines, {sum(1 for _ in qrels.open()):,} qrels lines "
+            f"in {time.perf_counter() - start:.1f} s (seed {args.seed})"
+        )
         files = (str(qrels), str(run))
         contenders = {
             "tarsim API": lambda: in_fresh_process(TARSIM_API, *files),
@@ -144,10 +155,13 @@ def main() -> None:
             "pytrec_eval (ir_measures)": lambda: in_fresh_process(PYTREC_EVAL, *files, json.dumps(MEASURES)),
         }
         if not args.no_ranx:
+
             def ranx_cold() -> tuple[dict, float]:
                 with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
-                    return in_fresh_process(RANX, *files, json.dumps(MEASURES), json.dumps(RANX_METRICS),
-                                            env={"NUMBA_CACHE_DIR": cache})
+                    return in_fresh_process(
+                        RANX, *files, json.dumps(MEASURES), json.dumps(RANX_METRICS), env={"NUMBA_CACHE_DIR": cache}
+                    )
+
             contenders["ranx"] = ranx_cold
         results: dict[str, tuple[dict, float]] = {}
         for name, call in contenders.items():
@@ -164,17 +178,23 @@ def main() -> None:
     for name, (report, wall) in results.items():
         label = "ranx cold (JIT included)" if name == "ranx" else name
         ours = results["tarsim API"][0]["values"]
-        differences = (largest_difference(ours, report["values"]),
-                       largest_difference(ours, report["values"], skip="RR@100"))
+        differences = (
+            largest_difference(ours, report["values"]),
+            largest_difference(ours, report["values"], skip="RR@100"),
+        )
         rows.append((label, report["seconds"], wall, differences))
         if name == "ranx":
             rows.append(("ranx warm (compiled)", report["warm"], float("nan"), None))
     print()
     print(f"{args.topics:,} topics x {args.docs:,} docs, 8 measures ({' '.join(MEASURES)})")
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}")
-    print(f"{'contender':<28} {'seconds':>8} {'process':>8} {'x tarsim':>9}  "
-          f"{'max |diff| vs tarsim':<24}{'same, RR@100 left out'}")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}"
+    )
+    print(
+        f"{'contender':<28} {'seconds':>8} {'process':>8} {'x tarsim':>9}  "
+        f"{'max |diff| vs tarsim':<24}{'same, RR@100 left out'}"
+    )
     for label, seconds, wall, diff in rows:
         process = f"{wall:8.2f}" if wall == wall else f"{'':>8}"
         difference = "".join(f"{f'{d[0]:.2e} ({d[1]})':<24}" for d in diff) if diff else ""

@@ -37,8 +37,14 @@ def child(mode: str, bench_dir: Path, depth: int) -> dict:
             code = main(["retrieve", str(bench_dir), "--out", f"{tmp}/run", "--split", "train", "--depth", str(depth)])
             total = time.perf_counter() - start
         assert code == 0
-        return {"mode": "tarsim retrieve (CLI, end to end: read, tokenise, index, search, write)", "queries": n,
-                "seconds": total, "qps": n / total, "peak_mb": peak_mb(), "base_mb": base_mb}
+        return {
+            "mode": "tarsim retrieve (CLI, end to end: read, tokenise, index, search, write)",
+            "queries": n,
+            "seconds": total,
+            "qps": n / total,
+            "peak_mb": peak_mb(),
+            "base_mb": base_mb,
+        }
     bench = load_benchmark(bench_dir)
     queries = {t: bench.topics[t] for split in ("train", "dev", "test") for t in bench.splits[split]}
     docs = bench.collection
@@ -53,13 +59,28 @@ def child(mode: str, bench_dir: Path, depth: int) -> dict:
         corpus = PreparedCorpus(docs.docids, texts, get_analyzer(preset.analyzer))
         model = corpus.index(preset.k1, preset.b)
         t1 = time.perf_counter()
-        run = search(corpus, queries, k1=preset.k1, b=preset.b, depth=depth, model=model,
-                     date_filter=preset.date_filter, doc_dates=bench.doc_dates, query_dates=bench.query_dates)
+        run = search(
+            corpus,
+            queries,
+            k1=preset.k1,
+            b=preset.b,
+            depth=depth,
+            model=model,
+            date_filter=preset.date_filter,
+            doc_dates=bench.doc_dates,
+            query_dates=bench.query_dates,
+        )
         t2 = time.perf_counter()
         assert len(run) == len(queries)
-        return {"mode": "tarsim search (preset english-long, date filter)", "queries": len(queries),
-                "index_seconds": t1 - t0, "seconds": t2 - t1, "qps": len(queries) / (t2 - t1),
-                "peak_mb": peak_mb(), "base_mb": base_mb}
+        return {
+            "mode": "tarsim search (preset english-long, date filter)",
+            "queries": len(queries),
+            "index_seconds": t1 - t0,
+            "seconds": t2 - t1,
+            "qps": len(queries) / (t2 - t1),
+            "peak_mb": peak_mb(),
+            "base_mb": base_mb,
+        }
     import bm25s
 
     t0 = time.perf_counter()
@@ -70,9 +91,15 @@ def child(mode: str, bench_dir: Path, depth: int) -> dict:
     ids, _scores = model.retrieve(tokens, k=depth, show_progress=False)
     t2 = time.perf_counter()
     assert ids.shape == (len(queries), depth)
-    return {"mode": "bm25s direct (defaults: k1=1.5 b=0.75, English stop words, no filter)", "queries": len(queries),
-            "index_seconds": t1 - t0, "seconds": t2 - t1, "qps": len(queries) / (t2 - t1),
-            "peak_mb": peak_mb(), "base_mb": base_mb}
+    return {
+        "mode": "bm25s direct (defaults: k1=1.5 b=0.75, English stop words, no filter)",
+        "queries": len(queries),
+        "index_seconds": t1 - t0,
+        "seconds": t2 - t1,
+        "qps": len(queries) / (t2 - t1),
+        "peak_mb": peak_mb(),
+        "base_mb": base_mb,
+    }
 
 
 def main() -> None:
@@ -92,15 +119,23 @@ def main() -> None:
         bench = build_reuters_doc2doc(load_dataset(args.reuters), seed=0)
         bench_dir = save_benchmark(bench, Path(tmp) / "reuters-doc2doc")
         lengths = sorted(len(bench.topics[t].split()) for t in bench.topics)
-        print(f"Reuters doc2doc: {len(bench.collection)} documents, {len(bench.topics)} queries, "
-              f"median query length {lengths[len(lengths) // 2]} words, depth {args.depth}")
+        print(
+            f"Reuters doc2doc: {len(bench.collection)} documents, {len(bench.topics)} queries, "
+            f"median query length {lengths[len(lengths) // 2]} words, depth {args.depth}"
+        )
         for mode in ("tarsim", "bm25s", "cli"):
-            out = subprocess.run([sys.executable, __file__, "--child", mode, "--bench-dir", str(bench_dir),
-                                  "--depth", str(args.depth)], capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", mode, "--bench-dir", str(bench_dir), "--depth", str(args.depth)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             r = json.loads(out.stdout.strip().splitlines()[-1])
             index = f", index {r['index_seconds']:.2f} s" if "index_seconds" in r else ""
-            print(f"{r['mode']}: {r['queries']} queries in {r['seconds']:.2f} s = {r['qps']:.0f} queries/s{index}; "
-                  f"peak RSS {r['peak_mb']:.0f} MB (before the timed part: {r['base_mb']:.0f} MB)")
+            print(
+                f"{r['mode']}: {r['queries']} queries in {r['seconds']:.2f} s = {r['qps']:.0f} queries/s{index}; "
+                f"peak RSS {r['peak_mb']:.0f} MB (before the timed part: {r['base_mb']:.0f} MB)"
+            )
 
 
 if __name__ == "__main__":

@@ -95,9 +95,7 @@ def make_candidates(train_texts: Iterable[str] | None) -> dict[str, tuple[Splitt
 
     def syntok_raw(text: str) -> list[str]:
         return [
-            "".join(str(token) for token in sentence)
-            for para in syntok_segmenter.analyze(text)
-            for sentence in para
+            "".join(str(token) for token in sentence) for para in syntok_segmenter.analyze(text) for sentence in para
         ]
 
     candidates: dict[str, tuple[Splitter, bool, float]] = {
@@ -173,9 +171,7 @@ def load_corpora(datasets: Path, sample: int | None) -> dict[str, list[tuple[str
         reuters = [(f"reuters21578:{r['docid']}", r) for r in map(json.loads, handle)]
     corpora = {"srd": srd, "reuters": reuters}
     if sample:
-        corpora = {
-            name: random.Random(0).sample(docs, min(sample, len(docs))) for name, docs in corpora.items()
-        }
+        corpora = {name: random.Random(0).sample(docs, min(sample, len(docs))) for name, docs in corpora.items()}
     return corpora
 
 

@@ -235,8 +235,9 @@ def test_load_dataset_missing_parts(tmp_path):
 # ASReview CSV ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("csv_name", "review"), [("Triptans", "Cohen_2006_Triptans"),
-                                                  ("Kitchenham_2010", "Kitchenham_2010")])
+@pytest.mark.parametrize(
+    ("csv_name", "review"), [("Triptans", "Cohen_2006_Triptans"), ("Kitchenham_2010", "Kitchenham_2010")]
+)
 def test_asreview_csv_import_matches_normalised_copy(csv_name, review):
     csv_path = DATASETS / "raw" / "asreview_csv" / f"{csv_name}.csv"
     base = DATASETS / "srd" / review

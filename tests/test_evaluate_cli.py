@@ -64,8 +64,9 @@ def trec(qrels_text, run_text, measure):
 
 
 def test_json_per_query_matches_pytrec_eval(files, capsys):
-    code, out, err = invoke(capsys, files["qrels"], files["run"], "-m", "nDCG@3", "-m", "AP", "--per-query",
-                            "--format", "json")
+    code, out, err = invoke(
+        capsys, files["qrels"], files["run"], "-m", "nDCG@3", "-m", "AP", "--per-query", "--format", "json"
+    )
     assert code == 0 and err == ""
     document = json.loads(out)
     assert set(document) == {"aggregate", "per_query"}
@@ -82,7 +83,14 @@ def test_default_measures_and_table(files, capsys):
     code, out, _ = invoke(capsys, files["qrels"], files["run"])
     assert code == 0
     assert [line.split()[0] for line in out.splitlines()] == [
-        "R@100", "R@20", "nDCG@20", "RPrec", "AP@100", "RR@100", "Success@5", "Success@1"
+        "R@100",
+        "R@20",
+        "nDCG@20",
+        "RPrec",
+        "AP@100",
+        "RR@100",
+        "Success@5",
+        "Success@1",
     ]
     code, out, _ = invoke(capsys, files["qrels"], files["run"], "--format", "json")
     assert "per_query" not in json.loads(out)
@@ -92,11 +100,14 @@ def test_table_per_query_and_csv(files, capsys):
     code, out, _ = invoke(capsys, files["qrels"], files["run"], "-m", "R@2", "--per-query")
     lines = out.splitlines()
     assert code == 0 and lines[0].split() == ["topic", "R@2"] and lines[-1].split()[0] == "all"
-    code, out, _ = invoke(capsys, files["qrels"], files["run"], "-m", "R(rel=2)@2", "-m", "P@3", "--per-query",
-                          "--format", "csv")
+    code, out, _ = invoke(
+        capsys, files["qrels"], files["run"], "-m", "R(rel=2)@2", "-m", "P@3", "--per-query", "--format", "csv"
+    )
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert {(r["topic"], r["measure"]) for r in rows if r["measure"] == "R(rel=2)@2"} == {("t1", "R(rel=2)@2"),
-                                                                                   ("all", "R(rel=2)@2")}
+    assert {(r["topic"], r["measure"]) for r in rows if r["measure"] == "R(rel=2)@2"} == {
+        ("t1", "R(rel=2)@2"),
+        ("all", "R(rel=2)@2"),
+    }
     # trec_eval order puts e before a (tied 2.0, docid descending) and y before a in t2: 1/3, 1/3, 0.
     assert float(next(r["value"] for r in rows if r["topic"] == "all" and r["measure"] == "P@3")) == pytest.approx(
         (1 / 3 + 1 / 3 + 0.0) / 3
@@ -109,8 +120,9 @@ def test_output_is_deterministic(files, capsys):
 
 
 def test_compare(files, capsys):
-    code, out, err = invoke(capsys, files["qrels"], "--compare", files["run"], files["run_b"], "-m", "RR",
-                            "--format", "json")
+    code, out, err = invoke(
+        capsys, files["qrels"], "--compare", files["run"], files["run_b"], "-m", "RR", "--format", "json"
+    )
     assert code == 0 and err == ""
     (test,) = json.loads(out)["tests"]
     assert test["measure"] == "RR" and test["n"] == 3
@@ -169,10 +181,15 @@ def test_installed_console_script(files):
     script = shutil.which("tarsim") or str(Path(sys.executable).with_name("tarsim"))
     if not Path(script).exists():
         pytest.skip("the tarsim console script is not installed")
-    ok = subprocess.run([script, "evaluate", files["qrels"], files["run"], "-m", "RR", "--format", "json"],
-                        capture_output=True, text=True, check=False)
+    ok = subprocess.run(
+        [script, "evaluate", files["qrels"], files["run"], "-m", "RR", "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert ok.returncode == 0 and json.loads(ok.stdout)["aggregate"]["RR"] > 0
     files["run"].write_text("t1 Q0 a 1 x r\n")
-    bad = subprocess.run([script, "evaluate", files["qrels"], files["run"]], capture_output=True, text=True,
-                         check=False)
+    bad = subprocess.run(
+        [script, "evaluate", files["qrels"], files["run"]], capture_output=True, text=True, check=False
+    )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr

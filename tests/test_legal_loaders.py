@@ -24,14 +24,21 @@ UK = {
     "UKSI20100006": (2010, "Toy safety regulations: chemical limits for toys."),
 }
 EU = {
-    "31977L0794": (1977, "train", "Commission Directive on agricultural levies and customs duties.",
-                   ["UKSI19780003", "UKSI20010001"]),
+    "31977L0794": (
+        1977,
+        "train",
+        "Commission Directive on agricultural levies and customs duties.",
+        ["UKSI19780003", "UKSI20010001"],
+    ),
     "31988L0378": (1988, "dev", "Council Directive on the safety of toys.", ["UKSI19990002"]),
     "31976L0160": (1976, "dev", "Council Directive concerning the quality of bathing water.", ["UKSI20050004"]),
-    "32009L0048": (2009, "test", "Directive on the safety of toys: chemical requirements for toys.",
-                   ["UKSI20100006"]),
-    "31998L0083": (1998, "test", "Council Directive on the quality of water intended for drinking water.",
-                   ["UKSI20050004"]),
+    "32009L0048": (2009, "test", "Directive on the safety of toys: chemical requirements for toys.", ["UKSI20100006"]),
+    "31998L0083": (
+        1998,
+        "test",
+        "Council Directive on the quality of water intended for drinking water.",
+        ["UKSI20050004"],
+    ),
 }
 
 
@@ -42,14 +49,22 @@ def write_jsonl(path: Path, records: list[dict]) -> None:
 def write_regir(folder: Path) -> Path:
     """The four files of eu2uk.zip: corpus.jsonl (UK regulations) and train/dev/test.jsonl (EU directives)."""
     folder.mkdir(parents=True, exist_ok=True)
-    write_jsonl(folder / "corpus.jsonl", [
-        {"document_id": d, "publication_year": str(y), "text": t, "relevant_documents": []} for d, (y, t) in UK.items()
-    ])
+    write_jsonl(
+        folder / "corpus.jsonl",
+        [
+            {"document_id": d, "publication_year": str(y), "text": t, "relevant_documents": []}
+            for d, (y, t) in UK.items()
+        ],
+    )
     for split in ("train", "dev", "test"):
-        write_jsonl(folder / f"{split}.jsonl", [
-            {"document_id": d, "publication_year": str(y), "text": t, "relevant_documents": rel}
-            for d, (y, s, t, rel) in EU.items() if s == split
-        ])
+        write_jsonl(
+            folder / f"{split}.jsonl",
+            [
+                {"document_id": d, "publication_year": str(y), "text": t, "relevant_documents": rel}
+                for d, (y, s, t, rel) in EU.items()
+                if s == split
+            ],
+        )
     return folder
 
 
@@ -62,30 +77,42 @@ def write_csv(path: Path, header: list[str], rows: list[list[str]]) -> None:
 
 
 ARTICLES = {
-    "fr": ["Le bail de résidence principale est conclu pour une durée de neuf ans.",
-           "Le locataire peut résilier le bail à tout moment, moyennant un préavis de trois mois.",
-           "Le contrat de travail à durée déterminée prend fin à son terme.",
-           "Le travailleur licencié a droit à une indemnité de préavis.",
-           "Les allocations de chômage sont versées au travailleur privé de travail.",
-           "Le divorce pour désunion irrémédiable est prononcé par le tribunal de la famille."],
-    "nl": ["De huurovereenkomst voor de hoofdverblijfplaats wordt gesloten voor negen jaar.",
-           "De huurder kan de huurovereenkomst op elk ogenblik opzeggen met een opzegging van drie maanden.",
-           "De arbeidsovereenkomst voor een bepaalde tijd eindigt op de vervaldag.",
-           "De ontslagen werknemer heeft recht op een opzeggingsvergoeding.",
-           "De werkloosheidsuitkeringen worden betaald aan de werknemer zonder werk.",
-           "De echtscheiding op grond van onherstelbare ontwrichting wordt uitgesproken door de familierechtbank."],
+    "fr": [
+        "Le bail de résidence principale est conclu pour une durée de neuf ans.",
+        "Le locataire peut résilier le bail à tout moment, moyennant un préavis de trois mois.",
+        "Le contrat de travail à durée déterminée prend fin à son terme.",
+        "Le travailleur licencié a droit à une indemnité de préavis.",
+        "Les allocations de chômage sont versées au travailleur privé de travail.",
+        "Le divorce pour désunion irrémédiable est prononcé par le tribunal de la famille.",
+    ],
+    "nl": [
+        "De huurovereenkomst voor de hoofdverblijfplaats wordt gesloten voor negen jaar.",
+        "De huurder kan de huurovereenkomst op elk ogenblik opzeggen met een opzegging van drie maanden.",
+        "De arbeidsovereenkomst voor een bepaalde tijd eindigt op de vervaldag.",
+        "De ontslagen werknemer heeft recht op een opzeggingsvergoeding.",
+        "De werkloosheidsuitkeringen worden betaald aan de werknemer zonder werk.",
+        "De echtscheiding op grond van onherstelbare ontwrichting wordt uitgesproken door de familierechtbank.",
+    ],
 }
 QUESTIONS = {
-    "fr": {"train": [("1", "Combien de temps dure un bail de résidence principale ?", "1")],
-           "test": [("2", "Puis-je résilier mon bail et quel préavis ?", "2,1"),
-                    ("3", "Ai-je droit à une indemnité si je suis licencié ?", "4"),
-                    ("4", "Comment obtenir le divorce devant le tribunal ?", "6"),
-                    ("5", "Quand les allocations de chômage sont-elles versées ?", "5,4")]},
-    "nl": {"train": [("1", "Hoe lang duurt een huurovereenkomst voor de hoofdverblijfplaats?", "1")],
-           "test": [("2", "Kan ik mijn huurovereenkomst opzeggen en met welke opzegging?", "2,1"),
-                    ("3", "Heb ik recht op een vergoeding als ik ontslagen word?", "4"),
-                    ("4", "Hoe verkrijg ik een echtscheiding bij de rechtbank?", "6"),
-                    ("5", "Wanneer worden werkloosheidsuitkeringen betaald?", "5,4")]},
+    "fr": {
+        "train": [("1", "Combien de temps dure un bail de résidence principale ?", "1")],
+        "test": [
+            ("2", "Puis-je résilier mon bail et quel préavis ?", "2,1"),
+            ("3", "Ai-je droit à une indemnité si je suis licencié ?", "4"),
+            ("4", "Comment obtenir le divorce devant le tribunal ?", "6"),
+            ("5", "Quand les allocations de chômage sont-elles versées ?", "5,4"),
+        ],
+    },
+    "nl": {
+        "train": [("1", "Hoe lang duurt een huurovereenkomst voor de hoofdverblijfplaats?", "1")],
+        "test": [
+            ("2", "Kan ik mijn huurovereenkomst opzeggen en met welke opzegging?", "2,1"),
+            ("3", "Heb ik recht op een vergoeding als ik ontslagen word?", "4"),
+            ("4", "Hoe verkrijg ik een echtscheiding bij de rechtbank?", "6"),
+            ("5", "Wanneer worden werkloosheidsuitkeringen betaald?", "5,4"),
+        ],
+    },
 }
 QUESTION_HEADER = ["id", "question", "category", "subcategory", "extra_description", "article_ids"]
 
@@ -93,35 +120,58 @@ QUESTION_HEADER = ["id", "question", "category", "subcategory", "extra_descripti
 def write_bbsard(folder: Path) -> Path:
     """fr/ and nl/ with corpus.csv, train.csv, test.csv as on the bBSARD dataset card."""
     for lang, articles in ARTICLES.items():
-        write_csv(folder / lang / "corpus.csv", ["id", "article", "reference", "law_type", "code"],
-                  [[str(i), text, f"Art. {i}", "regional", "Code civil"] for i, text in enumerate(articles, 1)])
+        write_csv(
+            folder / lang / "corpus.csv",
+            ["id", "article", "reference", "law_type", "code"],
+            [[str(i), text, f"Art. {i}", "regional", "Code civil"] for i, text in enumerate(articles, 1)],
+        )
         for split, rows in QUESTIONS[lang].items():
-            write_csv(folder / lang / f"{split}.csv", QUESTION_HEADER,
-                      [[qid, q, "Famille", "Logement", "", ids] for qid, q, ids in rows])
+            write_csv(
+                folder / lang / f"{split}.csv",
+                QUESTION_HEADER,
+                [[qid, q, "Famille", "Logement", "", ids] for qid, q, ids in rows],
+            )
     return folder
 
 
 def write_pd(folder: Path) -> Path:
-    write_csv(folder / "paragraphs.csv", ["paragraph_id", "text"], [
-        ["p1", "The trial court erred in denying the motion to suppress evidence from the warrantless search."],
-        ["p2", "Defendant's right to a speedy trial was violated by the delay."],
-        ["p3", "The jury instruction on self-defense was incomplete and misleading."],
-        ["p4", "Counsel was ineffective for failing to object to the hearsay testimony."],
-        ["p5", "The sentence is excessive given the mitigating factors."],
-    ])
-    write_csv(folder / "queries.csv", ["query_id", "query"], [
-        ["q1", "motion to suppress warrantless search"],
-        ["q2", "ineffective assistance of counsel hearsay"],
-        ["q3", "excessive sentence mitigating factors"],
-    ])
-    write_csv(folder / "judgments.csv", ["query_id", "paragraph_id", "label"], [
-        ["q1", "p1", "1"], ["q1", "p2", "0"], ["q2", "p4", "1"],
-        ["q2", "p3", "1"], ["q3", "p5", "1"], ["q3", "p1", "0"],
-    ])
+    write_csv(
+        folder / "paragraphs.csv",
+        ["paragraph_id", "text"],
+        [
+            ["p1", "The trial court erred in denying the motion to suppress evidence from the warrantless search."],
+            ["p2", "Defendant's right to a speedy trial was violated by the delay."],
+            ["p3", "The jury instruction on self-defense was incomplete and misleading."],
+            ["p4", "Counsel was ineffective for failing to object to the hearsay testimony."],
+            ["p5", "The sentence is excessive given the mitigating factors."],
+        ],
+    )
+    write_csv(
+        folder / "queries.csv",
+        ["query_id", "query"],
+        [
+            ["q1", "motion to suppress warrantless search"],
+            ["q2", "ineffective assistance of counsel hearsay"],
+            ["q3", "excessive sentence mitigating factors"],
+        ],
+    )
+    write_csv(
+        folder / "judgments.csv",
+        ["query_id", "paragraph_id", "label"],
+        [
+            ["q1", "p1", "1"],
+            ["q1", "p2", "0"],
+            ["q2", "p4", "1"],
+            ["q2", "p3", "1"],
+            ["q3", "p5", "1"],
+            ["q3", "p1", "0"],
+        ],
+    )
     return folder
 
 
 # ---------------------------------------------------------------- pytrec_eval cross-check
+
 
 def pytrec_measure(name: str) -> tuple[str, str, int | None]:
     family, _, cutoff = name.partition("@")
@@ -162,11 +212,15 @@ def bench_json(tmp_path: Path, args: list[str]) -> dict:
 
 # ---------------------------------------------------------------- loaders
 
+
 def test_regir_loader_reads_the_published_schema(tmp_path) -> None:
     bench = load_regir(write_regir(tmp_path / "eu2uk"), "eu2uk")
     assert len(bench.collection) == len(UK)
-    assert bench.splits == {"train": ["31977L0794"], "dev": ["31988L0378", "31976L0160"],
-                            "test": ["32009L0048", "31998L0083"]}
+    assert bench.splits == {
+        "train": ["31977L0794"],
+        "dev": ["31988L0378", "31976L0160"],
+        "test": ["32009L0048", "31998L0083"],
+    }
     assert bench.qrels["31977L0794"] == {"UKSI19780003": 1, "UKSI20010001": 1}
     assert bench.query_dates["31976L0160"] == 1976 and bench.doc_dates["UKSI19700005"] == 1970
     assert bench.topics["31988L0378"] == "Council Directive on the safety of toys."
@@ -201,6 +255,7 @@ def test_convert_from_zip_round_trips(tmp_path) -> None:
 
 # ---------------------------------------------------------------- bench tables vs pytrec_eval
 
+
 def test_bench_eu2uk_date_filter_and_pytrec(tmp_path, capsys) -> None:
     folder = write_regir(tmp_path / "eu2uk")
     payload = bench_json(tmp_path, ["eu2uk", "--data", str(folder), "--k1-grid", "0.9,1.2", "--b-grid", "0.5,0.75"])
@@ -232,8 +287,11 @@ def test_bench_bbsard_per_language_columns(tmp_path, capsys) -> None:
         assert (row["k1"], row["b"]) == (1.0, 0.6)
         assert len(row["summary"]) == 16
         qrels = load_bbsard(folder, lang).qrels
-        check_with_pytrec({t: qrels[t] for t in ("2", "3", "4", "5")},
-                          read_run(tmp_path / "runs" / f"bbsard-{lang}.0.run"), row["summary"])
+        check_with_pytrec(
+            {t: qrels[t] for t in ("2", "3", "4", "5")},
+            read_run(tmp_path / "runs" / f"bbsard-{lang}.0.run"),
+            row["summary"],
+        )
 
 
 def test_bench_pd_hit_rate_and_decisions(tmp_path, capsys) -> None:
@@ -253,6 +311,7 @@ def test_bench_pd_hit_rate_and_decisions(tmp_path, capsys) -> None:
 
 
 # ---------------------------------------------------------------- bad input: one line, exit 2
+
 
 def one_error_line(capsys) -> str:
     lines = capsys.readouterr().err.strip().splitlines()
@@ -280,13 +339,25 @@ def test_wrong_header(tmp_path, capsys) -> None:
 
 def test_qrels_id_absent_from_corpus(tmp_path, capsys) -> None:
     folder = write_bbsard(tmp_path / "bbsard")
-    write_csv(folder / "fr" / "test.csv", QUESTION_HEADER,
-              [["2", "question ?", "c", "s", "", "1"], ["3", "autre question ?", "c", "s", "", "2,99"]])
+    write_csv(
+        folder / "fr" / "test.csv",
+        QUESTION_HEADER,
+        [["2", "question ?", "c", "s", "", "1"], ["3", "autre question ?", "c", "s", "", "2,99"]],
+    )
     assert main(["bench", "bbsard", "--data", str(folder)]) == 2
     assert "fr/test.csv:3: question '3': article '99' is absent from corpus.csv" in one_error_line(capsys)
     regir = write_regir(tmp_path / "eu2uk")
-    write_jsonl(regir / "dev.jsonl", [{"document_id": "31988L0378", "publication_year": "1988", "text": "toys",
-                                       "relevant_documents": ["UKSI19990002", "UKSI00000000"]}])
+    write_jsonl(
+        regir / "dev.jsonl",
+        [
+            {
+                "document_id": "31988L0378",
+                "publication_year": "1988",
+                "text": "toys",
+                "relevant_documents": ["UKSI19990002", "UKSI00000000"],
+            }
+        ],
+    )
     assert main(["data", "convert", "eu2uk", str(regir), str(tmp_path / "out")]) == 2
     assert "dev.jsonl:1: query '31988L0378': relevant document 'UKSI00000000' is absent" in one_error_line(capsys)
     pd = write_pd(tmp_path / "pd")

@@ -18,8 +18,12 @@ DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 REUTERS = DATASETS / "reuters21578"
 pytestmark = pytest.mark.skipif(not REUTERS.is_dir(), reason=f"real data not present at {REUTERS}")
 
-PYTREC = {"R@100": ("recall.100", "recall_100"), "R@20": ("recall.20", "recall_20"),
-          "nDCG@20": ("ndcg_cut.20", "ndcg_cut_20"), "RPrec": ("Rprec", "Rprec")}
+PYTREC = {
+    "R@100": ("recall.100", "recall_100"),
+    "R@20": ("recall.20", "recall_20"),
+    "nDCG@20": ("ndcg_cut.20", "ndcg_cut_20"),
+    "RPrec": ("Rprec", "Rprec"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +69,22 @@ def test_bench_end_to_end_matches_pytrec_eval(sliced, tmp_path, capsys) -> None:
     directory = save_benchmark(bench, tmp_path / "reuters-doc2doc")
     assert load_benchmark(directory).qrels == bench.qrels
     out = tmp_path / "bench.json"
-    args = ["bench", "reuters-doc2doc", "--data", str(directory), "--k1-grid", "0.6,1.2,2.0", "--b-grid", "0.5,0.9",
-            "--max-queries", "25", "--json", str(out), "--runs", str(tmp_path / "runs")]
+    args = [
+        "bench",
+        "reuters-doc2doc",
+        "--data",
+        str(directory),
+        "--k1-grid",
+        "0.6,1.2,2.0",
+        "--b-grid",
+        "0.5,0.9",
+        "--max-queries",
+        "25",
+        "--json",
+        str(out),
+        "--runs",
+        str(tmp_path / "runs"),
+    ]
     assert main(args) == 0
     table = capsys.readouterr().out
     assert "R@100" in table and "R@20" in table and "nDCG@20" in table and "RPrec" in table

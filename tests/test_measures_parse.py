@@ -32,8 +32,9 @@ def test_parse(text, expected):
     assert parse_measure(text) == expected
 
 
-@pytest.mark.parametrize("text", ["R@100", "nDCG@20", "RPrec", "AP@100", "RR@10", "Success@5", "P@10",
-                                  "R(rel=2)@100", "AP(rel=2)", "nDCG"])
+@pytest.mark.parametrize(
+    "text", ["R@100", "nDCG@20", "RPrec", "AP@100", "RR@10", "Success@5", "P@10", "R(rel=2)@100", "AP(rel=2)", "nDCG"]
+)
 def test_names_round_trip_like_ir_measures(text):
     assert parse_measure(text).name == text
     # ir_measures spells R-precision "Rprec"; tarsim prints the issue's "RPrec" and accepts both.
@@ -63,7 +64,14 @@ def test_bad_names(text, fragment):
 
 def test_default_measures_are_the_issue_list():
     assert [m.name for m in DEFAULT_MEASURES] == [
-        "R@100", "R@20", "nDCG@20", "RPrec", "AP@100", "RR@100", "Success@5", "Success@1"
+        "R@100",
+        "R@20",
+        "nDCG@20",
+        "RPrec",
+        "AP@100",
+        "RR@100",
+        "Success@5",
+        "Success@1",
     ]
 
 

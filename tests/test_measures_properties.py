@@ -27,8 +27,9 @@ def qrels_and_run(draw):
         qrels[topic] = judged
         if draw(st.booleans()) or topic == topics[0]:
             # few distinct scores, so that ties are common
-            run[topic] = draw(st.dictionaries(st.sampled_from(DOCS), st.sampled_from([0.0, 0.5, 1.0, 2.5]),
-                                              min_size=1, max_size=15))
+            run[topic] = draw(
+                st.dictionaries(st.sampled_from(DOCS), st.sampled_from([0.0, 0.5, 1.0, 2.5]), min_size=1, max_size=15)
+            )
     return qrels, run
 
 

@@ -52,9 +52,7 @@ def reference(qrels, run, measure: Measure) -> dict[str, float]:
     else:
         name = f"{TREC_NAMES[measure.family]}.{measure.cutoff}"
         key = name.replace(".", "_")
-    evaluator = pytrec_eval.RelevanceEvaluator(
-        {t: dict(j) for t, j in qrels.items()}, {name}, relevance_level=rel
-    )
+    evaluator = pytrec_eval.RelevanceEvaluator({t: dict(j) for t, j in qrels.items()}, {name}, relevance_level=rel)
     results = evaluator.evaluate({t: dict(r) for t, r in run.items() if r})
     scored = [t for t, judged in qrels.items() if any(g >= rel for g in judged.values())]
     return {t: results[t][key] if t in results else 0.0 for t in scored}
@@ -136,8 +134,19 @@ def test_reuters_bm25_run_has_ties_and_matches_pytrec_eval(reuters_bm25):
 def test_reuters_bm25_thresholded_measures_match(reuters_bm25):
     qrels, run = reuters_bm25
     graded = {t: {d: 1 + (i % 3) for i, d in enumerate(sorted(j))} for t, j in qrels.items()}
-    measures = [parse_measure(name) for name in ("R(rel=2)@100", "P(rel=3)@10", "nDCG(rel=2)@20", "AP(rel=2)",
-                                                 "RR(rel=3)@10", "RPrec(rel=2)", "Success(rel=3)@5", "nDCG")]
+    measures = [
+        parse_measure(name)
+        for name in (
+            "R(rel=2)@100",
+            "P(rel=3)@10",
+            "nDCG(rel=2)@20",
+            "AP(rel=2)",
+            "RR(rel=3)@10",
+            "RPrec(rel=2)",
+            "Success(rel=3)@5",
+            "nDCG",
+        )
+    ]
     assert assert_matches(graded, run, measures) > 0
 
 

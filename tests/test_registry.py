@@ -62,10 +62,19 @@ def test_list_names_every_dataset(capsys, tmp_path, monkeypatch) -> None:
 def test_fetch_downloads_and_verifies(server, tmp_path, monkeypatch, capsys) -> None:
     base, root = server
     monkeypatch.setenv("TARSIM_DATA_DIR", str(tmp_path / "cache"))
-    register(monkeypatch, Entry("toy", "toy", base, "CC0", (
-        RemoteFile(f"{base}/data.zip", "data.zip", sha256(root / "data.zip")),
-        RemoteFile(f"{base}/fr/corpus.csv", "fr/corpus.csv"),  # checksum unknown: downloaded unverified
-    )))
+    register(
+        monkeypatch,
+        Entry(
+            "toy",
+            "toy",
+            base,
+            "CC0",
+            (
+                RemoteFile(f"{base}/data.zip", "data.zip", sha256(root / "data.zip")),
+                RemoteFile(f"{base}/fr/corpus.csv", "fr/corpus.csv"),  # checksum unknown: downloaded unverified
+            ),
+        ),
+    )
     assert main(["data", "fetch", "toy", "--quiet"]) == 0
     target = tmp_path / "cache" / "toy"
     assert (target / "data.zip").read_bytes() == (root / "data.zip").read_bytes()

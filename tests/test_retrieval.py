@@ -74,8 +74,15 @@ def test_date_filter_directions() -> None:
 def test_search_applies_date_filter_and_excludes_self() -> None:
     prepared = corpus()
     doc_dates = {d: float(i) for i, d in enumerate(DOCS)}
-    run = search(prepared, {"d05": "cat"}, k1=1.2, b=0.75, date_filter=DateFilter("not_after", strict=True),
-                 doc_dates=doc_dates, query_dates={"d05": doc_dates["d05"]})
+    run = search(
+        prepared,
+        {"d05": "cat"},
+        k1=1.2,
+        b=0.75,
+        date_filter=DateFilter("not_after", strict=True),
+        doc_dates=doc_dates,
+        query_dates={"d05": doc_dates["d05"]},
+    )
     assert run["d05"] and all(doc_dates[d] < doc_dates["d05"] for d in run["d05"])
     unfiltered = search(prepared, {"d05": "cat"}, k1=1.2, b=0.75)
     assert "d05" not in unfiltered["d05"] and "d07" in unfiltered["d05"]
@@ -126,19 +133,55 @@ def make_benchmark_dir(tmp_path):
     docs = Collection([Document(docid=d, text=t) for d, t in DOCS.items()])
     topics = {"q1": "cat mat", "q2": "dog", "q3": "red mat", "q4": "cats and dogs"}
     qrels = {"q1": {"d01": 1, "d10": 1}, "q2": {"d02": 1, "d03": 1}, "q3": {"d04": 1}, "q4": {"d03": 1}}
-    bench = Benchmark(name="toy", preset="default", collection=docs, topics=topics, qrels=qrels,
-                      splits={"dev": ["q1", "q2", "q3"], "test": ["q4"]})
+    bench = Benchmark(
+        name="toy",
+        preset="default",
+        collection=docs,
+        topics=topics,
+        qrels=qrels,
+        splits={"dev": ["q1", "q2", "q3"], "test": ["q4"]},
+    )
     return save_benchmark(bench, tmp_path / "toy")
 
 
 def test_cli_retrieve_writes_deterministic_run_and_tunes(tmp_path, capsys) -> None:
     directory = make_benchmark_dir(tmp_path)
     out1, out2 = tmp_path / "a.run", tmp_path / "b.run"
-    assert main(["retrieve", str(directory), "--out", str(out1), "--tune", "R@2", "--k1-grid", "0.5,1.2",
-                 "--b-grid", "0.3,0.75"]) == 0
+    assert (
+        main(
+            [
+                "retrieve",
+                str(directory),
+                "--out",
+                str(out1),
+                "--tune",
+                "R@2",
+                "--k1-grid",
+                "0.5,1.2",
+                "--b-grid",
+                "0.3,0.75",
+            ]
+        )
+        == 0
+    )
     assert "tuned on dev (3 queries)" in capsys.readouterr().err
-    assert main(["retrieve", str(directory), "--out", str(out2), "--tune", "R@2", "--k1-grid", "0.5,1.2",
-                 "--b-grid", "0.3,0.75"]) == 0
+    assert (
+        main(
+            [
+                "retrieve",
+                str(directory),
+                "--out",
+                str(out2),
+                "--tune",
+                "R@2",
+                "--k1-grid",
+                "0.5,1.2",
+                "--b-grid",
+                "0.3,0.75",
+            ]
+        )
+        == 0
+    )
     assert out1.read_bytes() == out2.read_bytes()
     run = read_run(out1)
     assert set(run) == {"q4"}
@@ -165,7 +208,18 @@ def test_cli_retrieve_bad_input_exits_2(tmp_path, capsys) -> None:
     assert len(err) == 1 and "qrels.txt" in err[0] and "d99" in err[0] and "absent from the corpus" in err[0]
     assert not (tmp_path / "x.run").exists()
     assert main(["retrieve", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x.run")]) == 2
-    assert main(["retrieve", str(make_benchmark_dir(tmp_path / "2")), "--out", str(tmp_path / "x.run"),
-                 "--tune", "R@banana"]) == 2
+    assert (
+        main(
+            [
+                "retrieve",
+                str(make_benchmark_dir(tmp_path / "2")),
+                "--out",
+                str(tmp_path / "x.run"),
+                "--tune",
+                "R@banana",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("tarsim: error:") for line in err)

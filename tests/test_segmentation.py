@@ -45,8 +45,7 @@ def test_title_is_sentence_zero_and_wraps_are_joined() -> None:
     )
     assert segment("LOTUS <LOTS>  EXTENDS\nUPGRADE", text) == [
         "LOTUS <LOTS> EXTENDS UPGRADE",
-        "Lotus Development Corp. said it will extend its upgrade by 5.93 mln dlrs,"
-        " the U.S. unit of Smith Inc. said.",
+        "Lotus Development Corp. said it will extend its upgrade by 5.93 mln dlrs, the U.S. unit of Smith Inc. said.",
         "It was e.g. late vs. last year.",
         "Smith et al. found no change in the U.S.",
         "Reuter",

@@ -42,8 +42,12 @@ class Entry:
 
 _HF_BBSARD = "https://huggingface.co/datasets/clips/bBSARD/resolve/main"
 _BBSARD_SIZES = {
-    ("fr", "corpus"): "about 23.1 MB", ("fr", "train"): "about 188 kB", ("fr", "test"): "about 46.1 kB",
-    ("nl", "corpus"): "about 23.8 MB", ("nl", "train"): "about 187 kB", ("nl", "test"): "about 45.8 kB",
+    ("fr", "corpus"): "about 23.1 MB",
+    ("fr", "train"): "about 188 kB",
+    ("fr", "test"): "about 46.1 kB",
+    ("nl", "corpus"): "about 23.8 MB",
+    ("nl", "train"): "about 187 kB",
+    ("nl", "test"): "about 45.8 kB",
 }
 
 REGISTRY: dict[str, Entry] = {
@@ -55,8 +59,14 @@ REGISTRY: dict[str, Entry] = {
             "https://archive.org/details/eacl2021_regir_datasets",
             "CC BY-NC-SA 4.0 per the Hugging Face card (its loading script says CC BY-SA); EUR-Lex and "
             "legislation.gov.uk reuse terms apply to the texts",
-            (RemoteFile("https://archive.org/download/eacl2021_regir_datasets/eu2uk.zip", "eu2uk.zip",
-                        "8afc26fbd3559aa800ce0adb3c35c0e4c2c99b93529bc20d5f32ce44f55ba286", 119685577),),
+            (
+                RemoteFile(
+                    "https://archive.org/download/eacl2021_regir_datasets/eu2uk.zip",
+                    "eu2uk.zip",
+                    "8afc26fbd3559aa800ce0adb3c35c0e4c2c99b93529bc20d5f32ce44f55ba286",
+                    119685577,
+                ),
+            ),
         ),
         Entry(
             "uk2eu",
@@ -64,8 +74,14 @@ REGISTRY: dict[str, Entry] = {
             "https://archive.org/details/eacl2021_regir_datasets",
             "CC BY-NC-SA 4.0 per the Hugging Face card (its loading script says CC BY-SA); EUR-Lex and "
             "legislation.gov.uk reuse terms apply to the texts",
-            (RemoteFile("https://archive.org/download/eacl2021_regir_datasets/uk2eu.zip", "uk2eu.zip",
-                        "767d4edc0c5210b80ccf24c31a6d28a62b64edffc69810f7027d34b0e1401194", 31835104),),
+            (
+                RemoteFile(
+                    "https://archive.org/download/eacl2021_regir_datasets/uk2eu.zip",
+                    "uk2eu.zip",
+                    "767d4edc0c5210b80ccf24c31a6d28a62b64edffc69810f7027d34b0e1401194",
+                    31835104,
+                ),
+            ),
         ),
         Entry(
             "bbsard",
@@ -73,9 +89,11 @@ REGISTRY: dict[str, Entry] = {
             "https://huggingface.co/datasets/clips/bBSARD",
             "CC BY-NC-SA 4.0",
             tuple(
-                RemoteFile(f"{_HF_BBSARD}/{lang}/{part}.csv", f"{lang}/{part}.csv",
-                           size_note=_BBSARD_SIZES[(lang, part)])
-                for lang in ("fr", "nl") for part in ("corpus", "train", "test")
+                RemoteFile(
+                    f"{_HF_BBSARD}/{lang}/{part}.csv", f"{lang}/{part}.csv", size_note=_BBSARD_SIZES[(lang, part)]
+                )
+                for lang in ("fr", "nl")
+                for part in ("corpus", "train", "test")
             ),
             notes="checksums unknown (not published); sizes as listed on the dataset page",
         ),
@@ -91,8 +109,13 @@ REGISTRY: dict[str, Entry] = {
             "Reuters-21578 Distribution 1.0: 21,578 newswire stories, 120 categories (SGML)",
             "https://archive.ics.uci.edu/dataset/137/reuters+21578+text+categorization+collection",
             "free for research use, per the distribution's README",
-            (RemoteFile("https://archive.ics.uci.edu/ml/machine-learning-databases/reuters21578-mld/"
-                        "reuters21578.tar.gz", "reuters21578.tar.gz", size_note="about 8 MB"),),
+            (
+                RemoteFile(
+                    "https://archive.ics.uci.edu/ml/machine-learning-databases/reuters21578-mld/reuters21578.tar.gz",
+                    "reuters21578.tar.gz",
+                    size_note="about 8 MB",
+                ),
+            ),
             notes="checksum unknown; the normalised copy used by tests is ../shared/datasets/reuters21578",
         ),
         Entry(
@@ -100,9 +123,14 @@ REGISTRY: dict[str, Entry] = {
             "20 Newsgroups, by-date split: about 18,846 posts in 20 groups",
             "http://qwone.com/~jason/20Newsgroups/",
             "no explicit licence; distributed for research",
-            (RemoteFile("https://ndownloader.figshare.com/files/5975967", "20news-bydate.tar.gz",
-                        "8f1b2514ca22a5ade8fbb9cfa5727df95fa587f4c87b786e15c759fa66d95610",
-                        size_note="about 14 MB"),),
+            (
+                RemoteFile(
+                    "https://ndownloader.figshare.com/files/5975967",
+                    "20news-bydate.tar.gz",
+                    "8f1b2514ca22a5ade8fbb9cfa5727df95fa587f4c87b786e15c759fa66d95610",
+                    size_note="about 14 MB",
+                ),
+            ),
             notes="address and checksum as recorded by scikit-learn's fetch_20newsgroups",
         ),
         Entry(
@@ -110,8 +138,13 @@ REGISTRY: dict[str, Entry] = {
             "Systematic-review screening sets (Cohen 2006 drug reviews, Kitchenham 2010, ...)",
             "https://github.com/asreview/systematic-review-datasets",
             "repository MIT; each review's data under its authors' licence (Cohen 2006 open; Kitchenham CC BY 4.0)",
-            (RemoteFile("https://github.com/asreview/systematic-review-datasets/archive/refs/heads/master.zip",
-                        "systematic-review-datasets-master.zip", size_note="unknown"),),
+            (
+                RemoteFile(
+                    "https://github.com/asreview/systematic-review-datasets/archive/refs/heads/master.zip",
+                    "systematic-review-datasets-master.zip",
+                    size_note="unknown",
+                ),
+            ),
             notes="a moving branch archive: no fixed checksum exists",
         ),
     )

@@ -43,9 +43,7 @@ def paragraphs(text: str) -> list[str]:
     """Paragraphs of `text` with hard line wraps joined; ".; " section joins also end one; blanks dropped."""
     text = _LINE_ENDING.sub("\n", text)
     pieces = (
-        collapse_space(section)
-        for piece in _PARAGRAPH_BREAK.split(text)
-        for section in _SECTION_JOIN.split(piece)
+        collapse_space(section) for piece in _PARAGRAPH_BREAK.split(text) for section in _SECTION_JOIN.split(piece)
     )
     return [piece for piece in pieces if piece]
 

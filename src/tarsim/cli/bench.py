@@ -20,12 +20,18 @@ from tarsim.retrieval import B_GRID, K1_GRID, get_analyzer, shortening
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", choices=BENCHMARKS)
-    parser.add_argument("--data", type=Path,
-                        help="published files or converted directory (default: the fetch cache; "
-                             "reuters-doc2doc: a reuters21578 collection directory)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        help="published files or converted directory (default: the fetch cache; "
+        "reuters-doc2doc: a reuters21578 collection directory)",
+    )
     parser.add_argument("--no-tune", action="store_true", help="skip the k1/b grid search (doc2doc presets)")
-    parser.add_argument("--no-ablation", action="store_true",
-                        help="doc2doc: only the preset's row, not the default/tuned x raw/preprocessed table")
+    parser.add_argument(
+        "--no-ablation",
+        action="store_true",
+        help="doc2doc: only the preset's row, not the default/tuned x raw/preprocessed table",
+    )
     parser.add_argument("--k1-grid", type=float_list, default=list(K1_GRID), help="k1 values for tuning")
     parser.add_argument("--b-grid", type=float_list, default=list(B_GRID), help="b values for tuning")
     parser.add_argument("--max-queries", type=int, help="subsample the dev and test splits (fixed seed)")
@@ -51,8 +57,13 @@ def run(args: argparse.Namespace) -> int:
         if not source.exists():
             raise ConfigError(f"{source} does not exist: run `tarsim data fetch {args.name}` or pass --data DIR")
     benchmarks = load_any(args.name, source, seed=args.seed)
-    options = {"max_queries": args.max_queries, "seed": args.seed, "k1_grid": args.k1_grid, "b_grid": args.b_grid,
-               "progress": _progress}
+    options = {
+        "max_queries": args.max_queries,
+        "seed": args.seed,
+        "k1_grid": args.k1_grid,
+        "b_grid": args.b_grid,
+        "progress": _progress,
+    }
     results: dict[str, list[BaselineResult]] = {}
     caches = {benchmark.name: CorpusCache(benchmark) for benchmark in benchmarks}
     for benchmark in benchmarks:
@@ -62,9 +73,17 @@ def run(args: argparse.Namespace) -> int:
             results[benchmark.name] = doc2doc_ablation(benchmark, preset, cache, **options)
         else:
             label = f"BM25 {preset.analyzer}" + (", k1/b tuned" if preset.tune and not args.no_tune else "")
-            results[benchmark.name] = [run_config(benchmark, preset, cache, label=label,
-                                                  analyzer=get_analyzer(preset.analyzer),
-                                                  tune=not args.no_tune, **options)]
+            results[benchmark.name] = [
+                run_config(
+                    benchmark,
+                    preset,
+                    cache,
+                    label=label,
+                    analyzer=get_analyzer(preset.analyzer),
+                    tune=not args.no_tune,
+                    **options,
+                )
+            ]
     first = benchmarks[0]
     preset = get_preset(first.preset)
     n_eval = len(next(iter(results.values()))[0].per_query)
@@ -73,8 +92,10 @@ def run(args: argparse.Namespace) -> int:
         queries = list(first.split(preset.eval_split).values())
         raw_tokens = get_analyzer("raw").tokenize(queries)
         prep_ids = caches[first.name].get(get_analyzer(preset.analyzer)).query_term_ids(queries)
-        print(f"query preprocessing ({preset.analyzer}) keeps {1 - shortening(raw_tokens, prep_ids):.0%} "
-              f"of the raw tokens on average")
+        print(
+            f"query preprocessing ({preset.analyzer}) keeps {1 - shortening(raw_tokens, prep_ids):.0%} "
+            f"of the raw tokens on average"
+        )
         print(doc2doc_table(results[first.name], preset.measures))
     elif args.name == "bbsard":
         print(language_table({b.language: results[b.name][0] for b in benchmarks}, preset.measures))
@@ -89,16 +110,20 @@ def run(args: argparse.Namespace) -> int:
     for name, rows in results.items():
         for row in rows:
             if row.tuning is not None:
-                print(f"{name}: {row.label}: tuned on {preset.tune_split} for {row.tuning.measure}: "
-                      f"k1={row.k1:g} b={row.b:g} (dev {row.tuning.score:.4f})", file=sys.stderr)
+                print(
+                    f"{name}: {row.label}: tuned on {preset.tune_split} for {row.tuning.measure}: "
+                    f"k1={row.k1:g} b={row.b:g} (dev {row.tuning.score:.4f})",
+                    file=sys.stderr,
+                )
     if args.runs:
         for name, rows in results.items():
             for index, row in enumerate(rows):
                 write_run(args.runs / f"{name}.{index}.run", row.run, tag=f"bm25-{index}")
     if args.json:
         payload = {
-            name: [{"label": r.label, "k1": r.k1, "b": r.b, "summary": r.summary, "per_query": r.per_query}
-                   for r in rows]
+            name: [
+                {"label": r.label, "k1": r.k1, "b": r.b, "summary": r.summary, "per_query": r.per_query} for r in rows
+            ]
             for name, rows in results.items()
         }
         if decision_figures is not None:

@@ -44,6 +44,5 @@ def run(args: argparse.Namespace) -> int:
         folder = fetch(get_entry(args.name), directory=args.dir, progress=not args.quiet)
         print(f"{args.name}: files in {folder}", file=sys.stderr)
         return 0
-    convert(args.name, args.source, args.destination, seed=args.seed,
-            report=lambda line: print(line, file=sys.stderr))
+    convert(args.name, args.source, args.destination, seed=args.seed, report=lambda line: print(line, file=sys.stderr))
     return 0

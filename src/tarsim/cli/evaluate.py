@@ -20,14 +20,20 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", help="TREC qrels file (topic iteration docid relevance)")
     parser.add_argument("run", nargs="?", help="TREC run file (topic Q0 docid rank score tag)")
     parser.add_argument(
-        "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
         help="measure in ir_measures syntax, repeatable: R@100 nDCG@20 RPrec AP@100 RR@10 Success@5 "
         f"R(rel=2)@100 ... (default: {' '.join(m.name for m in DEFAULT_MEASURES)})",
     )
     parser.add_argument("--per-query", action="store_true", help="also print every topic's values")
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     parser.add_argument(
-        "--compare", nargs="+", metavar="RUN",
+        "--compare",
+        nargs="+",
+        metavar="RUN",
         help="compare runs: paired t-test and randomisation test of each run against the first",
     )
     parser.add_argument("--seed", type=int, default=0, help="randomisation-test seed (default: 0)")
@@ -116,9 +122,20 @@ def _compare(args: argparse.Namespace, qrels, measures) -> int:
         writer.writerows(results)
     else:
         header = ["measure", "run", "mean", "vs first", "diff", "t", "p(t-test)", "p(random)", "n"]
-        rows = [[r["measure"], Path(r["run_b"]).name, _number(r["mean_b"]), _number(r["mean_a"]),
-                 f"{r['diff']:+.4f}", f"{r['t']:.3f}", f"{r['p_t']:.4g}", f"{r['p_rand']:.4g}", str(r["n"])]
-                for r in results]
+        rows = [
+            [
+                r["measure"],
+                Path(r["run_b"]).name,
+                _number(r["mean_b"]),
+                _number(r["mean_a"]),
+                f"{r['diff']:+.4f}",
+                f"{r['t']:.3f}",
+                f"{r['p_t']:.4g}",
+                f"{r['p_rand']:.4g}",
+                str(r["n"]),
+            ]
+            for r in results
+        ]
         _print_table(header, rows)
         sys.stdout.write(
             f"first run: {base_path}; paired t-test (scipy.stats.ttest_rel) and two-sided randomisation test "

@@ -28,7 +28,8 @@ def float_list(text: str) -> list[float]:
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "directory", type=Path,
+        "directory",
+        type=Path,
         help="benchmark directory (tarsim data convert) or collection directory (docs.jsonl, topics.tsv)",
     )
     parser.add_argument("--out", "-o", type=Path, required=True, help="TREC run to write (atomically)")
@@ -38,8 +39,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--b", type=float, help="override the preset's b")
     parser.add_argument("--depth", type=int, help="documents per query (default: the preset's)")
     parser.add_argument("--split", help="queries to run (default: test if the directory has splits, else all)")
-    parser.add_argument("--tune", metavar="MEASURE",
-                        help="grid-search k1 and b on the dev split for MEASURE, e.g. R@100")
+    parser.add_argument(
+        "--tune", metavar="MEASURE", help="grid-search k1 and b on the dev split for MEASURE, e.g. R@100"
+    )
     parser.add_argument("--tune-split", default="dev", help="split used for --tune (default dev)")
     parser.add_argument("--k1-grid", type=float_list, help="k1 values for --tune (comma-separated)")
     parser.add_argument("--b-grid", type=float_list, help="b values for --tune (comma-separated)")
@@ -57,8 +59,14 @@ def load_directory(directory: Path) -> Benchmark:
     collection = read_collection(find_docs_file(directory))
     topics = read_topics(directory / "topics.tsv")
     qrels = read_qrels(directory / "qrels.txt") if (directory / "qrels.txt").exists() else {}
-    return Benchmark(name=directory.name, preset="default", collection=collection, topics=topics,
-                     qrels=qrels, splits={"all": list(topics)})
+    return Benchmark(
+        name=directory.name,
+        preset="default",
+        collection=collection,
+        topics=topics,
+        qrels=qrels,
+        splits={"all": list(topics)},
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,12 +101,16 @@ def run(args: argparse.Namespace) -> int:
             grid["b_grid"] = args.b_grid
         result = tune_bm25(corpus, dev, benchmark.qrels, args.tune, **grid, **options)  # type: ignore[arg-type]
         k1, b = result.k1, result.b
-        print(f"tuned on {args.tune_split} ({len(dev)} queries): k1={k1:g} b={b:g} {result.measure}={result.score:.4f}",
-              file=sys.stderr)
+        print(
+            f"tuned on {args.tune_split} ({len(dev)} queries): k1={k1:g} b={b:g} {result.measure}={result.score:.4f}",
+            file=sys.stderr,
+        )
     results = search(corpus, queries, k1=k1, b=b, **options)  # type: ignore[arg-type]
     write_run(args.out, results, tag=args.tag)
-    print(f"wrote {args.out}: {len(results)} queries, k1={k1:g} b={b:g}, analyzer {analyzer_name(analyzer)}",
-          file=sys.stderr)
+    print(
+        f"wrote {args.out}: {len(results)} queries, k1={k1:g} b={b:g}, analyzer {analyzer_name(analyzer)}",
+        file=sys.stderr,
+    )
     return 0
 
 

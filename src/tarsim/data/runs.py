@@ -44,9 +44,7 @@ def _read_run_checked(path: PathLike) -> Run:
     for number, line in iter_lines(path):
         fields = line.split()
         if len(fields) != 6:
-            raise InputError(
-                path, number, f"expected 6 columns (topic Q0 docid rank score tag), found {len(fields)}"
-            )
+            raise InputError(path, number, f"expected 6 columns (topic Q0 docid rank score tag), found {len(fields)}")
         topic, _q0, docid, rank, score, _tag = fields
         parse_int(path, number, rank, "rank")
         value = parse_float(path, number, score, "score")

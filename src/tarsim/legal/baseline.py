@@ -96,9 +96,15 @@ def run_config(
     if tune and preset.tune:
         dev = subsample(benchmark.split(preset.tune_split), max_queries, seed)
         tuning = tune_bm25(
-            corpus, dev, benchmark.qrels, preset.tune, k1_grid=k1_grid, b_grid=b_grid,
+            corpus,
+            dev,
+            benchmark.qrels,
+            preset.tune,
+            k1_grid=k1_grid,
+            b_grid=b_grid,
             progress=(lambda k, bb, s: progress(f"{label}: k1={k} b={bb} dev {preset.tune}={s:.4f}"))
-            if progress else None,
+            if progress
+            else None,
             **options,
         )
         k1, b = tuning.k1, tuning.b
@@ -127,12 +133,14 @@ def doc2doc_ablation(
         if tune and analyzer in tuned and not dates:
             k1, b, tuning = tuned[analyzer]
             fixed = Preset(**{**preset.__dict__, "k1": k1, "b": b})
-            result = run_config(benchmark, fixed, cache, label=label, analyzer=analyzer, tune=False,
-                                use_dates=False, **kwargs)  # type: ignore[arg-type]
+            result = run_config(
+                benchmark, fixed, cache, label=label, analyzer=analyzer, tune=False, use_dates=False, **kwargs
+            )  # type: ignore[arg-type]
             result.tuning = tuning
         else:
-            result = run_config(benchmark, preset, cache, label=label, analyzer=analyzer, tune=tune,
-                                use_dates=dates, **kwargs)  # type: ignore[arg-type]
+            result = run_config(
+                benchmark, preset, cache, label=label, analyzer=analyzer, tune=tune, use_dates=dates, **kwargs
+            )  # type: ignore[arg-type]
             if tune and result.tuning is not None:
                 tuned[analyzer] = (result.k1, result.b, result.tuning)
         results.append(result)

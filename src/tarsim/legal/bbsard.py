@@ -57,6 +57,11 @@ def load_bbsard(directory: PathLike, language: str) -> Benchmark:
             qrels[topic] = dict.fromkeys(relevant, 1)
             members.append(topic)
     return Benchmark(
-        name=f"bbsard-{language}", preset=f"bbsard-{language}", collection=collection, topics=topics,
-        qrels=qrels, splits=splits, language=language,
+        name=f"bbsard-{language}",
+        preset=f"bbsard-{language}",
+        collection=collection,
+        topics=topics,
+        qrels=qrels,
+        splits=splits,
+        language=language,
     )

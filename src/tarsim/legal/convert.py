@@ -66,8 +66,9 @@ def load_any(name: str, source: PathLike, *, seed: int = 0) -> list[Benchmark]:
     return load_published(name, source, seed=seed)
 
 
-def convert(name: str, source: PathLike, destination: PathLike, *, seed: int = 0,
-            report: Callable[[str], None] | None = None) -> list[Path]:
+def convert(
+    name: str, source: PathLike, destination: PathLike, *, seed: int = 0, report: Callable[[str], None] | None = None
+) -> list[Path]:
     """Convert published files to benchmark directories under `destination` (bBSARD: one per language)."""
     benchmarks = load_published(name, source, seed=seed)
     written = []
@@ -75,6 +76,8 @@ def convert(name: str, source: PathLike, destination: PathLike, *, seed: int = 0
         target = Path(destination) / benchmark.language if name == "bbsard" else Path(destination)
         written.append(save_benchmark(benchmark, target))
         if report:
-            report(f"{benchmark.name}: {len(benchmark.collection)} documents, {len(benchmark.topics)} queries "
-                   f"({', '.join(f'{s} {len(t)}' for s, t in benchmark.splits.items())}) -> {target}")
+            report(
+                f"{benchmark.name}: {len(benchmark.collection)} documents, {len(benchmark.topics)} queries "
+                f"({', '.join(f'{s} {len(t)}' for s, t in benchmark.splits.items())}) -> {target}"
+            )
     return written

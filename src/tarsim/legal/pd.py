@@ -28,8 +28,10 @@ def load_pd(directory: PathLike) -> Benchmark:
     base = Path(directory)
     corpus_path = base / FILES["corpus"]
     documents = [
-        Document(docid=check_id(corpus_path, line, row[CORPUS_COLUMNS["id"]], "paragraph id"),
-                 text=row[CORPUS_COLUMNS["text"]].strip())
+        Document(
+            docid=check_id(corpus_path, line, row[CORPUS_COLUMNS["id"]], "paragraph id"),
+            text=row[CORPUS_COLUMNS["text"]].strip(),
+        )
         for line, row in iter_csv(corpus_path, list(CORPUS_COLUMNS.values()))
     ]
     try:
@@ -60,6 +62,11 @@ def load_pd(directory: PathLike) -> Benchmark:
             raise InputError(judgments_path, line, f"duplicate judgment for query {topic!r}, paragraph {docid!r}")
         judged[docid] = int(label)
     return Benchmark(
-        name="pd", preset="pd", collection=collection, topics=topics, qrels=qrels,
-        splits={"test": list(topics)}, language="en",
+        name="pd",
+        preset="pd",
+        collection=collection,
+        topics=topics,
+        qrels=qrels,
+        splits={"test": list(topics)},
+        language="en",
     )

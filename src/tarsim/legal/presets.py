@@ -16,9 +16,7 @@ from tarsim.retrieval import DateFilter
 
 DOC2DOC_MEASURES = ("R@100", "R@20", "nDCG@20", "RPrec")
 BBSARD_CUTOFFS = (10, 100, 200, 500)
-BBSARD_MEASURES = tuple(
-    f"{family}@{k}" for family in ("R", "AP", "RR", "nDCG") for k in BBSARD_CUTOFFS
-)
+BBSARD_MEASURES = tuple(f"{family}@{k}" for family in ("R", "AP", "RR", "nDCG") for k in BBSARD_CUTOFFS)
 PD_MEASURES = ("Success@5", "Success@1")
 
 
@@ -40,15 +38,14 @@ class Preset:
 
 
 PRESETS: dict[str, Preset] = {
-    "eu2uk": Preset(
-        "eu2uk", "english-long", tune="R@100", date_filter=DateFilter("not_before"), doc2doc=True
-    ),
-    "uk2eu": Preset(
-        "uk2eu", "english-long", tune="R@100", date_filter=DateFilter("not_after"), doc2doc=True
-    ),
+    "eu2uk": Preset("eu2uk", "english-long", tune="R@100", date_filter=DateFilter("not_before"), doc2doc=True),
+    "uk2eu": Preset("uk2eu", "english-long", tune="R@100", date_filter=DateFilter("not_after"), doc2doc=True),
     "reuters-doc2doc": Preset(
-        "reuters-doc2doc", "english-long", tune="R@100",
-        date_filter=DateFilter("not_after", strict=True), doc2doc=True,
+        "reuters-doc2doc",
+        "english-long",
+        tune="R@100",
+        date_filter=DateFilter("not_after", strict=True),
+        doc2doc=True,
     ),
     "bbsard-fr": Preset("bbsard-fr", "french", k1=1.0, b=0.6, depth=500, measures=BBSARD_MEASURES),
     "bbsard-nl": Preset("bbsard-nl", "dutch", k1=1.0, b=0.6, depth=500, measures=BBSARD_MEASURES),

@@ -69,6 +69,13 @@ def load_regir(directory: PathLike, name: str) -> Benchmark:
             qrels[topic] = {str(docid): 1 for docid in relevant}
             members.append(topic)
     return Benchmark(
-        name=name, preset=name, collection=collection, topics=topics, qrels=qrels, splits=splits,
-        doc_dates=doc_dates, query_dates=query_dates, language="en",
+        name=name,
+        preset=name,
+        collection=collection,
+        topics=topics,
+        qrels=qrels,
+        splits=splits,
+        doc_dates=doc_dates,
+        query_dates=query_dates,
+        language="en",
     )

@@ -69,12 +69,19 @@ def build_reuters_doc2doc(
     order = np.random.default_rng(seed).permutation(len(eligible))
     shuffled = [eligible[i] for i in order]
     splits = {
-        "train": sorted(shuffled[n_dev + n_test:], key=story_number),
+        "train": sorted(shuffled[n_dev + n_test :], key=story_number),
         "dev": sorted(shuffled[:n_dev], key=story_number),
-        "test": sorted(shuffled[n_dev:n_dev + n_test], key=story_number),
+        "test": sorted(shuffled[n_dev : n_dev + n_test], key=story_number),
     }
     return Benchmark(
-        name="reuters-doc2doc", preset="reuters-doc2doc", collection=collection, topics=topics, qrels=qrels,
-        splits=splits, doc_dates=dates, query_dates={t: dates[t] for t in topics}, language="en",
+        name="reuters-doc2doc",
+        preset="reuters-doc2doc",
+        collection=collection,
+        topics=topics,
+        qrels=qrels,
+        splits=splits,
+        doc_dates=dates,
+        query_dates={t: dates[t] for t in topics},
+        language="en",
         extra={"seed": str(seed)},
     )

@@ -28,9 +28,7 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 def doc2doc_table(results: Sequence[BaselineResult], measures: Sequence[str]) -> str:
     """One row per configuration, with its k1/b and the pre-fetching / re-ranking measures."""
     header = ["BM25 configuration", "k1", "b", *(display_name(m) for m in measures)]
-    rows = [
-        [r.label, f"{r.k1:g}", f"{r.b:g}", *(f"{r.summary.get(m, 0.0):.4f}" for m in measures)] for r in results
-    ]
+    rows = [[r.label, f"{r.k1:g}", f"{r.b:g}", *(f"{r.summary.get(m, 0.0):.4f}" for m in measures)] for r in results]
     return format_table(header, rows)
 
 
@@ -47,6 +45,11 @@ def decisions_table(figures: Mapping[str, float]) -> str:
     header = ["decisions", "precision", "recall", "F1", "accuracy"]
     rows = []
     for label, prefix in (("reranker", ""), ("majority label", "majority_")):
-        rows.append([label, *(f"{figures[f'{prefix}micro_{m}']:.4f}" for m in ("precision", "recall", "f1")),
-                     f"{figures[f'{prefix}accuracy']:.4f}"])
+        rows.append(
+            [
+                label,
+                *(f"{figures[f'{prefix}micro_{m}']:.4f}" for m in ("precision", "recall", "f1")),
+                f"{figures[f'{prefix}accuracy']:.4f}",
+            ]
+        )
     return format_table(header, rows)

@@ -114,7 +114,6 @@ def parse_measures(texts: list[str] | tuple[str, ...]) -> list[Measure]:
 
 
 DEFAULT_MEASURES: tuple[Measure, ...] = tuple(
-    parse_measure(name)
-    for name in ("R@100", "R@20", "nDCG@20", "RPrec", "AP@100", "RR@100", "Success@5", "Success@1")
+    parse_measure(name) for name in ("R@100", "R@20", "nDCG@20", "RPrec", "AP@100", "RR@100", "Success@5", "Success@1")
 )
 """The measures `tarsim evaluate` reports when none is given (those the legal benchmarks report)."""

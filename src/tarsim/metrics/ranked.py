@@ -100,9 +100,7 @@ def _compute(
     return values, defined
 
 
-def evaluate_run(
-    qrels: Qrels, run: Run, measures: Iterable[Measure | str] = DEFAULT_MEASURES
-) -> PerQuery:
+def evaluate_run(qrels: Qrels, run: Run, measures: Iterable[Measure | str] = DEFAULT_MEASURES) -> PerQuery:
     """Score a run: {topic: {measure name: value}} for every qrels topic with a relevant document.
 
     A measure appears for a topic only when the topic has a document at or above the measure's `rel`.

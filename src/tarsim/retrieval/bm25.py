@@ -94,9 +94,7 @@ class PreparedCorpus:
         return model
 
 
-def top_documents(
-    scores: np.ndarray, allowed: np.ndarray | None, depth: int, tie_rank: np.ndarray
-) -> np.ndarray:
+def top_documents(scores: np.ndarray, allowed: np.ndarray | None, depth: int, tie_rank: np.ndarray) -> np.ndarray:
     """Indices of the `depth` best documents with a positive score, cut as trec_eval would order them.
 
     Among documents tied at the cut-off score, those with the larger docid are kept, so the result is the
