@@ -48,3 +48,19 @@ def test_ranking_by_best_sentence_changes_the_review(demo):
     by_sentence = tarsim.simulate(demo, topic="T3", max_effort="200", rank_by="sentence").ledgers["T3"]
     assert by_document.docids != by_sentence.docids
     assert by_sentence.header["config"]["rank_by"] == "sentence"
+
+
+def test_probability_learners_score_as_log_odds_so_uncertainty_finds_the_boundary():
+    import numpy as np
+    import scipy.sparse as sp
+
+    from tarsim.learners import fit_and_score
+    from tarsim.policies import make_selection_policy
+
+    X = sp.csr_matrix(np.array([[3.0, 0.0], [0.0, 3.0], [2.0, 0.0], [0.0, 2.0]]))
+    y = np.array([1, 0, 1, 0])
+    targets = sp.csr_matrix(np.array([[0.0, 5.0], [1.0, 1.0], [5.0, 0.0]]))
+    (scores,) = fit_and_score(ComplementNB(), X, y, targets)
+    assert scores[2] > 0 > scores[0]  # relevant-looking positive, non-relevant-looking negative
+    chosen = make_selection_policy("uncertainty").select(scores, np.arange(3), 1, np.random.default_rng(0))
+    assert list(chosen) == [1]  # the mixed document sits at the boundary

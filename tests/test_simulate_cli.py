@@ -28,6 +28,8 @@ def test_demo_simulation_writes_ledgers_tables_and_summary(tmp_path, capsys):
     before = (out / "recall_at_effort.csv").read_bytes()
     (out / "recall_at_effort.csv").unlink()
     assert main(["report", str(out), "--effort", "judge", "--effort", "sent"]) == 0
+    assert not (out / "recall_at_effort.csv").exists()  # report prints; it rewrites only when asked
+    assert main(["report", str(out), "--effort", "judge", "--effort", "sent", "--write"]) == 0
     assert (out / "recall_at_effort.csv").read_bytes() == before  # recomputed from the ledgers alone
 
 
@@ -154,3 +156,13 @@ def test_console_script_runs_on_a_real_review_without_traceback(tmp_path):
     )
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
     assert "collection directory does not exist" in missing.stderr
+
+
+def test_an_output_directory_never_mixes_configurations(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["simulate", "--out", str(out), "--effort", "judge"]) == 0
+    assert main(["simulate", "--out", str(out), "--effort", "judge"]) == 0  # the same command again is fine
+    assert main(["simulate", "--out", str(out), "--seed", "7"]) == 2
+    err = capsys.readouterr().err
+    assert "already holds ledgers of another configuration" in err
+    assert main(["report", str(tmp_path / "nothing")]) == 2

@@ -124,3 +124,17 @@ def test_ledger_records_are_canonical_json(demo, tmp_path):
     for line in (tmp_path / "ledgers" / "T1.jsonl").read_text().splitlines():
         record = json.loads(line)
         assert line == json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_clock_effort_shows_what_more_reviewers_and_retraining_latency_do(demo):
+    from tarsim.metrics import recall_curve
+
+    config = {"max_effort": "300", "retrain_seconds": 30}
+    one = review_topics(demo, ReviewConfig(**config), ["T2"]).ledgers["T2"]
+    three = review_topics(demo, ReviewConfig(reviewers=3, **config), ["T2"]).ledgers["T2"]
+    # reviewing time (the sum of the time model) hardly changes; elapsed clock time falls with three reviewers
+    budget = one.time.max() / 4  # a quarter of the time one reviewer needed
+    assert recall_curve(three, "clock").recall_at(budget) > recall_curve(one, "clock").recall_at(budget)
+    clock = recall_curve(one, "clock")
+    assert clock.effort[-1] == pytest.approx(one.time.max())
+    assert clock.effort[-1] >= recall_curve(one, "seconds").effort[-1] + 30 * (len(one.rounds) - 1) - 1e-6

@@ -13,6 +13,7 @@ from tarsim.data.dataset import Dataset, load_dataset
 from tarsim.data.ledger import Ledger, iter_ledger_paths, read_ledger
 from tarsim.data.lines import PathLike
 from tarsim.effort_models import make_effort_model
+from tarsim.errors import InputError
 from tarsim.metrics.recall_effort import RecallCurve, recall_curve
 from tarsim.reporting.tables import (
     DEFAULT_EFFORT_MODELS,
@@ -59,8 +60,20 @@ class SimulationResult:
 
     @classmethod
     def from_directory(cls, out: PathLike, effort_models: Sequence[str] = DEFAULT_EFFORT_MODELS) -> SimulationResult:
-        """Re-open a `tarsim simulate` output from its ledgers alone."""
-        ledgers = {ledger.topic: ledger for ledger in map(read_ledger, iter_ledger_paths(Path(out) / "ledgers"))}
+        """Re-open a `tarsim simulate` output from its complete ledgers alone (all of one configuration)."""
+        directory = Path(out) / "ledgers"
+        if not directory.is_dir():
+            raise InputError(directory, None, "no ledgers directory (is this a `tarsim simulate` output?)")
+        ledgers: dict[str, Ledger] = {}
+        for ledger in map(read_ledger, iter_ledger_paths(directory)):
+            if not ledger.complete:
+                raise InputError(ledger.source, None, "ledger has no end record (an unfinished review)")
+            first = next(iter(ledgers.values()), None)
+            if first is not None and ledger.header["config"] != first.header["config"]:
+                raise InputError(ledger.source, None, f"written with another configuration than {first.source}")
+            if ledger.topic in ledgers:
+                raise InputError(ledger.source, None, f"a second ledger of topic {ledger.topic!r}")
+            ledgers[ledger.topic] = ledger
         return cls(ledgers=ledgers, effort_models=tuple(effort_models), out=Path(out))
 
 

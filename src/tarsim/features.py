@@ -25,6 +25,7 @@ from sklearn.preprocessing import normalize
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Collection
+from tarsim.errors import ConfigError
 from tarsim.segmentation import segment_document
 
 FEATURES_FORMAT = 1
@@ -40,6 +41,13 @@ class FeatureSettings:
     stem: bool = True
     min_df: int = 2
     sublinear_tf: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("stem", "sublinear_tf"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"feature setting {name} must be true or false, got {getattr(self, name)!r}")
+        if isinstance(self.min_df, bool) or not isinstance(self.min_df, int) or self.min_df < 1:
+            raise ConfigError(f"feature setting min_df must be an integer >= 1, got {self.min_df!r}")
 
     def digest(self) -> str:
         """A short stable digest of the settings."""

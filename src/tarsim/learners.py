@@ -69,8 +69,9 @@ def check_learner(estimator: object) -> None:
 def fit_and_score(estimator: BaseEstimator, X: sp.spmatrix, y: np.ndarray, *targets: sp.spmatrix) -> list[np.ndarray]:
     """Fit a fresh clone on (X, y) and return a relevance score for the rows of each target matrix.
 
-    Scores are linear decision values when the estimator has them (cheap: one sparse product each),
-    else the probability of the relevant class.
+    Scores are linear decision values when the estimator has them (cheap: one sparse product each), else the
+    log-odds of the relevant class's probability, so that 0 is the decision boundary for every learner (what
+    uncertainty sampling relies on) and the ranking is the probability's.
     """
     model = clone(estimator).fit(X, y)
     if hasattr(model, "coef_") and hasattr(model, "intercept_") and hasattr(model, "decision_function"):
@@ -80,4 +81,8 @@ def fit_and_score(estimator: BaseEstimator, X: sp.spmatrix, y: np.ndarray, *targ
     if hasattr(model, "decision_function"):
         return [np.asarray(model.decision_function(target), dtype=np.float64).ravel() for target in targets]
     positive = list(model.classes_).index(1)
-    return [model.predict_proba(target)[:, positive] for target in targets]
+    scores = []
+    for target in targets:
+        probability = np.clip(model.predict_proba(target)[:, positive], 1e-12, 1 - 1e-12)
+        scores.append(np.log(probability) - np.log1p(-probability))
+    return scores

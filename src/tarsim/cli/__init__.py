@@ -75,6 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TarsimError as exc:
         print(f"tarsim: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a path the user gave cannot be read or written (not a directory, permission, ...)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"tarsim: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("tarsim: interrupted", file=sys.stderr)
         return 130

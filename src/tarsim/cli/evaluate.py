@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from tarsim.data import read_qrels, read_run
-from tarsim.errors import InputError
+from tarsim.errors import ConfigError, InputError
 from tarsim.metrics import DEFAULT_MEASURES, aggregate, evaluate_run, paired_tests, parse_measures
 
 FORMATS = ("table", "json", "csv")
@@ -44,6 +44,10 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Evaluate one run, or compare several; print to stdout."""
     measures = parse_measures(args.measures) if args.measures else list(DEFAULT_MEASURES)
+    if args.seed < 0:
+        raise ConfigError(f"--seed must be an integer >= 0, got {args.seed}")
+    if args.resamples < 1:
+        raise ConfigError(f"--resamples must be an integer >= 1, got {args.resamples}")
     if (args.run is None) == (args.compare is None):
         raise InputError("tarsim evaluate", None, "give either one RUN or --compare RUN_A RUN_B ...")
     qrels = read_qrels(args.qrels)

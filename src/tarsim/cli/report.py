@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from tarsim.effort_models import make_effort_model
@@ -13,7 +14,11 @@ from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, format_recall_table
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", metavar="OUT", help="a `tarsim simulate` output directory")
     parser.add_argument("--effort", action="append", metavar="MODEL", help="effort model (repeatable)")
-    parser.add_argument("--no-write", action="store_true", help="print only; do not rewrite the CSV and JSON files")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="also rewrite OUT/recall_at_effort.csv and OUT/summary.json for these effort models",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -24,13 +29,12 @@ def run(args: argparse.Namespace) -> int:
     effort = tuple(args.effort or DEFAULT_EFFORT_MODELS)
     for model in effort:
         make_effort_model(model)
-    ledger_dir = Path(args.out) / "ledgers"
-    if not ledger_dir.is_dir():
-        raise InputError(ledger_dir, None, "no ledgers directory (is this a `tarsim simulate` output?)")
     result = SimulationResult.from_directory(args.out, effort)
     if not result.ledgers:
-        raise InputError(ledger_dir, None, "no complete ledger found")
-    if not args.no_write:
-        write_simulation_reports(Path(args.out), list(result.ledgers.values()), effort)
+        raise InputError(Path(args.out) / "ledgers", None, "no complete ledger found")
+    if args.write:
+        summary = Path(args.out) / "summary.json"
+        skipped = json.loads(summary.read_text()).get("skipped", {}) if summary.exists() else {}
+        write_simulation_reports(Path(args.out), list(result.ledgers.values()), effort, skipped)
     print(format_recall_table(result.recall_at_effort()))
     return 0

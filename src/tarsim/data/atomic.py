@@ -12,6 +12,12 @@ from typing import IO
 from tarsim.data.lines import PathLike
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
     """Open a temporary file for writing; on success rename it to `path`, on failure remove it.
@@ -21,6 +27,7 @@ def atomic_write(path: PathLike, mode: str = "w", encoding: str | None = "utf-8"
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp creates 0600; give the file the permissions open() would
     binary = "b" in mode
     try:
         with os.fdopen(fd, mode, encoding=None if binary else encoding, newline=None if binary else "") as handle:

@@ -122,8 +122,10 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
             effort=effort,
             source=source,
         )
-    except (KeyError, TypeError) as exc:
+    except KeyError as exc:
         raise InputError(source, None, f"judgment record lacks field {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise InputError(source, None, f"malformed judgment record: {exc}") from None
 
 
 def read_ledger(path: PathLike) -> Ledger:

@@ -4,11 +4,13 @@
 - `sent`: sentences read (E_sent). Sentence shown: 1. Document shown: the reviewer reads in order until the
   first relevant sentence (relevant document) or every sentence (non-relevant document).
 - `lambda:L`: (1 - L) * E_judge + L * E_sent for L in [0, 1].
-- `seconds`: reviewer time from the time model (also the SimPy clock).
+- `seconds`: reviewer time from the time model, summed over judgments.
+- `clock`: elapsed time on the SimPy clock (several reviewers work at once; retraining may keep them waiting).
 """
 
 from tarsim.effort_models.models import (
     EFFORT_MODELS,
+    ClockEffort,
     EffortModel,
     JudgeEffort,
     LambdaEffort,
@@ -20,6 +22,7 @@ from tarsim.effort_models.reading import TimeModel, sentences_read
 
 __all__ = [
     "EFFORT_MODELS",
+    "ClockEffort",
     "EffortModel",
     "JudgeEffort",
     "LambdaEffort",

@@ -9,7 +9,7 @@ import numpy as np
 
 from tarsim.errors import ConfigError
 
-EFFORT_MODELS = ("judge", "sent", "lambda:L (L in [0, 1])", "seconds")
+EFFORT_MODELS = ("judge", "sent", "lambda:L (L in [0, 1])", "seconds", "clock")
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,19 @@ class SecondsEffort(EffortModel):
         return np.asarray(increments["seconds"], dtype=np.float64)
 
 
+@dataclass(frozen=True)
+class ClockEffort(EffortModel):
+    """Elapsed review time on the SimPy clock: with several reviewers or retraining latency it differs from
+    `seconds` (the sum of reviewing time); each judgment costs the clock time since the previous one."""
+
+    name: str = "clock"
+    unit: str = "seconds of review time (clock)"
+
+    def costs(self, increments):
+        time = np.asarray(increments["time"], dtype=np.float64)
+        return np.diff(time, prepend=0.0)
+
+
 def make_effort_model(spec: str) -> EffortModel:
     """Parse `judge`, `sent`, `lambda:0.5` or `seconds`."""
     if spec == "judge":
@@ -77,6 +90,8 @@ def make_effort_model(spec: str) -> EffortModel:
         return SentenceEffort()
     if spec == "seconds":
         return SecondsEffort()
+    if spec == "clock":
+        return ClockEffort()
     if spec.startswith("lambda:"):
         try:
             lam = float(spec.split(":", 1)[1])

@@ -70,7 +70,7 @@ def recall_curve(ledger: Ledger, effort_model: str | EffortModel = "judge", qrel
     """The recall-effort curve of a ledger under one effort model."""
     model = _model(effort_model)
     relevant = relevant_count(ledger, qrels)
-    effort = np.cumsum(model.costs(ledger.effort)) if len(ledger) else np.zeros(0)
+    effort = np.cumsum(model.costs({**ledger.effort, "time": ledger.time})) if len(ledger) else np.zeros(0)
     found = np.cumsum(first_relevant_presentations(ledger, qrels)) if len(ledger) else np.zeros(0)
     recall = found / relevant if relevant else np.zeros_like(found, dtype=np.float64)
     return RecallCurve(effort=effort.astype(np.float64), recall=recall.astype(np.float64), relevant=relevant)
@@ -85,14 +85,19 @@ def recall_at_effort(
 ) -> list[dict]:
     """Recall@E at E = aR + b for each (a, b) of the grid.
 
-    Rows of topic, strategy, effort_model, a, b, effort, recall.
+    Rows of topic, strategy, effort_model, a, b, effort, recall; recall is None where E lies beyond what a
+    review stopped by its effort budget spent (and it had not yet found every relevant document).
     """
     model = _model(effort_model)
     curve = recall_curve(ledger, model, qrels)
+    cut_short = bool(ledger.end and str(ledger.end.get("reason", "")).startswith("effort budget"))
+    spent = float(curve.effort[-1]) if len(curve.effort) else 0.0
     rows = []
     for a in grid_a:
         for b in grid_b:
             effort = a * curve.relevant + b
+            # A review stopped by its budget says nothing about recall at a larger effort: unknown, not a guess.
+            unknown = cut_short and effort > spent + 1e-9 and curve.recall_at(effort) < 1.0
             rows.append(
                 {
                     "topic": ledger.topic,
@@ -101,7 +106,7 @@ def recall_at_effort(
                     "a": a,
                     "b": b,
                     "effort": effort,
-                    "recall": curve.recall_at(effort),
+                    "recall": None if unknown else curve.recall_at(effort),
                 }
             )
     return rows
@@ -130,6 +135,7 @@ def summary_row(ledger: Ledger, levels: Iterable[float] = RECALL_LEVELS) -> dict
         "relevant": curve.relevant,
         "collection_size": ledger.collection_size,
         "judgments": len(ledger),
+        "review_seconds": float(ledger.time.max()) if len(ledger) else 0.0,
         "final_recall": float(curve.recall[-1]) if len(ledger) else 0.0,
     }
     for level in levels:

@@ -13,7 +13,7 @@ from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
 from tarsim.metrics.recall_effort import recall_at_effort, summary_row
 
-DEFAULT_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds")
+DEFAULT_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds", "clock")
 RECALL_COLUMNS = ["topic", "strategy", "effort_model", "a", "b", "effort", "recall"]
 
 
@@ -37,7 +37,15 @@ def mean_recall_table(table: pd.DataFrame) -> pd.DataFrame:
     frame = table.assign(budget=[f"{a:g}R+{b:g}" for a, b in zip(table["a"], table["b"], strict=True)])
     order = list(dict.fromkeys(frame["budget"]))
     columns = ["strategy", "effort_model"] if frame["strategy"].nunique() > 1 else ["effort_model"]
-    pivot = frame.pivot_table(index="budget", columns=columns, values="recall", aggfunc="mean", sort=False)
+    # A cell is unknown (NaN, shown as n/a) when any topic's Recall@E is: averaging the others would mislead.
+    pivot = frame.pivot_table(
+        index="budget",
+        columns=columns,
+        values="recall",
+        aggfunc=lambda v: v.mean(skipna=False),
+        sort=False,
+        dropna=False,
+    )
     return pivot.reindex(order)
 
 
@@ -48,7 +56,10 @@ def format_recall_table(table: pd.DataFrame) -> str:
         return "no topic was reviewed"
     topics = table["topic"].nunique()
     header = f"Mean Recall@E over {topics} topic(s), E = aR+b in each effort model's units"
-    return header + "\n" + pivot.to_string(float_format=lambda v: f"{v:.3f}")
+    text = pivot.to_string(float_format=lambda v: f"{v:.3f}", na_rep="n/a")
+    if pivot.isna().to_numpy().any():
+        text += "\nn/a: beyond the effort budget (--max-effort) of at least one topic"
+    return header + "\n" + text
 
 
 def _clean(value):
@@ -72,7 +83,7 @@ def write_simulation_reports(
     pivot = mean_recall_table(table)
     means = {
         str(column if isinstance(column, str) else "/".join(column)): {
-            budget: round(float(value), 6) for budget, value in pivot[column].items()
+            budget: None if value != value else round(float(value), 6) for budget, value in pivot[column].items()
         }
         for column in pivot.columns
     }

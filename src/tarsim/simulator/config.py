@@ -96,6 +96,8 @@ class ReviewConfig:
             raise ConfigError(f"reviewers must be >= 1, got {self.reviewers}")
         if self.retrain_seconds < 0:
             raise ConfigError(f"retrain_seconds must be >= 0, got {self.retrain_seconds}")
+        if not self.lambda_ > 0:
+            raise ConfigError(f"lambda_ (the learner's regularisation) must be > 0, got {self.lambda_}")
         if self.seed < 0:
             raise ConfigError(f"seed must be >= 0, got {self.seed}")
         if self.stopping:

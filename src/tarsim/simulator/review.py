@@ -283,7 +283,11 @@ class ReviewSimulation:
             self.writer.write(record)
             if record["truth"] > 0:
                 state.relevant_found += 1
-            state.spent += float(self.budget_model.costs({k: np.float64(v) for k, v in record["effort"].items()}))
+            if self.budget_model.name == "clock":
+                state.spent = self.env.now
+            else:
+                increments = {k: np.float64(v) for k, v in record["effort"].items()}
+                state.spent += float(self.budget_model.costs(increments))
             self._wake_learner()
 
     def _wake_learner(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from sklearn.base import BaseEstimator
 from tarsim import __version__
 from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import Ledger, ledger_from_lines, read_ledger
-from tarsim.errors import ConfigError
+from tarsim.errors import ConfigError, InputError
 from tarsim.features import Features, cached_features, collection_digest
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
@@ -104,6 +105,22 @@ def matches_header(ledger: Ledger, header: dict) -> bool:
     return ledger.complete and recorded == header
 
 
+def check_output_ledgers(directory: Path, config: ReviewConfig, collection_sha: str) -> None:
+    """Refuse to mix: every ledger already in `directory` must come from this configuration and collection."""
+    expected = config.to_dict()
+    for path in sorted(directory.glob("*.jsonl")) if directory.is_dir() else []:
+        with open(path, encoding="utf-8") as handle:
+            try:
+                header = json.loads(handle.readline())
+            except json.JSONDecodeError:
+                raise InputError(path, 1, "not a ledger (its first line is not JSON)") from None
+        if header.get("config") != expected or header.get("inputs", {}).get("collection") != collection_sha:
+            raise ConfigError(
+                f"{directory} already holds ledgers of another configuration or collection ({path.name}); "
+                "choose another --out (or delete them)"
+            )
+
+
 def run_review(
     features: Features,
     review: TopicReview,
@@ -159,6 +176,8 @@ def review_topics(
     docids = dataset.collection.docids
     position = {docid: i for i, docid in enumerate(docids)}
     collection_sha = collection_digest(dataset.collection)
+    if out is not None:
+        check_output_ledgers(Path(out) / "ledgers", config, collection_sha)
     batch = ReviewBatch(config)
     for topic in selected:
         grades = topic_grades(dataset.qrels.get(topic, {}), position, len(docids))
