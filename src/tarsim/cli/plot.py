@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from tarsim.effort_models import make_effort_model
+from tarsim.errors import ConfigError
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -55,13 +56,21 @@ def parse_marks(text: str) -> list[tuple[float, float]]:
     return [(budget.a, budget.b) for budget in (Budget.parse(part) for part in text.split(",") if part.strip())]
 
 
-def replay_inputs(collection: str | None) -> dict:
-    """docids and qrels for stopping rules that draw from the collection (target:T)."""
+def replay_inputs(collection: str | None, ledgers=()) -> dict:
+    """docids and qrels for stopping rules that draw from the collection (target:T); the collection must be the
+    one the ledgers were reviewed on (their headers record its digest)."""
     if not collection:
         return {}
     from tarsim.data.dataset import load_dataset
+    from tarsim.errors import InputError
+    from tarsim.features import collection_digest
 
     dataset = load_dataset(collection)
+    digest = collection_digest(dataset.collection)
+    for ledger in ledgers:
+        recorded = ledger.header.get("inputs", {}).get("collection")
+        if recorded is not None and recorded != digest:
+            raise InputError(ledger.source, None, f"was not reviewed on {collection} (its collection digest differs)")
     return {"docids": dataset.collection.docids, "qrels": dataset.qrels}
 
 
@@ -74,6 +83,10 @@ def run(args: argparse.Namespace) -> int:
     for rule in args.stopping:
         parse_stopping_rule(rule)
     marks = parse_marks(args.marks)
+    if args.xmax is not None and not args.xmax > 0:
+        raise ConfigError(f"--xmax must be > 0, got {args.xmax}")
+    if args.columns is not None and args.columns < 1:
+        raise ConfigError(f"--columns must be >= 1, got {args.columns}")
     ledgers = load_ledgers(args.ledgers)
     figure = plot_recall_effort(
         ledgers,
@@ -85,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         xmax=args.xmax,
         columns=args.columns,
         title=args.title,
-        replay=replay_inputs(args.collection),
+        replay=replay_inputs(args.collection, ledgers),
     )
     path = save_figure(figure, args.out)
     print(f"{len(ledgers)} ledger(s) plotted to {path}")

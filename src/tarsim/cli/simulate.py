@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from tarsim.effort_models import make_effort_model
+from tarsim.errors import ConfigError
 from tarsim.policies import SeedingChoice
 from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, format_recall_table
 from tarsim.simulator.config import ReviewConfig
@@ -90,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
         max_effort_model=effort[0],
         seed=args.seed,
     )
+    if args.collection and (args.docs or args.qrels or args.topics):
+        raise ConfigError("give either --collection DIR or --docs/--qrels/--topics files, not both")
     dataset = resolve_dataset(args.collection, docs=args.docs, qrels=args.qrels, topics=args.topics)
     topics = check_topics(dataset, args.topic)
     bar = _progress_bar(len(topics))

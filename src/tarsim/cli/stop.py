@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     for model in models:
         make_effort_model(model)
     ledgers = load_ledgers(args.ledgers)
-    replay = replay_inputs(args.collection)
+    replay = replay_inputs(args.collection, ledgers)
     rows = []
     for ledger in ledgers:
         rules = args.rule or ledger.header.get("config", {}).get("stopping", [])

@@ -10,7 +10,7 @@ from tarsim.data.collection import Collection, read_collection
 from tarsim.data.lines import PathLike
 from tarsim.data.qrels import Qrels, read_qrels
 from tarsim.data.topics import Topics, read_topics
-from tarsim.errors import InputError, InputWarning
+from tarsim.errors import ConfigError, InputError, InputWarning
 
 DOCS_NAMES = ("docs.jsonl", "docs.jsonl.gz")
 
@@ -61,12 +61,17 @@ def load_dataset(
     qrels_path = Path(qrels) if qrels is not None else (base / "qrels.txt" if base else None)
     topics_path = Path(topics) if topics is not None else (base / "topics.tsv" if base else None)
     if docs_path is None or qrels_path is None or topics_path is None:
-        raise InputError(directory or ".", None, "need a collection directory or all of docs, qrels and topics")
+        missing = [
+            name for name, path in (("docs", docs_path), ("qrels", qrels_path), ("topics", topics_path)) if path is None
+        ]
+        raise ConfigError(
+            f"without a collection directory, give all of docs, qrels and topics (missing: {', '.join(missing)})"
+        )
     collection = read_collection(docs_path)
     if len(collection) == 0:
         raise InputError(docs_path, None, "empty collection")
     judged = read_qrels(qrels_path)
     queries = read_topics(topics_path)
     check_topics_cover_qrels(judged, queries, topics_path)
-    name = base.name if base is not None else docs_path.parent.name
+    name = base.resolve().name if base is not None else docs_path.resolve().parent.name
     return Dataset(collection=collection, qrels=judged, topics=queries, name=name)

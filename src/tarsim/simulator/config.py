@@ -86,8 +86,8 @@ class ReviewConfig:
         make_selection_policy(self.policy)
         make_batch_schedule(self.batch)
         make_effort_model(self.max_effort_model)
-        if self.max_effort is not None:
-            Budget.parse(self.max_effort)
+        if self.max_effort is not None and not Budget.parse(self.max_effort).effort(1) > 0:
+            raise ConfigError(f"max_effort {self.max_effort!r} must be a positive effort")
         if self.until not in ("all-relevant", "exhausted"):
             raise ConfigError(f"until {self.until!r} unknown; accepted: all-relevant, exhausted")
         if self.presumed_nonrelevant < 0:

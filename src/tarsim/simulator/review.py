@@ -339,4 +339,6 @@ class ReviewSimulation:
             "truth": grade,
             "effort": {"judge": 1, "sent": read, "words": words, "seconds": seconds},
         }
+        if config.train_on == "sentence":
+            record["trained_sentence"] = self.state.train_sentences[-1] - first  # what the learner learned from
         return record, seconds
