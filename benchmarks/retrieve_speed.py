@@ -20,6 +20,19 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_REUTERS = ROOT.parent / "shared" / "datasets" / "reuters21578"
 
 
+def timing(mode: str, queries: int, t0: float, t1: float, t2: float, base_mb: float) -> dict:
+    """One measured configuration: index time (t0..t1), search time (t1..t2), queries per second, memory."""
+    return {
+        "mode": mode,
+        "queries": queries,
+        "index_seconds": t1 - t0,
+        "seconds": t2 - t1,
+        "qps": queries / (t2 - t1),
+        "peak_mb": peak_mb(),
+        "base_mb": base_mb,
+    }
+
+
 def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -72,15 +85,7 @@ def child(mode: str, bench_dir: Path, depth: int) -> dict:
         )
         t2 = time.perf_counter()
         assert len(run) == len(queries)
-        return {
-            "mode": "tarsim search (preset english-long, date filter)",
-            "queries": len(queries),
-            "index_seconds": t1 - t0,
-            "seconds": t2 - t1,
-            "qps": len(queries) / (t2 - t1),
-            "peak_mb": peak_mb(),
-            "base_mb": base_mb,
-        }
+        return timing("tarsim search (preset english-long, date filter)", len(queries), t0, t1, t2, base_mb)
     import bm25s
 
     t0 = time.perf_counter()
@@ -91,15 +96,9 @@ def child(mode: str, bench_dir: Path, depth: int) -> dict:
     ids, _scores = model.retrieve(tokens, k=depth, show_progress=False)
     t2 = time.perf_counter()
     assert ids.shape == (len(queries), depth)
-    return {
-        "mode": "bm25s direct (defaults: k1=1.5 b=0.75, English stop words, no filter)",
-        "queries": len(queries),
-        "index_seconds": t1 - t0,
-        "seconds": t2 - t1,
-        "qps": len(queries) / (t2 - t1),
-        "peak_mb": peak_mb(),
-        "base_mb": base_mb,
-    }
+    return timing(
+        "bm25s direct (defaults: k1=1.5 b=0.75, English stop words, no filter)", len(queries), t0, t1, t2, base_mb
+    )
 
 
 def main() -> None:

@@ -147,41 +147,10 @@ def make_benchmark_dir(tmp_path):
 def test_cli_retrieve_writes_deterministic_run_and_tunes(tmp_path, capsys) -> None:
     directory = make_benchmark_dir(tmp_path)
     out1, out2 = tmp_path / "a.run", tmp_path / "b.run"
-    assert (
-        main(
-            [
-                "retrieve",
-                str(directory),
-                "--out",
-                str(out1),
-                "--tune",
-                "R@2",
-                "--k1-grid",
-                "0.5,1.2",
-                "--b-grid",
-                "0.3,0.75",
-            ]
-        )
-        == 0
-    )
-    assert "tuned on dev (3 queries)" in capsys.readouterr().err
-    assert (
-        main(
-            [
-                "retrieve",
-                str(directory),
-                "--out",
-                str(out2),
-                "--tune",
-                "R@2",
-                "--k1-grid",
-                "0.5,1.2",
-                "--b-grid",
-                "0.3,0.75",
-            ]
-        )
-        == 0
-    )
+    for out in (out1, out2):
+        command = ["retrieve", str(directory), "--out", str(out), "--tune", "R@2"]
+        assert main([*command, "--k1-grid", "0.5,1.2", "--b-grid", "0.3,0.75"]) == 0
+        assert "tuned on dev (3 queries)" in capsys.readouterr().err
     assert out1.read_bytes() == out2.read_bytes()
     run = read_run(out1)
     assert set(run) == {"q4"}
