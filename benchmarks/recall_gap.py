@@ -21,15 +21,10 @@ from tarsim.features import cached_features
 from tarsim.metrics import recall_at_effort
 from tarsim.policies import SeedingChoice
 from tarsim.simulator import ReviewConfig, review_topics
+from vs_peers import peer_priors  # the same prior records as the side-by-side run (same folder)
 
 SRD = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "srd"
 RESULTS = Path(__file__).resolve().parent / "results" / "vs_peers" / "vs_peers.jsonl"
-
-
-def peer_priors(docids: list[str], relevant: np.ndarray, seed: int = 0) -> tuple[str, str]:
-    """The prior records vs_peers.py gives every tool."""
-    rng = np.random.RandomState(seed)
-    return docids[int(rng.choice(np.flatnonzero(relevant)))], docids[int(rng.choice(np.flatnonzero(~relevant)))]
 
 
 def main() -> None:
@@ -51,7 +46,7 @@ def main() -> None:
         features = cached_features(dataset.collection, cache)
         docids = dataset.collection.docids
         relevant = np.array([dataset.qrels[directory.name].get(d, 0) > 0 for d in docids])
-        priors = SeedingChoice("documents", peer_priors(docids, relevant))
+        priors = SeedingChoice("documents", tuple(docids[i] for i in peer_priors(relevant)))
         configs = [
             ReviewConfig(),
             ReviewConfig(batch="10"),

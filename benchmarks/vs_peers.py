@@ -201,6 +201,12 @@ class Job:
         return sum(1 for g in self.grades.values() if g > 0)
 
 
+def peer_priors(relevant: np.ndarray, seed: int = 0) -> tuple[int, int]:
+    """Rows of one relevant and one non-relevant record: the first judgments of every tool."""
+    rng = np.random.RandomState(seed)
+    return int(rng.choice(np.flatnonzero(relevant))), int(rng.choice(np.flatnonzero(~relevant)))
+
+
 def prepare(spec: str, work: Path, seed: int) -> Job:
     """`srd:<review>` or `reuters:<topic>`: load it and write ASReview/TARexp's CSV input (title, abstract, label)."""
     kind, _, name = spec.partition(":")
@@ -220,9 +226,7 @@ def prepare(spec: str, work: Path, seed: int) -> Job:
         for document in dataset.collection:
             text = document.text or "."  # ASReview drops records with neither title nor abstract
             writer.writerow([document.title, text, int(grades.get(document.docid, 0) > 0)])
-    labels = np.array([grades.get(d, 0) > 0 for d in docids])
-    rng = np.random.RandomState(seed)
-    prior = (int(rng.choice(np.flatnonzero(labels))), int(rng.choice(np.flatnonzero(~labels))))
+    prior = peer_priors(np.array([grades.get(d, 0) > 0 for d in docids]), seed)
     return Job(spec, directory, topic, list(docids), dict(grades), path, prior)
 
 

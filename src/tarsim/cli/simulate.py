@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tarsim.cli.progress import TerminalProgress
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError
 from tarsim.policies import SeedingChoice
@@ -95,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("give either --collection DIR or --docs/--qrels/--topics files, not both")
     dataset = resolve_dataset(args.collection, docs=args.docs, qrels=args.qrels, topics=args.topics)
     topics = check_topics(dataset, args.topic)
-    bar = _progress_bar(len(topics))
+    bar = TerminalProgress("topic", "reviewing")
+    tick = bar.open(len(topics))
     try:
         result = simulate(
             dataset,
@@ -104,11 +106,10 @@ def run(args: argparse.Namespace) -> int:
             effort=effort,
             out=Path(args.out),
             resume=args.resume,
-            progress=(lambda topic: bar.update(1)) if bar else None,
+            progress=(lambda topic: tick()) if tick else None,
         )
     finally:
-        if bar:
-            bar.close()
+        bar.close()
     for topic, reason in result.skipped.items():
         print(f"tarsim: skipped topic {topic}: {reason}", file=sys.stderr)
     print(
@@ -118,11 +119,3 @@ def run(args: argparse.Namespace) -> int:
     print(format_recall_table(result.recall_at_effort()))
     print(f"ledgers, recall_at_effort.csv and summary.json written to {args.out}")
     return 0
-
-
-def _progress_bar(total: int):
-    if not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="topic", desc="reviewing", file=sys.stderr)

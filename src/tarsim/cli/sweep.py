@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from tarsim.cli.progress import TerminalProgress
+
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", metavar="CONFIG.toml", help="sweep configuration (see docs/sweeps.md)")
@@ -42,16 +44,7 @@ def run(args: argparse.Namespace) -> int:
             print(spec.run_id)
         print(f"{len(runs)} run(s) planned", file=sys.stderr)
         return 0
-    bar = {}
-
-    def progress(total: int, done: int):
-        if not sys.stderr.isatty():
-            return None
-        from tqdm import tqdm
-
-        bar["tqdm"] = tqdm(total=total, initial=done, unit="run", desc="sweep", file=sys.stderr)
-        return lambda: bar["tqdm"].update(1)
-
+    bar = TerminalProgress("run", "sweep")
     try:
         outcome = run_sweep(
             config,
@@ -61,11 +54,10 @@ def run(args: argparse.Namespace) -> int:
             scheduler=args.scheduler,
             resume=args.resume,
             retries=args.retries,
-            progress=progress,
+            progress=bar.open,
         )
     finally:
-        if "tqdm" in bar:
-            bar["tqdm"].close()
+        bar.close()
     _print_skipped(outcome.skipped)
     for run_id, reason in outcome.failed.items():
         print(f"tarsim: run {run_id} failed: {reason}", file=sys.stderr)

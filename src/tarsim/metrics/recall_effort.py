@@ -8,7 +8,6 @@ model (tarsim.effort_models); Recall@E counts the relevant documents whose prese
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -112,14 +111,16 @@ def recall_at_effort(
     return rows
 
 
-def effort_to_recall(ledger: Ledger, recall: float, effort_model: str | EffortModel = "judge") -> float | None:
+def effort_to_recall(
+    ledger: Ledger, recall: float, effort_model: str | EffortModel = "judge", qrels: Qrels | None = None
+) -> float | None:
     """Effort spent when `recall` is first reached (None if never); under `judge` this is documents reviewed."""
-    return recall_curve(ledger, effort_model).effort_to(recall)
+    return recall_curve(ledger, effort_model, qrels).effort_to(recall)
 
 
-def wss(ledger: Ledger, recall: float = 0.95) -> float | None:
-    """Work saved over sampling at `recall`: (N - n_r) / N - (1 - recall), n_r the judgments to reach it."""
-    reviewed = effort_to_recall(ledger, recall, "judge")
+def wss(ledger: Ledger, recall: float = 0.95, qrels: Qrels | None = None) -> float | None:
+    """Work saved over sampling (Cohen et al. 2006): (N - n_r) / N - (1 - r), n_r the judgments to reach recall r."""
+    reviewed = effort_to_recall(ledger, recall, "judge", qrels)
     if reviewed is None:
         return None
     n = ledger.collection_size
@@ -141,13 +142,5 @@ def summary_row(ledger: Ledger, levels: Iterable[float] = RECALL_LEVELS) -> dict
     for level in levels:
         reached = curve.effort_to(level)
         row[f"docs_to_{round(level * 100)}"] = None if reached is None else int(reached)
-    reviewed = curve.effort_to(0.95)
-    n = ledger.collection_size
-    row["wss_95"] = None if reviewed is None else (n - reviewed) / n - 0.05
+    row["wss_95"] = wss(ledger, 0.95)
     return row
-
-
-def mean_ignoring_none(values: Iterable[float | None]) -> float | None:
-    """Mean of the values that exist (None when none does): never NaN in a table."""
-    present = [v for v in values if v is not None and not math.isnan(v)]
-    return sum(present) / len(present) if present else None

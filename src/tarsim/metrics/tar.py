@@ -20,7 +20,13 @@ import numpy as np
 from tarsim.data.ledger import Ledger
 from tarsim.data.qrels import Qrels
 from tarsim.effort_models import EffortModel
-from tarsim.metrics.recall_effort import first_relevant_presentations, recall_curve, relevant_count
+from tarsim.metrics.recall_effort import (
+    effort_to_recall,
+    first_relevant_presentations,
+    recall_curve,
+    relevant_count,
+    wss,
+)
 
 
 def _found(ledger: Ledger, qrels: Qrels | None) -> np.ndarray:
@@ -38,15 +44,6 @@ def _found_after(found: np.ndarray, k: int) -> int:
     if k <= 0 or not len(found):
         return 0
     return int(found[min(k, len(found)) - 1])
-
-
-def wss(ledger: Ledger, recall: float = 0.95, qrels: Qrels | None = None) -> float | None:
-    """Work saved over sampling (Cohen et al. 2006): (N - n_r) / N - (1 - r), n_r the judgments to reach recall r."""
-    reviewed = recall_curve(ledger, "judge", qrels).effort_to(recall)
-    if reviewed is None:
-        return None
-    n = ledger.collection_size
-    return (n - reviewed) / n - (1.0 - recall)
 
 
 def rrf(ledger: Ledger, percent: float = 10.0, qrels: Qrels | None = None) -> float:
@@ -80,13 +77,6 @@ def average_time_to_discovery(
     """ATD: mean time to discovery over the relevant documents found (None when none was found)."""
     times = list(time_to_discovery(ledger, effort_model, qrels).values())
     return math.fsum(times) / len(times) if times else None
-
-
-def effort_to_recall(
-    ledger: Ledger, recall: float, effort_model: str | EffortModel = "judge", qrels: Qrels | None = None
-) -> float | None:
-    """Least effort (in the model's units) at which `recall` was reached; None if the ledger never reaches it."""
-    return recall_curve(ledger, effort_model, qrels).effort_to(recall)
 
 
 def recall_at_stop(ledger: Ledger, rule: str, **options) -> float:

@@ -18,6 +18,7 @@ import simpy
 from sklearn.base import BaseEstimator
 
 from tarsim.effort_models import make_effort_model, sentences_read
+from tarsim.errors import ConfigError
 from tarsim.features import Features
 from tarsim.learners import check_learner, default_learner, fit_and_score
 from tarsim.policies import make_batch_schedule, make_selection_policy
@@ -198,8 +199,6 @@ class ReviewSimulation:
         try:
             return self.review.docids.index(docid)
         except ValueError:
-            from tarsim.errors import ConfigError
-
             raise ConfigError(f"seed docid {docid!r} is not in the collection") from None
 
     def _train(self) -> tuple[np.ndarray, np.ndarray | None, dict]:
