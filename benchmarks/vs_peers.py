@@ -34,6 +34,7 @@ from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_at_effort
 DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 SRD_REVIEWS = sorted(p.name for p in (DATASETS / "srd").iterdir()) if (DATASETS / "srd").is_dir() else []
 TOOLS = ("tarsim", "tarsim-prior", "asreview-logistic", "asreview-default", "tarexp")
+BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 # ---- the code each tool runs in its own process ------------------------------------------------------------------
 TARSIM_RUNNER = textwrap.dedent(
@@ -347,12 +348,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tarexp-batch", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="also append one JSON line per run to this file")
+    parser.add_argument(
+        "--blas-threads",
+        default="1",
+        help="threads of BLAS/OpenMP in every tool's process (default 1; 'default' leaves each library's choice)",
+    )
     args = parser.parse_args(argv)
+    if args.blas_threads != "default":
+        # The same limit for every tool. With OpenBLAS's default (one thread per core) ASReview's lbfgs fits of
+        # a few thousand records spend most of their time synchronising threads: 7x slower on 2 cores.
+        os.environ.update({name: args.blas_threads for name in BLAS_THREAD_VARIABLES})
     peers = [t for t in args.tools if not t.startswith("tarsim")]
     if peers and not (args.peers_python and _importable(args.peers_python)):
         print("peers not importable (give --peers-python with asreview and tarexp installed): tarsim only")
         args.tools = [t for t in args.tools if t.startswith("tarsim")]
-    print(f"machine: {os.cpu_count()} cores, {_cpu_model()}, {_memory_gb():.0f} GB; until={args.until}")
+    print(
+        f"machine: {os.cpu_count()} cores, {_cpu_model()}, {_memory_gb():.0f} GB; until={args.until}; "
+        f"BLAS threads: {args.blas_threads}"
+    )
     with tempfile.TemporaryDirectory(prefix="tarsim-vs-peers-") as tmp:
         work = Path(tmp)
         for spec in expand(args.datasets):
@@ -377,6 +390,7 @@ def main(argv: list[str] | None = None) -> int:
                         "judged": len(o.ledger) if o.ledger is not None else None,
                         "relevant": job.relevant,
                         "documents": len(job.docids),
+                        "blas_threads": args.blas_threads,
                         "detail": o.detail,
                         "recall": {f"{r['a']}R+{r['b']}": r["recall"] for r in rows},
                     }

@@ -13,7 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tarsim.data.collection import Document
-from tarsim.segmentation import paragraphs, segment, segment_document, segment_text
+from tarsim.segmentation import (
+    _may_split,
+    paragraphs,
+    segment,
+    segment_document,
+    segment_text,
+    split_paragraph,
+    syntok_split,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT.parent / "shared" / "datasets"
@@ -113,6 +121,43 @@ def test_segment_document_prefers_given_sentences() -> None:
     assert segment_document(plain) == ["T", "One is here.", "Two is here."]
 
 
+# --- the one-sentence shortcut gives syntok's output ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "paragraph",
+    [
+        "No terminal here at all",
+        "Ends with one terminal.",
+        "Ends with a question?",
+        "Ends with an ellipsis...",
+        "Two sentences. Here",
+        "Opens a bracket (",
+        "(Bracketed opening) then text",
+        "Text then (bracket) and more",
+        "Shr 1.29 dlrs vs 1.05",
+        "U.S. rates",
+        "Semi; colon",
+        "  spaced   out  ",
+        "   ",
+        "",
+        "\u3002 full-width stop",
+        "Reuter",
+    ],
+)
+def test_shortcut_matches_syntok_on_hand_cases(paragraph: str) -> None:
+    assert split_paragraph(paragraph) == syntok_split(paragraph)
+
+
+_PARAGRAPH_PIECES = st.sampled_from([*"abcXYZ019 .!?;:,()[]{}\"'-", "U.S.", "..."])
+
+
+@settings(max_examples=300, deadline=None)
+@given(paragraph=st.lists(_PARAGRAPH_PIECES, max_size=40).map("".join))
+def test_shortcut_matches_syntok_on_generated_paragraphs(paragraph: str) -> None:
+    assert split_paragraph(paragraph) == syntok_split(paragraph)
+
+
 # --- invariants on generated text -----------------------------------------------------------------------
 
 _ALPHABET = st.sampled_from([*"abcXYZ019 .!?;:,()\"'-\n\t", "U.S.", "Inc.", " e.g. ", "\n    ", ".; "])
@@ -194,3 +239,14 @@ def test_invariants_on_a_sample_of_real_documents(records: dict[str, dict]) -> N
     keys = random.Random(7).sample(sorted(records), 400)
     for key in keys:
         _check_invariants(records[key]["title"], records[key]["text"])
+
+
+def test_shortcut_matches_syntok_on_real_paragraphs(records: dict[str, dict]) -> None:
+    """Every paragraph of 3,000 real documents (most Reuters paragraphs take the shortcut) splits as syntok does."""
+    keys = random.Random(11).sample(sorted(records), 3000)
+    shortcut = 0
+    for key in keys:
+        for paragraph in paragraphs(records[key]["text"]):
+            assert split_paragraph(paragraph) == syntok_split(paragraph), key
+            shortcut += not _may_split(paragraph)
+    assert shortcut > 1000, "the sample should exercise the shortcut"

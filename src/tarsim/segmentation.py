@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from syntok import segmenter
+from syntok._segmentation_states import State
 
 from tarsim.data.collection import Document
 
@@ -32,6 +33,10 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t\f\v]*\n\s*|\n[ \t\f\v]+")
 # Structured abstracts (the srd collections) join their sections with "; " after the final period: ".; ".
 _SECTION_JOIN = re.compile(r"(?<=[.!?];)\s+")
 _SPACE = re.compile(r"\s+")
+# Characters at which syntok can start a new sentence (its terminal tokens are made of these; "..." of ".").
+_TERMINALS = "".join(sorted({character for terminal in State.terminals for character in terminal}))
+_OPENING = frozenset(State.opening_brackets)
+_SPLIT_CANDIDATE = re.compile("[" + re.escape(_TERMINALS + "".join(sorted(_OPENING))) + "]")
 
 
 def collapse_space(text: str) -> str:
@@ -48,8 +53,26 @@ def paragraphs(text: str) -> list[str]:
     return [piece for piece in pieces if piece]
 
 
+def _may_split(paragraph: str) -> bool:
+    """Whether syntok could find a boundary: it only splits at a terminal (".", "?", "...", ...) or an opening
+    bracket, so a paragraph with neither (other than a terminal as its last character) is one sentence.
+
+    Checked character by character, a superset of syntok's token test; most Reuters table rows and short
+    paragraphs skip syntok's tokeniser this way, with output identical to syntok's (tests/test_segmentation.py).
+    """
+    return bool(_SPLIT_CANDIDATE.search(paragraph, 0, len(paragraph) - 1)) or paragraph[-1:] in _OPENING
+
+
 def split_paragraph(paragraph: str) -> list[str]:
     """Sentences of one paragraph (no line breaks in it) as white-space-collapsed slices, by syntok."""
+    if not _may_split(paragraph):
+        sentence = collapse_space(paragraph)
+        return [sentence] if sentence else []
+    return syntok_split(paragraph)
+
+
+def syntok_split(paragraph: str) -> list[str]:
+    """split_paragraph without the one-sentence shortcut: every paragraph through syntok."""
     starts: list[int] = []
     for sentences in segmenter.analyze(paragraph):
         for sentence in sentences:
