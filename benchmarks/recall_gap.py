@@ -6,17 +6,19 @@ ASReview's logistic set-up, one change at a time, over several prior draws, with
 For each of the 14 srd reviews and each prior seed s (RandomState(s) draws one relevant and one non-relevant
 record, as benchmarks/vs_peers.py does for every tool), it runs tarsim under the configurations below and, when
 --peers-python is given, `asreview simulate -c logistic -q max -b balanced -e tfidf --n-query 10` from the same
-priors (results are kept in --asreview-cache, so a re-run only runs what is missing). Steps, cumulative:
+priors (kept in results/recall_gap/asreview_logistic.jsonl, so a re-run only runs what is missing; --asreview-only
+fills that file without the tarsim runs). Steps, cumulative:
 
   BMI                BMI defaults: the topic's query as seed document, batches 1, +ceil(B/10), 100 presumed
                      non-relevant, liblinear C = 1/(lambda n), stemmed (1 + ln tf) idf features with df >= 2
   + priors           seeded with the peers' prior records instead of the query
   + batch 10         fixed batches of 10 (ASReview's --n-query 10)
   + no presumed      no presumed non-relevant documents (ASReview trains on the labelled records only)
-  + C=1 learner      scikit-learn LogisticRegression(C=1, class_weight="balanced"): ASReview's `logistic`
-                     classifier with its `balanced` sample weights (the same weights, n / (2 n_class))
-  + raw tf-idf       unstemmed, raw tf, df >= 1 (ASReview's TfidfVectorizer defaults; tarsim's idf is
-                     ln(N/df), scikit-learn's smooth idf is ln((1+N)/(1+df)) + 1: the one difference left)
+  + C=1 learner      learner "logistic": scikit-learn's LogisticRegression(C=1, class_weight="balanced"),
+                     ASReview's `logistic` classifier with its `balanced` sample weights (n / (2 n_class))
+  + raw tf-idf       unstemmed, raw tf, df >= 1 (ASReview's TfidfVectorizer defaults). Left different:
+                     tarsim's tokens are letters only and its idf is ln(N/df); scikit-learn's tokens are 2+
+                     word characters (digits too) and its smooth idf is ln((1+N)/(1+df)) + 1
 
 It prints the mean over reviews and seeds of Recall@2R+100 for each step and ASReview, and paired tests
 (t-test and randomisation, paired by review and seed) of each step against ASReview and against the step before.
@@ -31,7 +33,6 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 
 from tarsim.data import load_dataset
 from tarsim.features import FeatureSettings, cached_features
@@ -61,22 +62,18 @@ def tarsim_steps(directory: Path, seed: int, cache: Path) -> list[float]:
     priors = SeedingChoice("documents", tuple(docids[i] for i in job.prior))
     bmi = cached_features(dataset.collection, cache)
     raw = cached_features(dataset.collection, cache, RAW_TFIDF)
-    asreview_learner = LogisticRegression(C=1.0, class_weight="balanced")
+    asreview_like = {"seeding": priors, "batch": "10", "presumed_nonrelevant": 0}
     runs = [
-        (ReviewConfig(seed=seed), bmi, None),
-        (ReviewConfig(seed=seed, seeding=priors), bmi, None),
-        (ReviewConfig(seed=seed, seeding=priors, batch="10"), bmi, None),
-        (ReviewConfig(seed=seed, seeding=priors, batch="10", presumed_nonrelevant=0), bmi, None),
-        (ReviewConfig(seed=seed, seeding=priors, batch="10", presumed_nonrelevant=0), bmi, asreview_learner),
-        (
-            ReviewConfig(seed=seed, seeding=priors, batch="10", presumed_nonrelevant=0, features=RAW_TFIDF),
-            raw,
-            asreview_learner,
-        ),
+        (ReviewConfig(seed=seed), bmi),
+        (ReviewConfig(seed=seed, seeding=priors), bmi),
+        (ReviewConfig(seed=seed, seeding=priors, batch="10"), bmi),
+        (ReviewConfig(seed=seed, **asreview_like), bmi),
+        (ReviewConfig(seed=seed, learner="logistic", **asreview_like), bmi),
+        (ReviewConfig(seed=seed, learner="logistic", features=RAW_TFIDF, **asreview_like), raw),
     ]
     values = []
-    for config, features, learner in runs:
-        batch = review_topics(dataset, config, [topic], features=features, learner=learner)
+    for config, features in runs:
+        batch = review_topics(dataset, config, [topic], features=features)
         values.append(recall_2r100(batch.ledgers[topic]))
     return values
 

@@ -119,7 +119,29 @@ def report(results: list[dict]) -> str:
             if i < len(r["rounds"])
         ]
         lines.append(f"  {r['documents']:>8}: " + " | ".join(cells))
+    lines.extend(round_cost_fit(results))
     return "\n".join(lines)
+
+
+def round_cost_fit(results: list[dict]) -> list[str]:
+    """Least-squares fit of every round's wall time on the collection size and the labelled set's size.
+
+    A round scores the whole collection (linear in N) and fits the classifier on the labelled set (linear in
+    its size); a review to 100% recall judges a larger share of a larger collection, so the mean round alone
+    mixes the two. The fit separates them; R^2 says how well two linear terms explain every round.
+    """
+    rows = [(r["documents"], x["labelled"], x["round"] * 1000) for r in results for x in r["rounds"]]
+    if len({n for n, _, _ in rows}) < 2:
+        return []
+    n, labelled, ms = (np.array(column, dtype=np.float64) for column in zip(*rows, strict=True))
+    design = np.column_stack([np.ones_like(n), n / 1e5, labelled / 1e5])
+    coef, *_ = np.linalg.lstsq(design, ms, rcond=None)
+    r2 = 1 - ((ms - design @ coef) ** 2).sum() / ((ms - ms.mean()) ** 2).sum()
+    shares = ", ".join(f"{r['documents']}: {r['judgments'] / r['documents']:.0%}" for r in results)
+    return [
+        f"round ms = {coef[0]:.1f} + {coef[1]:.1f} per 100k documents + {coef[2]:.1f} per 100k labelled "
+        f"(least squares over {len(rows)} rounds, R^2 = {r2:.3f}); share of the collection judged: {shares}"
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,7 +33,7 @@ from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_at_effort
 
 DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 SRD_REVIEWS = sorted(p.name for p in (DATASETS / "srd").iterdir()) if (DATASETS / "srd").is_dir() else []
-TOOLS = ("tarsim", "tarsim-prior", "asreview-logistic", "asreview-default", "tarexp")
+TOOLS = ("tarsim", "tarsim-prior", "tarsim-warm", "asreview-logistic", "asreview-default", "tarexp")
 BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 # ---- the code each tool runs in its own process ------------------------------------------------------------------
@@ -43,14 +43,14 @@ TARSIM_RUNNER = textwrap.dedent(
     from pathlib import Path
     t0 = time.perf_counter()
     from tarsim.data.dataset import load_dataset
-    from tarsim.features import build_features
+    from tarsim.features import cached_features
     from tarsim.policies import SeedingChoice
     from tarsim.simulator.config import ReviewConfig
     from tarsim.simulator.run import review_topics
-    directory, topic, out, until, seed, prior = sys.argv[1:7]
+    directory, topic, out, until, seed, prior, cache = sys.argv[1:8]
     dataset = load_dataset(directory)
     t1 = time.perf_counter()
-    features = build_features(dataset.collection)
+    features = cached_features(dataset.collection, Path(cache) if cache else None)  # no cache: built cold
     t2 = time.perf_counter()
     # BMI seeds with the topic's query; with prior docids it judges those first (ASReview's and TARexp's start).
     seeding = SeedingChoice("documents", tuple(prior.split(","))) if prior else SeedingChoice("query")
@@ -232,12 +232,21 @@ def prepare(spec: str, work: Path, seed: int) -> Job:
 
 
 def run_tarsim(job: Job, work: Path, args: argparse.Namespace, tool: str) -> Outcome:
-    """`tarsim`: BMI seeded with the topic's query; `tarsim-prior`: seeded with the peers' prior records."""
-    out = work / f"{tool}-{job.name.replace(':', '_')}"
+    """`tarsim`: BMI seeded with the topic's query; `tarsim-prior`: seeded with the peers' prior records;
+    `tarsim-warm`: `tarsim` again with the features in tarsim's on-disk cache, filled by an untimed first run
+    (every run of a study or sweep after the first pays this)."""
+    name = job.name.replace(":", "_")
     until = "all" if args.until == "all" else "last-relevant"
     prior = ",".join(job.docids[i] for i in job.prior) if tool == "tarsim-prior" else ""
-    command = [sys.executable, "-c", TARSIM_RUNNER, str(job.directory), job.topic, str(out), until, str(args.seed)]
-    seconds, peak, code, text = run_measured([*command, prior], args.timeout)
+    cache = str(work / f"feature-cache-{name}") if tool == "tarsim-warm" else ""
+
+    def command(out: Path) -> list[str]:
+        return [sys.executable, "-c", TARSIM_RUNNER, str(job.directory), job.topic, str(out), until, str(args.seed)]
+
+    if cache:
+        run_measured([*command(work / f"{tool}-warm-up-{name}"), prior, cache], args.timeout)
+    out = work / f"{tool}-{name}"
+    seconds, peak, code, text = run_measured([*command(out), prior, cache], args.timeout)
     if code:
         return Outcome(tool, seconds, peak, _failure(code, args.timeout, text))
     ledger = read_ledger(next((out / "ledgers").glob("*.jsonl")))

@@ -9,6 +9,7 @@ from sklearn.naive_bayes import ComplementNB
 
 import tarsim
 from tarsim.errors import ConfigError
+from tarsim.simulator import ReviewConfig
 
 
 def test_simulate_returns_ledgers_curves_tables_and_a_dataframe(tmp_path):
@@ -32,6 +33,26 @@ def test_any_classifier_with_scores_plugs_in(demo, learner):
     assert type(learner).__name__ in ledger.header["learner"]
     found = (ledger.truth > 0).sum() / ledger.relevant
     assert found > 0.5  # a random review of this budget (334 of 2,000 documents) finds about 17%
+
+
+def test_named_logistic_learner_is_asreviews_classifier_and_is_recorded(demo):
+    """learner="logistic" reviews exactly as passing scikit-learn's LogisticRegression(class_weight="balanced")
+    (ASReview's logistic + balanced), and differently from the BMI learner; the name is in the ledger."""
+    from sklearn.linear_model import LogisticRegression
+
+    by_name = tarsim.simulate(demo, topic="T2", learner="logistic", max_effort="2R+100").ledgers["T2"]
+    explicit = LogisticRegression(class_weight="balanced", random_state=0)
+    by_object = tarsim.simulate(demo, topic="T2", learner=explicit, max_effort="2R+100").ledgers["T2"]
+    bmi = tarsim.simulate(demo, topic="T2", max_effort="2R+100").ledgers["T2"]
+    assert by_name.docids == by_object.docids
+    assert by_name.docids != bmi.docids
+    assert by_name.header["config"]["learner"] == "logistic"
+    assert bmi.header["config"]["learner"] == "bmi"
+
+
+def test_unknown_named_learner_is_rejected():
+    with pytest.raises(ConfigError, match="learner 'svm' unknown; accepted: bmi, logistic"):
+        ReviewConfig(learner="svm")
 
 
 def test_a_learner_that_cannot_rank_is_rejected(demo):

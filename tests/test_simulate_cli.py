@@ -33,6 +33,23 @@ def test_demo_simulation_writes_ledgers_tables_and_summary(tmp_path, capsys):
     assert (out / "recall_at_effort.csv").read_bytes() == before  # recomputed from the ledgers alone
 
 
+def test_learner_flags_reach_the_ledger_and_the_api_gives_the_same_review(tmp_path):
+    """`--learner logistic --presumed-nonrelevant 0` (ASReview's set-up) is recorded and equals the API's run."""
+    from tarsim import simulate
+    from tarsim.data.ledger import read_ledger
+
+    out = tmp_path / "out"
+    flags = ["--learner", "logistic", "--presumed-nonrelevant", "0", "--batch", "10", "--topic", "T1"]
+    assert main(["simulate", "--out", str(out), "--max-effort", "2R+100", *flags]) == 0
+    ledger = read_ledger(out / "ledgers" / "T1.jsonl")
+    config = ledger.header["config"]
+    assert (config["learner"], config["presumed_nonrelevant"], config["batch"]) == ("logistic", 0, "10")
+    api = simulate(topic="T1", learner="logistic", presumed_nonrelevant=0, batch="10", max_effort="2R+100")
+    assert api.ledgers["T1"].docids == ledger.docids
+    assert main(["simulate", "--out", str(tmp_path / "bmi"), "--lambda", "0.01", "--topic", "T1"]) == 0
+    assert read_ledger(tmp_path / "bmi" / "ledgers" / "T1.jsonl").header["config"]["lambda_"] == 0.01
+
+
 def test_interrupted_run_keeps_finished_ledgers_and_resume_completes_it(tmp_path, demo, monkeypatch):
     import tarsim.simulator.review as review
 

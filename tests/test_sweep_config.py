@@ -55,6 +55,8 @@ def test_valid_config_expands_to_every_combination_in_a_fixed_order(tmp_path):
     assert runs[0].run_id == "demo__T1__relevance__document-document__seed0"
     assert len({r.run_id for r in runs}) == len({r.derived_seed for r in runs}) == 16
     assert config.review_config(runs[0].policy, runs[0].strategy, runs[0].derived_seed).max_effort == "1R+20"
+    logistic = parse_sweep_config(VALID + 'learner = "logistic"\n', tmp_path / "sweep.toml")
+    assert logistic.review_config(runs[0].policy, runs[0].strategy, runs[0].derived_seed).learner == "logistic"
 
 
 def test_unknown_policy_names_key_and_accepted_values(tmp_path, capsys):
@@ -97,6 +99,7 @@ def test_other_bad_values(tmp_path, capsys):
     assert "review.reviewers: expected an integer >= 1, got 'two'" in rejected(
         tmp_path, capsys, VALID + 'reviewers = "two"\n'
     )
+    assert "learner 'svm' unknown; accepted: bmi, logistic" in rejected(tmp_path, capsys, VALID + 'learner = "svm"\n')
     assert "--scheduler needs --backend dask" in _cli_error(tmp_path, capsys, ["--scheduler", "tcp://127.0.0.1:1"])
 
 

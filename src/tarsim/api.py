@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -102,7 +102,7 @@ def simulate(
     config: ReviewConfig | None = None,
     effort: Sequence[str] = DEFAULT_EFFORT_MODELS,
     out: PathLike | None = None,
-    learner: BaseEstimator | None = None,
+    learner: BaseEstimator | str | None = None,
     resume: bool = False,
     progress: Callable[[str], None] | None = None,
     **settings,
@@ -111,11 +111,14 @@ def simulate(
 
     `dataset` is a Dataset, a collection directory, or None for the built-in demo (or give docs/qrels/topics
     files). Review settings are a ReviewConfig or its fields as keywords (feedback="sentence", seed=3, ...).
+    `learner` is a named learner ("bmi", "logistic": tarsim.learners.LEARNERS) or any scikit-learn classifier.
     With `out`, ledgers and tables are written there as by the CLI.
     """
     for model in effort:
         make_effort_model(model)
-    config = config or ReviewConfig(**settings)
+    if isinstance(learner, str):  # a named learner is part of the configuration, recorded in every ledger
+        settings["learner"], learner = learner, None
+    config = replace(config, **settings) if config is not None else ReviewConfig(**settings)
     data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics)
     wanted = [topic] if isinstance(topic, str) else topic
     batch = review_topics(

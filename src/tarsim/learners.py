@@ -55,6 +55,23 @@ def default_learner(random_state: int | None = 0) -> BMILogisticRegression:
     return BMILogisticRegression(random_state=random_state)
 
 
+LEARNERS = {
+    "bmi": "BMI's logistic regression: C = 1 / (lambda n), class-balanced, liblinear dual (the default)",
+    "logistic": "scikit-learn's LogisticRegression defaults (C = 1, lbfgs) with class_weight='balanced': "
+    "ASReview's `logistic` classifier with its `balanced` sample weights (lambda is not used)",
+}
+"""Learners a configuration can name (ReviewConfig.learner, `tarsim simulate --learner`, a sweep's `learner`)."""
+
+
+def make_learner(name: str, lambda_: float = 1e-4, random_state: int | None = 0) -> BaseEstimator:
+    """The named learner of LEARNERS, unfitted."""
+    if name == "bmi":
+        return BMILogisticRegression(lambda_=lambda_, random_state=random_state)
+    if name == "logistic":
+        return LogisticRegression(class_weight="balanced", random_state=random_state)
+    raise ConfigError(f"learner {name!r} unknown; accepted: {', '.join(LEARNERS)}")
+
+
 def check_learner(estimator: object) -> None:
     """Reject estimators that cannot rank: they need `fit` and `decision_function` or `predict_proba`."""
     if not hasattr(estimator, "fit") or not (

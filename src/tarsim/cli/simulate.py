@@ -9,6 +9,7 @@ from pathlib import Path
 from tarsim.cli.progress import TerminalProgress
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError
+from tarsim.learners import LEARNERS
 from tarsim.policies import SeedingChoice
 from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, format_recall_table
 from tarsim.simulator.config import ReviewConfig
@@ -38,6 +39,23 @@ def register(parser: argparse.ArgumentParser) -> None:
     review.add_argument("--seeding", choices=["query", "documents", "random"], default="query")
     review.add_argument(
         "--seed-doc", action="append", default=[], metavar="DOCID", help="seed documents (--seeding documents)"
+    )
+    review.add_argument(
+        "--presumed-nonrelevant",
+        type=int,
+        default=100,
+        metavar="N",
+        help="unjudged documents added as non-relevant to each training round (BMI: 100)",
+    )
+    review.add_argument(
+        "--learner",
+        choices=list(LEARNERS),
+        default="bmi",
+        help="bmi (default: BMI's regularisation, C = 1/(lambda n)) or logistic (scikit-learn defaults, C = 1, "
+        "class-balanced: ASReview's logistic)",
+    )
+    review.add_argument(
+        "--lambda", dest="lambda_", type=float, default=1e-4, metavar="L", help="bmi learner's regularisation"
     )
     review.add_argument("--sentence-oracle", default="inherit", metavar="inherit|classifier|FILE")
     review.add_argument("--false-negative-rate", type=float, default=0.0, metavar="P")
@@ -81,6 +99,9 @@ def run(args: argparse.Namespace) -> int:
         policy=args.policy,
         batch=args.batch,
         seeding=seeding,
+        presumed_nonrelevant=args.presumed_nonrelevant,
+        learner=args.learner,
+        lambda_=args.lambda_,
         sentence_oracle=args.sentence_oracle,
         false_negative_rate=args.false_negative_rate,
         false_positive_rate=args.false_positive_rate,

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from tarsim.effort_models import TimeModel, make_effort_model
 from tarsim.errors import ConfigError
 from tarsim.features import FeatureSettings
+from tarsim.learners import LEARNERS
 from tarsim.policies import SeedingChoice, make_batch_schedule, make_selection_policy
 
 FEEDBACK_UNITS = ("document", "sentence")
@@ -72,6 +73,7 @@ class ReviewConfig:
     max_effort: str | None = None
     max_effort_model: str = "judge"
     lambda_: float = 1e-4
+    learner: str = "bmi"
     features: FeatureSettings = field(default_factory=FeatureSettings)
     stopping: tuple[str, ...] = ()
     seed: int = 0
@@ -98,6 +100,8 @@ class ReviewConfig:
             raise ConfigError(f"retrain_seconds must be >= 0, got {self.retrain_seconds}")
         if not self.lambda_ > 0:
             raise ConfigError(f"lambda_ (the learner's regularisation) must be > 0, got {self.lambda_}")
+        if self.learner not in LEARNERS:
+            raise ConfigError(f"learner {self.learner!r} unknown; accepted: {', '.join(LEARNERS)}")
         if self.seed < 0:
             raise ConfigError(f"seed must be >= 0, got {self.seed}")
         if self.stopping:

@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator
 from tarsim.effort_models import make_effort_model, sentences_read
 from tarsim.errors import ConfigError
 from tarsim.features import Features
-from tarsim.learners import check_learner, default_learner, fit_and_score
+from tarsim.learners import check_learner, fit_and_score, make_learner
 from tarsim.policies import make_batch_schedule, make_selection_policy
 from tarsim.policies.selection import RandomSampling
 from tarsim.simulator.config import Budget, ReviewConfig
@@ -87,9 +87,7 @@ class ReviewSimulation:
         self.review = review
         self.config = config
         self.writer = writer
-        self.learner = learner if learner is not None else default_learner(config.seed)
-        if learner is None:
-            self.learner.set_params(lambda_=config.lambda_)
+        self.learner = learner if learner is not None else make_learner(config.learner, config.lambda_, config.seed)
         check_learner(self.learner)
         self.policy = make_selection_policy(config.policy)
         self.sizes = make_batch_schedule(config.batch).sizes()

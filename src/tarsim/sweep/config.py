@@ -18,6 +18,7 @@ from typing import Any
 from tarsim.effort_models import EFFORT_MODELS, TimeModel, make_effort_model
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import FeatureSettings
+from tarsim.learners import LEARNERS
 from tarsim.policies import SELECTION_POLICIES, SeedingChoice, make_selection_policy
 from tarsim.simulator.config import STRATEGIES, ReviewConfig, strategy_config
 
@@ -52,6 +53,7 @@ REVIEW_KEYS: dict[str, tuple[str, tuple[type, ...], str]] = {
     "max_effort": ("max_effort", (str, int, float), "aR+b, e.g. 2R+100, 4R or 1000"),
     "max_effort_model": ("max_effort_model", (str,), ", ".join(EFFORT_MODELS)),
     "lambda": ("lambda_", (int, float), "a number > 0"),
+    "learner": ("learner", (str,), ", ".join(LEARNERS)),
     "time_model": ("time_model", (dict,), "a table with " + ", ".join(TIME_MODEL_KEYS)),
     "features": ("features", (dict,), "a table with " + ", ".join(FEATURE_KEYS)),
 }
