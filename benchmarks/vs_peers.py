@@ -330,6 +330,44 @@ def report(job: Job, outcomes: list[Outcome]) -> str:
     return "\n".join(lines)
 
 
+def summarise(records: list[dict]) -> str:
+    """A markdown table from --json records: seconds (and x tarsim cold / warm) and Recall@2R+100 per tool."""
+    by_dataset: dict[str, dict[str, dict]] = {}
+    for record in records:
+        by_dataset.setdefault(record["dataset"], {})[record["tool"]] = record
+    tools = [tool for tool in TOOLS if any(tool in runs for runs in by_dataset.values())]
+    peers = [tool for tool in tools if not tool.startswith("tarsim")]
+    head = ["dataset", "N", "R", *(f"{tool} s" for tool in tools)]
+    head += [f"{peer} x cold / warm" for peer in peers] + ["R@2R+100 " + " / ".join(tools)]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "--:|" * (len(head) - 2) + "---|"]
+    for dataset, runs in by_dataset.items():
+        first = next(iter(runs.values()))
+
+        def seconds(tool: str, runs: dict = runs) -> float | None:
+            run = runs.get(tool)
+            return None if run is None or run["failed"] else run["seconds"]
+
+        cells = [dataset.split(":", 1)[1], str(first["documents"]), str(first["relevant"])]
+        for tool in tools:
+            run = runs.get(tool)
+            cells.append(
+                "-" if run is None else f"DNF in {run['seconds']:.0f}" if run["failed"] else f"{run['seconds']:.1f}"
+            )
+        cold, warm = seconds("tarsim"), seconds("tarsim-warm")
+        for peer in peers:
+            theirs = seconds(peer)
+            if theirs is None and peer in runs:  # killed: at least this many times slower
+                theirs, bound = runs[peer]["seconds"], "> "
+            else:
+                bound = ""
+            ratios = [f"{bound}{theirs / base:.1f}" if theirs and base else "-" for base in (cold, warm)]
+            cells.append(" / ".join(ratios))
+        recall = [runs[t]["recall"].get("2R+100") if t in runs and not runs[t]["failed"] else None for t in tools]
+        cells.append(" / ".join("-" if r is None else f"{r:.3f}" for r in recall))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def expand(specs: list[str]) -> list[str]:
     out: list[str] = []
     for spec in specs:
@@ -362,7 +400,11 @@ def main(argv: list[str] | None = None) -> int:
         default="1",
         help="threads of BLAS/OpenMP in every tool's process (default 1; 'default' leaves each library's choice)",
     )
+    parser.add_argument("--summarise", type=Path, metavar="JSONL", help="print the markdown summary of --json records")
     args = parser.parse_args(argv)
+    if args.summarise:
+        print(summarise([json.loads(line) for line in args.summarise.read_text().splitlines() if line.strip()]))
+        return 0
     if args.blas_threads != "default":
         # The same limit for every tool. With OpenBLAS's default (one thread per core) ASReview's lbfgs fits of
         # a few thousand records spend most of their time synchronising threads: 7x slower on 2 cores.

@@ -100,3 +100,30 @@ def test_parallel_segmentation_gives_the_serial_result(monkeypatch):
     parallel = features_module.segment_collection(collection, n_jobs=2)
     assert [list(s) for s in parallel] == [list(s) for s in serial]
     assert len(serial[0]) == 4
+
+
+@pytest.mark.parametrize("fork", [True, False], ids=["forked-pool", "loky"])
+def test_features_counted_in_parallel_chunks_equal_the_serial_build(monkeypatch, fork):
+    """Chunks with different vocabularies (and one with no word at all) merge into exactly the serial features,
+    whether the workers are forked from this process or started fresh by joblib (a sweep's workers, threads)."""
+    import tarsim.features as features_module
+
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    docs = [
+        Document(f"d{i}", f"{words[i % 8]} {words[(i * 3) % 8]} zulu{i % 5}. Then {words[(i // 7) % 8]} again.")
+        for i in range(40)
+    ]
+    docs += [Document(f"e{i}", "") for i in range(12)]  # the last chunks hold no term
+    collection = Collection(docs)
+    serial = build_features(collection, n_jobs=1)
+    monkeypatch.setattr(features_module, "PARALLEL_SEGMENTATION_MIN_DOCUMENTS", 10)
+    monkeypatch.setattr(features_module, "_can_fork", lambda: fork)
+    parallel = build_features(collection, n_jobs=2)
+    assert parallel.vocabulary == serial.vocabulary
+    for name in ("documents", "sentences"):
+        a, b = getattr(serial, name), getattr(parallel, name)
+        assert a.shape == b.shape and a.dtype == b.dtype
+        assert np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)
+        assert np.array_equal(a.data, b.data)
+    for name in ("sentence_offsets", "sentence_words", "idf"):
+        assert np.array_equal(getattr(serial, name), getattr(parallel, name))
