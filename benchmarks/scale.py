@@ -119,29 +119,34 @@ def report(results: list[dict]) -> str:
             if i < len(r["rounds"])
         ]
         lines.append(f"  {r['documents']:>8}: " + " | ".join(cells))
-    lines.extend(round_cost_fit(results))
+    lines.extend(round_cost_split(results))
     return "\n".join(lines)
 
 
-def round_cost_fit(results: list[dict]) -> list[str]:
-    """Least-squares fit of every round's wall time on the collection size and the labelled set's size.
+def round_cost_split(results: list[dict]) -> list[str]:
+    """The two parts of a round's cost, each against what it should grow with.
 
-    A round scores the whole collection (linear in N) and fits the classifier on the labelled set (linear in
-    its size); a review to 100% recall judges a larger share of a larger collection, so the mean round alone
-    mixes the two. The fit separates them; R^2 says how well two linear terms explain every round.
+    A round scores the whole collection (linear in N) and fits the classifier on the labelled set. A review to
+    100% recall judges a larger share of a larger collection, so the mean round mixes the two; rounds with
+    fewer than 1,000 labelled documents show the scoring part, the last round the fit on the largest labelled set.
     """
-    rows = [(r["documents"], x["labelled"], x["round"] * 1000) for r in results for x in r["rounds"]]
-    if len({n for n, _, _ in rows}) < 2:
-        return []
-    n, labelled, ms = (np.array(column, dtype=np.float64) for column in zip(*rows, strict=True))
-    design = np.column_stack([np.ones_like(n), n / 1e5, labelled / 1e5])
-    coef, *_ = np.linalg.lstsq(design, ms, rcond=None)
-    r2 = 1 - ((ms - design @ coef) ** 2).sum() / ((ms - ms.mean()) ** 2).sum()
-    shares = ", ".join(f"{r['documents']}: {r['judgments'] / r['documents']:.0%}" for r in results)
-    return [
-        f"round ms = {coef[0]:.1f} + {coef[1]:.1f} per 100k documents + {coef[2]:.1f} per 100k labelled "
-        f"(least squares over {len(rows)} rounds, R^2 = {r2:.3f}); share of the collection judged: {shares}"
-    ]
+    lines = ["round cost split (early: rounds with < 1,000 labelled documents; last: the final round):"]
+    early_means = []
+    for r in results:
+        early = [x["round"] * 1000 for x in r["rounds"] if x["labelled"] < 1000]
+        last = r["rounds"][-1]
+        early_means.append(float(np.mean(early)))
+        lines.append(
+            f"  {r['documents']:>8}: early {early_means[-1]:6.1f} ms ({early_means[-1] / (r['documents'] / 1e5):4.1f} "
+            f"per 100k docs) | last {last['round'] * 1000:7.0f} ms for {last['labelled']} labelled "
+            f"({last['round'] * 1000 / (last['labelled'] / 1e5):5.0f} per 100k labelled) | judged "
+            f"{r['judgments'] / r['documents']:.0%} of the collection"
+        )
+    if len(results) > 1:
+        sizes = np.log([r["documents"] for r in results])
+        slope = np.polyfit(sizes, np.log(early_means), 1)[0]
+        lines.append(f"  early-round time grows as N^{slope:.2f} over these sizes (1.00 = linear)")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,8 +155,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prevalence", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="also write the full figures (every round) to this file")
+    parser.add_argument("--report", type=Path, metavar="JSON", help="print the tables of a --json file again")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.report:
+        print(report(json.loads(args.report.read_text())))
+        return 0
     if args.one:
         print(json.dumps(one_size(args.one, args.prevalence, args.seed)))
         return 0
