@@ -97,6 +97,8 @@ def test_parallel_segmentation_gives_the_serial_result(monkeypatch):
     collection = Collection(docs)
     serial = features_module.segment_collection(collection, n_jobs=1)
     monkeypatch.setattr(features_module, "PARALLEL_SEGMENTATION_MIN_DOCUMENTS", 10)
+    monkeypatch.setattr(features_module, "FORKED_PARALLEL_MIN_DOCUMENTS", 10)
+    assert len(features_module._chunks(collection, 2)) > 1
     parallel = features_module.segment_collection(collection, n_jobs=2)
     assert [list(s) for s in parallel] == [list(s) for s in serial]
     assert len(serial[0]) == 4
@@ -117,7 +119,9 @@ def test_features_counted_in_parallel_chunks_equal_the_serial_build(monkeypatch,
     collection = Collection(docs)
     serial = build_features(collection, n_jobs=1)
     monkeypatch.setattr(features_module, "PARALLEL_SEGMENTATION_MIN_DOCUMENTS", 10)
+    monkeypatch.setattr(features_module, "FORKED_PARALLEL_MIN_DOCUMENTS", 10)
     monkeypatch.setattr(features_module, "_can_fork", lambda: fork)
+    assert len(features_module._chunks(collection, 2)) > 1
     parallel = build_features(collection, n_jobs=2)
     assert parallel.vocabulary == serial.vocabulary
     for name in ("documents", "sentences"):

@@ -140,14 +140,18 @@ def collection_digest(collection: Collection) -> str:
 
 
 PARALLEL_SEGMENTATION_MIN_DOCUMENTS = 5000
-"""Below this size starting worker processes costs more than segmenting in this one."""
+"""Below this size starting fresh worker processes (joblib's loky) costs more than segmenting in this one."""
+
+FORKED_PARALLEL_MIN_DOCUMENTS = 200
+"""The same for workers forked from this process, which start in milliseconds with everything imported."""
 
 
 def _chunks(collection: Collection, n_jobs: int | None) -> list[Sequence[Document]]:
-    """The collection as contiguous chunks: one when small or n_jobs is 1, else 4 per core."""
+    """The collection as contiguous chunks: one when small or n_jobs is 1, else 4 per worker."""
     n_jobs = n_jobs if n_jobs is not None else (os.cpu_count() or 1)
     documents = list(collection)
-    if n_jobs <= 1 or len(documents) < PARALLEL_SEGMENTATION_MIN_DOCUMENTS:
+    threshold = FORKED_PARALLEL_MIN_DOCUMENTS if _can_fork() else PARALLEL_SEGMENTATION_MIN_DOCUMENTS
+    if n_jobs <= 1 or len(documents) < threshold:
         return [documents]
     size = -(-len(documents) // (4 * n_jobs))
     return [documents[start : start + size] for start in range(0, len(documents), size)]
