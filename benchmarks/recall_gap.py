@@ -58,7 +58,8 @@ def tarsim_steps(directory: Path, seed: int, cache: Path) -> list[float]:
     dataset = load_dataset(directory)
     topic = directory.name
     docids = dataset.collection.docids
-    job = prepare(f"srd:{topic}", Path(tempfile.mkdtemp(prefix="tarsim-gap-")), seed)
+    with tempfile.TemporaryDirectory(prefix="tarsim-gap-") as work:
+        job = prepare(f"srd:{topic}", Path(work), seed)
     priors = SeedingChoice("documents", tuple(docids[i] for i in job.prior))
     bmi = cached_features(dataset.collection, cache)
     raw = cached_features(dataset.collection, cache, RAW_TFIDF)
@@ -83,10 +84,10 @@ def asreview_recall(directory: Path, seed: int, peers_python: str | None, cached
     key = f"{directory.name}/{seed}"
     if key in cached or peers_python is None:
         return cached.get(key)
-    work = Path(tempfile.mkdtemp(prefix="tarsim-gap-asreview-"))
-    job = prepare(f"srd:{directory.name}", work, seed)
     args = argparse.Namespace(peers_python=peers_python, seed=seed, until="all", timeout=3600.0)
-    outcome = run_asreview(job, work, args, "logistic")
+    with tempfile.TemporaryDirectory(prefix="tarsim-gap-asreview-") as work:
+        job = prepare(f"srd:{directory.name}", Path(work), seed)
+        outcome = run_asreview(job, Path(work), args, "logistic")
     if outcome.failed:
         raise SystemExit(f"ASReview failed on {key}: {outcome.failed}")
     cached[key] = recall_2r100(outcome.ledger)
@@ -103,6 +104,8 @@ def main() -> None:
     parser.add_argument("--peers-python", help="python with asreview installed (else only cached ASReview runs)")
     parser.add_argument("--asreview-only", action="store_true", help="only run (and cache) the ASReview runs")
     args = parser.parse_args()
+    if args.asreview_only and not args.peers_python:
+        parser.error("--asreview-only needs --peers-python")
     cached = {}
     if CACHE.exists():
         for line in CACHE.read_text().splitlines():

@@ -133,7 +133,7 @@ def round_cost_split(results: list[dict]) -> list[str]:
     lines = ["round cost split (early: rounds with < 1,000 labelled documents; last: the final round):"]
     early_means = []
     for r in results:
-        early = [x["round"] * 1000 for x in r["rounds"] if x["labelled"] < 1000]
+        early = [x["round"] * 1000 for x in r["rounds"] if x["labelled"] < 1000] or [r["rounds"][0]["round"] * 1000]
         last = r["rounds"][-1]
         early_means.append(float(np.mean(early)))
         lines.append(

@@ -244,7 +244,9 @@ def run_tarsim(job: Job, work: Path, args: argparse.Namespace, tool: str) -> Out
         return [sys.executable, "-c", TARSIM_RUNNER, str(job.directory), job.topic, str(out), until, str(args.seed)]
 
     if cache:
-        run_measured([*command(work / f"{tool}-warm-up-{name}"), prior, cache], args.timeout)
+        _, _, code, text = run_measured([*command(work / f"{tool}-warm-up-{name}"), prior, cache], args.timeout)
+        if code:  # without its cache the timed run would be a cold one
+            return Outcome(tool, failed="warm-up run: " + _failure(code, args.timeout, text))
     out = work / f"{tool}-{name}"
     seconds, peak, code, text = run_measured([*command(out), prior, cache], args.timeout)
     if code:

@@ -47,7 +47,12 @@ def test_named_logistic_learner_is_asreviews_classifier_and_is_recorded(demo):
     assert by_name.docids == by_object.docids
     assert by_name.docids != bmi.docids
     assert by_name.header["config"]["learner"] == "logistic"
+    assert by_name.header["learner"] == "LogisticRegression(class_weight='balanced')"
     assert bmi.header["config"]["learner"] == "bmi"
+    with pytest.raises(ConfigError, match=r"a learner name .* or an estimator, not both"):
+        tarsim.simulate(demo, topic="T2", config=ReviewConfig(learner="logistic"), learner=explicit)
+    with pytest.raises(ConfigError, match="learner 'logistic' has none"):
+        ReviewConfig(learner="logistic", lambda_=0.01)
 
 
 def test_unknown_named_learner_is_rejected():

@@ -149,12 +149,24 @@ def test_shortcut_matches_syntok_on_hand_cases(paragraph: str) -> None:
     assert split_paragraph(paragraph) == syntok_split(paragraph)
 
 
-_PARAGRAPH_PIECES = st.sampled_from([*"abcXYZ019 .!?;:,()[]{}\"'-", "U.S.", "..."])
+_PARAGRAPH_PIECES = st.sampled_from([*"abcXYZ019 .!?;:,()[]{}\"'-\u00a0\u200b\u3002", "U.S.", "...", "\n", "\n\n"])
+# Mostly words, spaces and punctuation syntok never splits at, with at most one candidate: the shortcut's cases.
+_QUIET_PIECES = st.sampled_from([*"abcXYZ019 ,:'\"-)]}", " Inc", "word", "\u00a0"])
 
 
 @settings(max_examples=300, deadline=None)
 @given(paragraph=st.lists(_PARAGRAPH_PIECES, max_size=40).map("".join))
 def test_shortcut_matches_syntok_on_generated_paragraphs(paragraph: str) -> None:
+    assert split_paragraph(paragraph) == syntok_split(paragraph)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    body=st.lists(_QUIET_PIECES, max_size=60).map("".join),
+    end=st.sampled_from(["", ".", "?", "!", "...", "(", " (", "\u3002"]),
+)
+def test_shortcut_matches_syntok_on_long_quiet_paragraphs(body: str, end: str) -> None:
+    paragraph = body + end
     assert split_paragraph(paragraph) == syntok_split(paragraph)
 
 

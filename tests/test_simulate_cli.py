@@ -50,6 +50,28 @@ def test_learner_flags_reach_the_ledger_and_the_api_gives_the_same_review(tmp_pa
     assert read_ledger(tmp_path / "bmi" / "ledgers" / "T1.jsonl").header["config"]["lambda_"] == 0.01
 
 
+def test_ledgers_written_before_named_learners_still_count_as_the_same_configuration(tmp_path):
+    """A ledger whose config lacks `learner` (written before it existed) is a bmi ledger: resume keeps it, the
+    output directory accepts the same settings, and comparisons do not split it from new bmi ledgers."""
+    from tarsim.data.ledger import read_ledger
+    from tarsim.reporting.compare import grouping_keys
+
+    out = tmp_path / "out"
+    args = ["simulate", "--out", str(out), "--topic", "T1", "--max-effort", "2R+100"]
+    assert main(args) == 0
+    path = out / "ledgers" / "T1.jsonl"
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    del header["config"]["learner"]
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    before = path.read_bytes()
+    assert main([*args, "--resume"]) == 0
+    assert path.read_bytes() == before  # kept, not redone
+    assert main(["simulate", "--out", str(tmp_path / "new"), "--topic", "T1", "--max-effort", "2R+100"]) == 0
+    old, new = read_ledger(path), read_ledger(tmp_path / "new" / "ledgers" / "T1.jsonl")
+    assert "learner" not in grouping_keys([old, new])
+
+
 def test_interrupted_run_keeps_finished_ledgers_and_resume_completes_it(tmp_path, demo, monkeypatch):
     import tarsim.simulator.review as review
 

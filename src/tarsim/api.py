@@ -22,7 +22,7 @@ from tarsim.reporting.tables import (
     summary_frame,
     write_simulation_reports,
 )
-from tarsim.simulator.config import ReviewConfig
+from tarsim.simulator.config import ReviewConfig, normalise_config
 from tarsim.simulator.run import review_topics
 from tarsim.synthetic import demo_dataset
 
@@ -69,7 +69,8 @@ class SimulationResult:
             if not ledger.complete:
                 raise InputError(ledger.source, None, "ledger has no end record (an unfinished review)")
             first = next(iter(ledgers.values()), None)
-            if first is not None and ledger.header["config"] != first.header["config"]:
+            config = normalise_config(ledger.header["config"])
+            if first is not None and config != normalise_config(first.header["config"]):
                 raise InputError(ledger.source, None, f"written with another configuration than {first.source}")
             if ledger.topic in ledgers:
                 raise InputError(ledger.source, None, f"a second ledger of topic {ledger.topic!r}")

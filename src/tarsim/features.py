@@ -15,6 +15,7 @@ import os
 import re
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -146,31 +147,46 @@ FORKED_PARALLEL_MIN_DOCUMENTS = 200
 """The same for workers forked from this process, which start in milliseconds with everything imported."""
 
 
+MIN_CHUNK_DOCUMENTS = 50
+"""Smaller chunks cost more in inter-process traffic than they save."""
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity where the OS reports one, else os.cpu_count())."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
 def _chunks(collection: Collection, n_jobs: int | None) -> list[Sequence[Document]]:
-    """The collection as contiguous chunks: one when small or n_jobs is 1, else 4 per worker."""
-    n_jobs = n_jobs if n_jobs is not None else (os.cpu_count() or 1)
+    """The collection as contiguous chunks: one when small or n_jobs is 1, else about 4 per worker."""
+    n_jobs = n_jobs if n_jobs is not None else available_cores()
     documents = list(collection)
     threshold = FORKED_PARALLEL_MIN_DOCUMENTS if _can_fork() else PARALLEL_SEGMENTATION_MIN_DOCUMENTS
     if n_jobs <= 1 or len(documents) < threshold:
         return [documents]
-    size = -(-len(documents) // (4 * n_jobs))
+    size = max(-(-len(documents) // (4 * n_jobs)), MIN_CHUNK_DOCUMENTS)
     return [documents[start : start + size] for start in range(0, len(documents), size)]
 
 
-def _map_chunks(function: Callable, chunks: list, *args) -> list:
-    """function(chunk, *args) for every chunk, in order: in this process for one chunk, else on all cores."""
+def _map_chunks(function: Callable, chunks: list, *args, n_jobs: int | None = None) -> list:
+    """function(chunk, *args) for every chunk, in order: in this process for one chunk, else on n_jobs workers."""
     if len(chunks) == 1:
         return [function(chunks[0], *args)]
-    n_jobs = min(len(chunks), os.cpu_count() or 1)
+    workers = min(len(chunks), n_jobs if n_jobs is not None else available_cores())
     if _can_fork():
         # Forked workers start with scikit-learn already imported: about 0.7 s sooner than fresh loky workers.
-        with multiprocessing.get_context("fork").Pool(n_jobs) as pool:
-            return pool.starmap(function, [(chunk, *args) for chunk in chunks])
-    return Parallel(n_jobs=n_jobs)(delayed(function)(chunk, *args) for chunk in chunks)
+        # Python >= 3.12 warns about forking a process with other OS threads; here those are only idle C-library
+        # pools (OpenBLAS's, which registers fork handlers), and the workers only tokenise and count.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                return pool.starmap(function, [(chunk, *args) for chunk in chunks])
+    return Parallel(n_jobs=workers)(delayed(function)(chunk, *args) for chunk in chunks)
 
 
 def _can_fork() -> bool:
-    """Forking is safe here: Linux, a main process (not a sweep's worker) and no other thread running."""
+    """Forking is safe here: Linux, a main process (not a sweep's worker) and no other Python thread running."""
     return (
         sys.platform == "linux"
         and multiprocessing.parent_process() is None
@@ -188,7 +204,8 @@ def segment_collection(collection: Collection, n_jobs: int | None = None) -> lis
 
     Each document is segmented on its own, so contiguous chunks give the same result in any number of processes.
     """
-    return [sentences for part in _map_chunks(_segment_chunk, _chunks(collection, n_jobs)) for sentences in part]
+    parts = _map_chunks(_segment_chunk, _chunks(collection, n_jobs), n_jobs=n_jobs)
+    return [sentences for part in parts for sentences in part]
 
 
 @dataclass(frozen=True)
@@ -219,8 +236,9 @@ def _count_chunk(documents: Sequence[Document], stem: bool) -> _ChunkCounts:
 def _merge_counts(parts: Sequence[_ChunkCounts]) -> tuple[sp.csr_matrix, np.ndarray]:
     """Stack chunk count matrices over the sorted union of their vocabularies (the order CountVectorizer uses).
 
-    Each chunk's vocabulary is sorted and maps monotonically into the union, so every row keeps its columns
-    sorted and the result equals one CountVectorizer over all sentences.
+    Each chunk's vocabulary is sorted and maps monotonically into the union: the same counts in the same columns
+    as one CountVectorizer over all sentences (build_features then sorts each row's columns, which
+    CountVectorizer leaves unsorted).
     """
     if len(parts) == 1:
         return parts[0].counts, parts[0].terms
@@ -240,10 +258,11 @@ def build_features(
 ) -> Features:
     """Compute document and sentence features for a whole collection (large ones on all cores)."""
     settings = settings or FeatureSettings()
-    parts = _map_chunks(_count_chunk, _chunks(collection, n_jobs), settings.stem)
+    parts = _map_chunks(_count_chunk, _chunks(collection, n_jobs), settings.stem, n_jobs=n_jobs)
     lengths = np.concatenate([part.sentences_per_document for part in parts])
     words = np.concatenate([part.words_per_sentence for part in parts])
     sentence_counts, terms = _merge_counts(parts)
+    sentence_counts.sort_indices()  # canonical CSR, however the collection was chunked
     if not len(terms):
         raise ValueError("empty vocabulary: no document has a word of at least 2 letters")
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)

@@ -16,11 +16,14 @@ from sklearn.linear_model import LogisticRegression
 
 from tarsim.errors import ConfigError
 
+DEFAULT_LAMBDA = 1e-4
+"""BMI's regularisation (sofia-ml's Pegasos lambda)."""
+
 
 class BMILogisticRegression(ClassifierMixin, BaseEstimator):
     """Logistic regression regularised as BMI's Pegasos learner (lambda on the mean loss), class-balanced."""
 
-    def __init__(self, lambda_: float = 1e-4, max_iter: int = 1000, random_state: int | None = 0) -> None:
+    def __init__(self, lambda_: float = DEFAULT_LAMBDA, max_iter: int = 1000, random_state: int | None = 0) -> None:
         self.lambda_ = lambda_
         self.max_iter = max_iter
         self.random_state = random_state
@@ -63,7 +66,11 @@ LEARNERS = {
 """Learners a configuration can name (ReviewConfig.learner, `tarsim simulate --learner`, a sweep's `learner`)."""
 
 
-def make_learner(name: str, lambda_: float = 1e-4, random_state: int | None = 0) -> BaseEstimator:
+LEARNER_RECORDS = {"bmi": "BMILogisticRegression (default)", "logistic": "LogisticRegression(class_weight='balanced')"}
+"""What a ledger header's `learner` says for each named learner (the bmi text predates named learners)."""
+
+
+def make_learner(name: str, lambda_: float = DEFAULT_LAMBDA, random_state: int | None = 0) -> BaseEstimator:
     """The named learner of LEARNERS, unfitted."""
     if name == "bmi":
         return BMILogisticRegression(lambda_=lambda_, random_state=random_state)

@@ -60,6 +60,8 @@ def _may_split(paragraph: str) -> bool:
     Checked character by character, a superset of syntok's token test; most Reuters table rows and short
     paragraphs skip syntok's tokeniser this way, with output identical to syntok's (tests/test_segmentation.py).
     """
+    if "\n" in paragraph:  # not a paragraph of paragraphs(): syntok also splits at blank lines
+        return True
     return bool(_SPLIT_CANDIDATE.search(paragraph, 0, len(paragraph) - 1)) or paragraph[-1:] in _OPENING
 
 
@@ -79,7 +81,8 @@ def syntok_split(paragraph: str) -> list[str]:
             if sentence:
                 starts.append(sentence[0].offset)
     if not starts:
-        return [paragraph] if paragraph.strip() else []
+        sentence = collapse_space(paragraph)
+        return [sentence] if sentence else []
     starts[0] = 0  # text before the first token (there is none after collapsing) stays in sentence 0
     ends = [*starts[1:], len(paragraph)]
     pieces = (collapse_space(paragraph[start:end]) for start, end in zip(starts, ends, strict=True))

@@ -17,6 +17,7 @@ from tarsim.data.ledger import Ledger, read_ledger
 from tarsim.data.lines import PathLike
 from tarsim.errors import ConfigError, InputError
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
+from tarsim.simulator.config import normalise_config
 
 NOT_GROUPED = ("seed", "stopping")
 """Config fields that never separate groups: seeds are repetitions, stopping rules are replayed afterwards."""
@@ -75,9 +76,13 @@ def _flatten(config: dict, prefix: str = "") -> dict[str, str]:
     return flat
 
 
+def _flat_config(ledger: Ledger) -> dict[str, str]:
+    return _flatten(normalise_config(ledger.header.get("config", {})))
+
+
 def grouping_keys(ledgers: Sequence[Ledger]) -> list[str]:
     """Config fields whose values differ between the ledgers (policy and strategy first), seed and stopping aside."""
-    flats = [_flatten(ledger.header.get("config", {})) for ledger in ledgers]
+    flats = [_flat_config(ledger) for ledger in ledgers]
     keys = sorted({key for flat in flats for key in flat} - set(NOT_GROUPED))
     varying = [key for key in keys if len({flat.get(key) for flat in flats}) > 1]
     if "strategy" in varying:  # the strategy names feedback/train_on already
@@ -88,7 +93,7 @@ def grouping_keys(ledgers: Sequence[Ledger]) -> list[str]:
 
 def group_label(ledger: Ledger, keys: Sequence[str]) -> str:
     """A readable group name: policy and strategy as bare values, other fields as key=value."""
-    flat = _flatten(ledger.header.get("config", {}))
+    flat = _flat_config(ledger)
     if not keys:
         return f"{flat.get('policy', '?')}, {flat.get('strategy', '?')}"
     parts = [flat.get(key, "-") if key in ("policy", "strategy") else f"{key}={flat.get(key, '-')}" for key in keys]
@@ -99,7 +104,7 @@ def group_ledgers(ledgers: Sequence[Ledger], by: Sequence[str] | None = None) ->
     """Ledgers by group label, groups in first-seen order; `by` names the config fields to group on (default: the
     fields that differ between ledgers)."""
     keys = list(by) if by else grouping_keys(ledgers)
-    known = set().union(*(_flatten(ledger.header.get("config", {})) for ledger in ledgers)) if ledgers else set()
+    known = set().union(*(_flat_config(ledger) for ledger in ledgers)) if ledgers else set()
     unknown = [key for key in keys if key not in known]
     if unknown:
         raise ConfigError(

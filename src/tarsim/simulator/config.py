@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from tarsim.effort_models import TimeModel, make_effort_model
 from tarsim.errors import ConfigError
 from tarsim.features import FeatureSettings
-from tarsim.learners import LEARNERS
+from tarsim.learners import DEFAULT_LAMBDA, LEARNERS
 from tarsim.policies import SeedingChoice, make_batch_schedule, make_selection_policy
 
 FEEDBACK_UNITS = ("document", "sentence")
@@ -72,7 +72,7 @@ class ReviewConfig:
     until: str = "all-relevant"
     max_effort: str | None = None
     max_effort_model: str = "judge"
-    lambda_: float = 1e-4
+    lambda_: float = DEFAULT_LAMBDA
     learner: str = "bmi"
     features: FeatureSettings = field(default_factory=FeatureSettings)
     stopping: tuple[str, ...] = ()
@@ -102,6 +102,8 @@ class ReviewConfig:
             raise ConfigError(f"lambda_ (the learner's regularisation) must be > 0, got {self.lambda_}")
         if self.learner not in LEARNERS:
             raise ConfigError(f"learner {self.learner!r} unknown; accepted: {', '.join(LEARNERS)}")
+        if self.learner != "bmi" and self.lambda_ != DEFAULT_LAMBDA:
+            raise ConfigError(f"lambda_ is the bmi learner's regularisation; learner {self.learner!r} has none")
         if self.seed < 0:
             raise ConfigError(f"seed must be >= 0, got {self.seed}")
         if self.stopping:
@@ -140,6 +142,21 @@ class ReviewConfig:
         values["features"] = FeatureSettings(**values["features"])
         values["stopping"] = tuple(values.get("stopping", ()))
         return cls(**values)
+
+
+ADDED_CONFIG_FIELDS = {"learner": "bmi"}
+"""Configuration fields added after ledgers were first written, with the value that older ledgers imply."""
+
+
+def normalise_config(record: dict) -> dict:
+    """A ledger header's `config` with fields it predates filled in, so that comparing configurations (resume,
+    one configuration per output directory, grouping in comparisons) treats an older ledger as what it was."""
+    return {**ADDED_CONFIG_FIELDS, **record} if record else record
+
+
+def normalise_header(header: dict) -> dict:
+    """A ledger header with its `config` normalised (see normalise_config)."""
+    return {**header, "config": normalise_config(header["config"])} if "config" in header else header
 
 
 def strategy_config(name: str, **overrides) -> ReviewConfig:

@@ -87,6 +87,8 @@ class ReviewSimulation:
         self.review = review
         self.config = config
         self.writer = writer
+        if learner is not None and config.learner != "bmi":
+            raise ConfigError(f"give a learner name (learner={config.learner!r}) or an estimator, not both")
         self.learner = learner if learner is not None else make_learner(config.learner, config.lambda_, config.seed)
         check_learner(self.learner)
         self.policy = make_selection_policy(config.policy)

@@ -17,7 +17,8 @@ from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import Ledger, ledger_from_lines, read_ledger
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import Features, cached_features, collection_digest
-from tarsim.simulator.config import ReviewConfig
+from tarsim.learners import LEARNER_RECORDS
+from tarsim.simulator.config import ReviewConfig, normalise_config, normalise_header
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
 from tarsim.simulator.oracle import make_sentence_labels
 from tarsim.simulator.review import ReviewSimulation, TopicReview
@@ -92,7 +93,7 @@ def ledger_header(
         "query": query,
         "config": config.to_dict(),
         "seed": config.seed,
-        "learner": repr(learner) if learner is not None else "BMILogisticRegression (default)",
+        "learner": repr(learner) if learner is not None else LEARNER_RECORDS[config.learner],
         "inputs": {"collection": collection_sha, "qrels": topic_qrels_digest(judged), "query": text_digest(query)},
         "collection_size": len(dataset.collection),
         "relevant": relevant,
@@ -102,7 +103,7 @@ def ledger_header(
 def matches_header(ledger: Ledger, header: dict) -> bool:
     """Whether a complete ledger was written with exactly this header (what resuming keeps)."""
     recorded = {k: v for k, v in ledger.header.items() if k not in ("type", "format")}
-    return ledger.complete and recorded == header
+    return ledger.complete and normalise_header(recorded) == normalise_header(header)
 
 
 def check_output_ledgers(directory: Path, config: ReviewConfig, collection_sha: str) -> None:
@@ -114,7 +115,8 @@ def check_output_ledgers(directory: Path, config: ReviewConfig, collection_sha: 
                 header = json.loads(handle.readline())
             except json.JSONDecodeError:
                 raise InputError(path, 1, "not a ledger (its first line is not JSON)") from None
-        if header.get("config") != expected or header.get("inputs", {}).get("collection") != collection_sha:
+        same_config = normalise_config(header.get("config", {})) == expected
+        if not same_config or header.get("inputs", {}).get("collection") != collection_sha:
             raise ConfigError(
                 f"{directory} already holds ledgers of another configuration or collection ({path.name}); "
                 "choose another --out (or delete them)"

@@ -20,6 +20,7 @@ from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import encode, read_ledger
 from tarsim.errors import ConfigError
 from tarsim.features import cache_path, cached_features, collection_digest
+from tarsim.simulator.config import normalise_header
 from tarsim.simulator.run import ledger_header
 from tarsim.sweep.backends import BACKENDS, dask_client, run_dask, run_joblib
 from tarsim.sweep.config import SweepConfig
@@ -131,8 +132,8 @@ def is_finished(path: Path, header: dict) -> bool:
         head, tail = json.loads(first), json.loads(last)
     except json.JSONDecodeError:
         return False
-    expected = {k: v for k, v in head.items() if k not in ("type", "format")}
-    return encode(expected) == encode(header) and tail.get("type") == "end"
+    recorded = normalise_header({k: v for k, v in head.items() if k not in ("type", "format")})
+    return encode(recorded) == encode(normalise_header(header)) and tail.get("type") == "end"
 
 
 def run_sweep(
