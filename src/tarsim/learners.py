@@ -53,11 +53,6 @@ class BMILogisticRegression(ClassifierMixin, BaseEstimator):
         return self.model_.predict(X)
 
 
-def default_learner(random_state: int | None = 0) -> BMILogisticRegression:
-    """The BMI-like default CAL classifier."""
-    return BMILogisticRegression(random_state=random_state)
-
-
 LEARNERS = {
     "bmi": "BMI's logistic regression: C = 1 / (lambda n), class-balanced, liblinear dual (the default)",
     "logistic": "scikit-learn's LogisticRegression defaults (C = 1, lbfgs) with class_weight='balanced': "
