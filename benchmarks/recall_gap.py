@@ -40,7 +40,7 @@ from tarsim.metrics import recall_at_effort
 from tarsim.metrics.significance import paired_tests
 from tarsim.policies import SeedingChoice
 from tarsim.simulator import ReviewConfig, review_topics
-from vs_peers import prepare, run_asreview  # the same priors and ASReview command as vs_peers.py (same folder)
+from vs_peers import peer_priors, prepare, run_asreview  # same folder: the priors and ASReview command
 
 SRD = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "srd"
 CACHE = Path(__file__).resolve().parent / "results" / "recall_gap" / "asreview_logistic.jsonl"
@@ -58,9 +58,8 @@ def tarsim_steps(directory: Path, seed: int, cache: Path) -> list[float]:
     dataset = load_dataset(directory)
     topic = directory.name
     docids = dataset.collection.docids
-    with tempfile.TemporaryDirectory(prefix="tarsim-gap-") as work:
-        job = prepare(f"srd:{topic}", Path(work), seed)
-    priors = SeedingChoice("documents", tuple(docids[i] for i in job.prior))
+    relevant = np.array([dataset.qrels[topic].get(docid, 0) > 0 for docid in docids])
+    priors = SeedingChoice("documents", tuple(docids[i] for i in peer_priors(relevant, seed)))
     bmi = cached_features(dataset.collection, cache)
     raw = cached_features(dataset.collection, cache, RAW_TFIDF)
     asreview_like = {"seeding": priors, "batch": "10", "presumed_nonrelevant": 0}

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from machine_info import describe_machine  # same folder
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter
 from tarsim.simulator.oracle import SentenceLabels
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.one:
         print(json.dumps(one_size(args.one, args.prevalence, args.seed)))
         return 0
-    print(f"machine: {os.cpu_count()} cores, {_cpu_model()}; prevalence {args.prevalence}, seed {args.seed}")
+    print(f"machine: {describe_machine()}; prevalence {args.prevalence}, seed {args.seed}")
     results = []
     for n in args.sizes:
         results.append(run_child(n, args.prevalence, args.seed))
@@ -173,13 +173,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0
-
-
-def _cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown CPU"
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from machine_info import describe_machine  # same folder
 from tarsim.data.dataset import load_dataset
 from tarsim.data.ledger import Ledger, read_ledger
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_at_effort
@@ -42,7 +43,8 @@ TARSIM_RUNNER = textwrap.dedent(
     import json, sys, time
     from pathlib import Path
     t0 = time.perf_counter()
-    from tarsim.data.dataset import load_dataset
+    from machine_info import describe_machine  # same folder
+from tarsim.data.dataset import load_dataset
     from tarsim.features import cached_features
     from tarsim.policies import SeedingChoice
     from tarsim.simulator.config import ReviewConfig
@@ -345,12 +347,7 @@ def summarise(records: list[dict]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|---|" + "--:|" * (len(head) - 2) + "---|"]
     for dataset, runs in by_dataset.items():
         first = next(iter(runs.values()))
-
-        def seconds(tool: str, runs: dict = runs) -> float | None:
-            run = runs.get(tool)
-            return None if run is None or run["failed"] else run["seconds"]
-
-        cold, warm = seconds("tarsim"), seconds("tarsim-warm")
+        cold, warm = (_finished_seconds(runs.get(tool)) for tool in ("tarsim", "tarsim-warm"))
         cells = [dataset.split(":", 1)[1], str(first["documents"]), str(first["relevant"])]
         cells.append(" / ".join("-" if x is None else f"{x:.1f}" for x in (cold, warm)))
         for peer in peers:
@@ -368,6 +365,10 @@ def summarise(records: list[dict]) -> str:
         cells.append(" / ".join("-" if r is None else f"{r:.3f}" for r in recall))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _finished_seconds(record: dict | None) -> float | None:
+    return None if record is None or record["failed"] else record["seconds"]
 
 
 def expand(specs: list[str]) -> list[str]:
@@ -415,10 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     if peers and not (args.peers_python and _importable(args.peers_python)):
         print("peers not importable (give --peers-python with asreview and tarexp installed): tarsim only")
         args.tools = [t for t in args.tools if t.startswith("tarsim")]
-    print(
-        f"machine: {os.cpu_count()} cores, {_cpu_model()}, {_memory_gb():.0f} GB; until={args.until}; "
-        f"BLAS threads: {args.blas_threads}"
-    )
+    print(f"machine: {describe_machine()}; until={args.until}; BLAS threads: {args.blas_threads}")
     with tempfile.TemporaryDirectory(prefix="tarsim-vs-peers-") as tmp:
         work = Path(tmp)
         for spec in expand(args.datasets):
@@ -456,20 +454,6 @@ def main(argv: list[str] | None = None) -> int:
 def _importable(python: str) -> bool:
     check = subprocess.run([python, "-c", "import asreview, tarexp"], capture_output=True)
     return check.returncode == 0
-
-
-def _cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown CPU"
-
-
-def _memory_gb() -> float:
-    for line in Path("/proc/meminfo").read_text().splitlines():
-        if line.startswith("MemTotal"):
-            return int(line.split()[1]) / 1024**2
-    return 0.0
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import pytest
 import pytrec_eval
 
 from tarsim.cli import main
+from tarsim.metrics import DEFAULT_MEASURES
 
 QRELS = """\
 t1 0 a 2
@@ -82,16 +83,7 @@ def test_json_per_query_matches_pytrec_eval(files, capsys):
 def test_default_measures_and_table(files, capsys):
     code, out, _ = invoke(capsys, files["qrels"], files["run"])
     assert code == 0
-    assert [line.split()[0] for line in out.splitlines()] == [
-        "R@100",
-        "R@20",
-        "nDCG@20",
-        "RPrec",
-        "AP@100",
-        "RR@100",
-        "Success@5",
-        "Success@1",
-    ]
+    assert [line.split()[0] for line in out.splitlines()] == [m.name for m in DEFAULT_MEASURES]
     code, out, _ = invoke(capsys, files["qrels"], files["run"], "--format", "json")
     assert "per_query" not in json.loads(out)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from tarsim.cli.progress import TerminalProgress
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError
-from tarsim.learners import LEARNERS
+from tarsim.learners import DEFAULT_LAMBDA, LEARNERS
 from tarsim.policies import SeedingChoice
 from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, format_recall_table
 from tarsim.simulator.config import ReviewConfig
@@ -55,7 +55,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         "class-balanced: ASReview's logistic)",
     )
     review.add_argument(
-        "--lambda", dest="lambda_", type=float, default=1e-4, metavar="L", help="bmi learner's regularisation"
+        "--lambda", dest="lambda_", type=float, default=DEFAULT_LAMBDA, metavar="L", help="bmi learner's regularisation"
     )
     review.add_argument("--sentence-oracle", default="inherit", metavar="inherit|classifier|FILE")
     review.add_argument("--false-negative-rate", type=float, default=0.0, metavar="P")
