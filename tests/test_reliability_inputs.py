@@ -345,3 +345,21 @@ def test_retrieve_with_qrels_of_another_collection(collection, tmp_path, capsys)
         f"tarsim: warning: {collection / 'qrels.txt'}: 1 of 2 judged docids are not in the collection "
         "(1 of 2 relevant judgments); 1 topic(s) keep no relevant document"
     )
+
+
+def test_bench_evaluation_reports_unjudged_and_empty_queries():
+    from tarsim.legal.baseline import evaluate
+
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    topics = {"q1": "x", "q2": "y", "q3": "z", "q4": "unjudged"}
+    run = {"q1": {"a": 2.0}, "q2": {"x": 1.0, "b": 0.5}, "q3": {}}  # q3 retrieved nothing
+    with pytest.warns(InputWarning) as caught:
+        per_query, summary = evaluate(qrels, topics, run, ["RR"], source="toy")
+    assert [str(w.message) for w in caught] == [
+        "toy: 1 of 4 queries have no relevance judgments: not evaluated",
+        "toy: 1 of 3 qrels topics have no run line: scored 0, as trec_eval -c does; --missing skip to leave them out",
+    ]
+    assert set(per_query) == {"q1", "q2", "q3"} and summary["RR"] == pytest.approx(0.5)
+    with pytest.warns(InputWarning):
+        per_query, summary = evaluate(qrels, topics, run, ["RR"], missing="skip", source="toy")
+    assert set(per_query) == {"q1", "q2"} and summary["RR"] == pytest.approx(0.75)

@@ -39,6 +39,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of splits (reuters-doc2doc) and subsampling")
     parser.add_argument("--runs", help="folder to write each configuration's TREC run into")
     parser.add_argument("--json", help="write the tables' figures and per-query values as JSON")
+    parser.add_argument(
+        "--missing",
+        choices=("zero", "skip"),
+        default="zero",
+        help="evaluated queries that retrieved nothing: score 0 as trec_eval -c (zero, default) or leave out (skip)",
+    )
     parser.add_argument("--decisions", type=Path, help="pd: binary reranker decisions `topic docid label`")
     parser.set_defaults(handler=run)
 
@@ -66,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
         "k1_grid": args.k1_grid,
         "b_grid": args.b_grid,
         "progress": _progress,
+        "missing": args.missing,
     }
     results: dict[str, list[BaselineResult]] = {}
     caches = {benchmark.name: CorpusCache(benchmark) for benchmark in benchmarks}
