@@ -363,3 +363,17 @@ def test_bench_evaluation_reports_unjudged_and_empty_queries():
     with pytest.warns(InputWarning):
         per_query, summary = evaluate(qrels, topics, run, ["RR"], missing="skip", source="toy")
     assert set(per_query) == {"q1", "q2"} and summary["RR"] == pytest.approx(0.75)
+
+
+def test_resamples_are_bounded_and_batched(tmp_path, capsys, monkeypatch):
+    from tarsim.metrics import paired_tests, significance
+
+    (tmp_path / "q.txt").write_text("t1 0 a 1\n")
+    code, _, err = invoke(capsys, "evaluate", tmp_path / "q.txt", "--compare", "a", "b", "--resamples", "10000001")
+    assert code == 2 and err == "tarsim: error: --resamples must be at most 10,000,000, got 10000001\n"
+    rng = np.random.default_rng(4)
+    a = {f"t{i}": float(v) for i, v in enumerate(rng.random(25))}
+    b = {f"t{i}": float(v) for i, v in enumerate(rng.random(25))}
+    whole = paired_tests(a, b, seed=1, n_resamples=3000)
+    monkeypatch.setattr(significance, "MAX_BATCH_VALUES", 25 * 7)  # batches of 7 resamples
+    assert paired_tests(a, b, seed=1, n_resamples=3000) == whole

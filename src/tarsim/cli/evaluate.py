@@ -16,6 +16,8 @@ from tarsim.metrics.compare_runs import compare_runs
 from tarsim.metrics.ranked import MISSING, check_run_coverage
 
 FORMATS = ("table", "json", "csv")
+MAX_RESAMPLES = 10_000_000
+"""More resamples than this would run for hours without changing a reported p-value's first digits."""
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -57,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--seed must be an integer >= 0, got {args.seed}")
     if args.resamples < 1:
         raise ConfigError(f"--resamples must be an integer >= 1, got {args.resamples}")
+    if args.resamples > MAX_RESAMPLES:
+        raise ConfigError(f"--resamples must be at most {MAX_RESAMPLES:,}, got {args.resamples}")
     if (args.run is None) == (args.compare is None):
         raise InputError("tarsim evaluate", None, "give either one RUN or --compare RUN_A RUN_B ...")
     qrels = read_qrels(args.qrels)
