@@ -35,6 +35,8 @@ t2 Q0 y 2 4.0 r
 t2 Q0 a 3 4.0 r
 t4 Q0 z 1 1.0 r
 """
+# t3 is judged relevant-bearing but absent from both runs: one warning line per run on stderr.
+MISSING_T3 = "1 of 3 qrels topics have no run line: scored 0, as trec_eval -c does; --missing skip to leave them out"
 RUN_B = RUN.replace("t2 Q0 a 3 4.0 r", "t2 Q0 a 3 9.0 r").replace("t1 Q0 c 1 3.0 r", "t1 Q0 c 1 0.5 r")
 
 
@@ -68,7 +70,7 @@ def test_json_per_query_matches_pytrec_eval(files, capsys):
     code, out, err = invoke(
         capsys, files["qrels"], files["run"], "-m", "nDCG@3", "-m", "AP", "--per-query", "--format", "json"
     )
-    assert code == 0 and err == ""
+    assert code == 0 and err == f"tarsim: warning: {files['run']}: {MISSING_T3}\n"
     document = json.loads(out)
     assert set(document) == {"aggregate", "per_query"}
     assert set(document["per_query"]) == {"t1", "t2", "t3"}  # t4 has no relevant doc; t3 is missing: 0
@@ -115,7 +117,7 @@ def test_compare(files, capsys):
     code, out, err = invoke(
         capsys, files["qrels"], "--compare", files["run"], files["run_b"], "-m", "RR", "--format", "json"
     )
-    assert code == 0 and err == ""
+    assert code == 0 and err == "".join(f"tarsim: warning: {files[k]}: {MISSING_T3}\n" for k in ("run", "run_b"))
     (test,) = json.loads(out)["tests"]
     assert test["measure"] == "RR" and test["n"] == 3
     assert 0.0 <= test["p_t"] <= 1.0 and 0.0 <= test["p_rand"] <= 1.0

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tarsim.cli.retrieve import float_list
 from tarsim.data import atomic_write, read_decisions, write_run
+from tarsim.data.paths import check_output_path
 from tarsim.errors import ConfigError
 from tarsim.legal.baseline import BaselineResult, CorpusCache, doc2doc_ablation, run_config
 from tarsim.legal.convert import BENCHMARKS, load_any
@@ -36,8 +37,14 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--b-grid", type=float_list, default=list(B_GRID), help="b values for tuning")
     parser.add_argument("--max-queries", type=int, help="subsample the dev and test splits (fixed seed)")
     parser.add_argument("--seed", type=int, default=0, help="seed of splits (reuters-doc2doc) and subsampling")
-    parser.add_argument("--runs", type=Path, help="folder to write each configuration's TREC run into")
-    parser.add_argument("--json", type=Path, help="write the tables' figures and per-query values as JSON")
+    parser.add_argument("--runs", help="folder to write each configuration's TREC run into")
+    parser.add_argument("--json", help="write the tables' figures and per-query values as JSON")
+    parser.add_argument(
+        "--missing",
+        choices=("zero", "skip"),
+        default="zero",
+        help="evaluated queries that retrieved nothing: score 0 as trec_eval -c (zero, default) or leave out (skip)",
+    )
     parser.add_argument("--decisions", type=Path, help="pd: binary reranker decisions `topic docid label`")
     parser.set_defaults(handler=run)
 
@@ -47,6 +54,8 @@ def _progress(line: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    runs_dir = check_output_path(args.runs, "--runs", directory=True) if args.runs is not None else None
+    json_path = check_output_path(args.json, "--json") if args.json is not None else None
     if args.max_queries is not None and args.max_queries < 1:
         raise ConfigError(f"--max-queries must be >= 1, got {args.max_queries}")
     source = args.data
@@ -63,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
         "k1_grid": args.k1_grid,
         "b_grid": args.b_grid,
         "progress": _progress,
+        "missing": args.missing,
     }
     results: dict[str, list[BaselineResult]] = {}
     caches = {benchmark.name: CorpusCache(benchmark) for benchmark in benchmarks}
@@ -115,11 +125,11 @@ def run(args: argparse.Namespace) -> int:
                     f"k1={row.k1:g} b={row.b:g} (dev {row.tuning.score:.4f})",
                     file=sys.stderr,
                 )
-    if args.runs:
+    if runs_dir is not None:
         for name, rows in results.items():
             for index, row in enumerate(rows):
-                write_run(args.runs / f"{name}.{index}.run", row.run, tag=f"bm25-{index}")
-    if args.json:
+                write_run(runs_dir / f"{name}.{index}.run", row.run, tag=f"bm25-{index}")
+    if json_path is not None:
         payload = {
             name: [
                 {"label": r.label, "k1": r.k1, "b": r.b, "summary": r.summary, "per_query": r.per_query} for r in rows
@@ -128,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         }
         if decision_figures is not None:
             payload["decisions"] = decision_figures  # type: ignore[assignment]
-        with atomic_write(args.json) as handle:
+        with atomic_write(json_path) as handle:
             json.dump(payload, handle, indent=1, sort_keys=True)
             handle.write("\n")
     return 0

@@ -6,13 +6,18 @@ import argparse
 import csv
 import json
 import sys
+import warnings
 from pathlib import Path
 
 from tarsim.data import read_qrels, read_run
-from tarsim.errors import ConfigError, InputError
-from tarsim.metrics import DEFAULT_MEASURES, aggregate, evaluate_run, paired_tests, parse_measures
+from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.metrics import DEFAULT_MEASURES, aggregate, evaluate_run, parse_measures
+from tarsim.metrics.compare_runs import compare_runs
+from tarsim.metrics.ranked import MISSING, check_run_coverage
 
 FORMATS = ("table", "json", "csv")
+MAX_RESAMPLES = 10_000_000
+"""More resamples than this would run for hours without changing a reported p-value's first digits."""
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -36,6 +41,12 @@ def register(parser: argparse.ArgumentParser) -> None:
         metavar="RUN",
         help="compare runs: paired t-test and randomisation test of each run against the first",
     )
+    parser.add_argument(
+        "--missing",
+        choices=MISSING,
+        default="zero",
+        help="qrels topics without a run line: score 0 as trec_eval -c (zero, default) or leave out (skip)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="randomisation-test seed (default: 0)")
     parser.add_argument("--resamples", type=int, default=10000, help="randomisation-test resamples (default: 10000)")
     parser.set_defaults(handler=run)
@@ -48,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--seed must be an integer >= 0, got {args.seed}")
     if args.resamples < 1:
         raise ConfigError(f"--resamples must be an integer >= 1, got {args.resamples}")
+    if args.resamples > MAX_RESAMPLES:
+        raise ConfigError(f"--resamples must be at most {MAX_RESAMPLES:,}, got {args.resamples}")
     if (args.run is None) == (args.compare is None):
         raise InputError("tarsim evaluate", None, "give either one RUN or --compare RUN_A RUN_B ...")
     qrels = read_qrels(args.qrels)
@@ -57,11 +70,20 @@ def run(args: argparse.Namespace) -> int:
         if len(args.compare) < 2:
             raise InputError("tarsim evaluate", None, "--compare needs at least two runs")
         return _compare(args, qrels, measures)
-    per_query = evaluate_run(qrels, read_run(args.run), measures)
+    run = read_run(args.run)
+    _check_coverage(qrels, run, args.missing, args.run)
+    per_query = evaluate_run(qrels, run, measures, missing=args.missing)
     names = [m.name for m in measures]
     summary = aggregate(per_query)
     _print_evaluation(args.format, names, summary, per_query if args.per_query else None)
     return 0
+
+
+def _check_coverage(qrels, run, missing: str, path: str) -> None:
+    """Print the coverage warnings on every call (Python shows a repeated warning only once per process)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", InputWarning)
+        check_run_coverage(qrels, run, missing, path)
 
 
 def _number(value: float) -> str:
@@ -102,21 +124,12 @@ def _print_table(header: list[str], rows: list[list[str]]) -> None:
 
 
 def _compare(args: argparse.Namespace, qrels, measures) -> int:
-    runs = [(path, evaluate_run(qrels, read_run(path), measures)) for path in args.compare]
-    base_path, base = runs[0]
-    results = []
-    for measure in measures:
-        name = measure.name
-        a = {t: s[name] for t, s in base.items() if name in s}
-        for path, other in runs[1:]:
-            b = {t: s[name] for t, s in other.items() if name in s}
-            if len(a) < 2:
-                problem = f"{name}: paired tests need at least 2 topics with a relevant document"
-                raise InputError(args.qrels, None, problem)
-            tests = paired_tests(a, b, args.seed, args.resamples)
-            results.append({"measure": name, "run_a": base_path, "run_b": path, **tests})
-    for row in results:
-        row["n"] = int(row["n"])
+    runs = [(path, read_run(path)) for path in args.compare]
+    for path, run in runs:
+        _check_coverage(qrels, run, args.missing, path)
+    base_path = runs[0][0]
+    options = {"seed": args.seed, "resamples": args.resamples, "missing": args.missing, "source": args.qrels}
+    results = compare_runs(qrels, runs, measures, **options)
     if args.format == "json":
         document = {"seed": args.seed, "resamples": args.resamples, "tests": results}
         sys.stdout.write(json.dumps(document, indent=2) + "\n")

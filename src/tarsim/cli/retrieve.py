@@ -3,26 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
-from tarsim.data import read_collection, read_qrels, read_topics, write_run
-from tarsim.data.dataset import find_docs_file
+from tarsim.data import write_run
+from tarsim.data.paths import check_output_path
 from tarsim.errors import ConfigError
 from tarsim.legal.baseline import subsample
-from tarsim.legal.benchmark import Benchmark, load_benchmark
+from tarsim.legal.benchmark import load_directory
 from tarsim.legal.presets import PRESETS, get_preset
-from tarsim.retrieval import ANALYZERS, PreparedCorpus, get_analyzer, search, tune_bm25
+from tarsim.retrieval import ANALYZERS, PreparedCorpus, check_bm25_parameters, get_analyzer, search, tune_bm25
+
+__all__ = ["analyzer_name", "float_list", "load_directory", "register", "run"]
 
 
 def float_list(text: str) -> list[float]:
-    """Parse `0.6,0.9,1.2`."""
+    """Parse `0.6,0.9,1.2` (finite numbers only: a NaN grid point would silently win or lose every comparison)."""
     try:
         values = [float(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
     if not values:
         raise argparse.ArgumentTypeError("empty list")
+    bad = [value for value in values if not math.isfinite(value)]
+    if bad:
+        raise argparse.ArgumentTypeError(f"expected finite numbers, got {bad[0]!r} in {text!r}")
     return values
 
 
@@ -32,7 +38,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="benchmark directory (tarsim data convert) or collection directory (docs.jsonl, topics.tsv)",
     )
-    parser.add_argument("--out", "-o", type=Path, required=True, help="TREC run to write (atomically)")
+    parser.add_argument("--out", "-o", required=True, help="TREC run to write (atomically)")
     parser.add_argument("--preset", choices=sorted(PRESETS), help="default: the benchmark's own, else 'default'")
     parser.add_argument("--analyzer", choices=sorted(ANALYZERS), help="override the preset's preprocessing")
     parser.add_argument("--k1", type=float, help="override the preset's k1")
@@ -52,32 +58,32 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run)
 
 
-def load_directory(directory: Path) -> Benchmark:
-    """A benchmark directory, or a plain collection directory seen as a one-split benchmark."""
-    if (directory / "benchmark.json").exists():
-        return load_benchmark(directory)
-    collection = read_collection(find_docs_file(directory))
-    topics = read_topics(directory / "topics.tsv")
-    qrels = read_qrels(directory / "qrels.txt") if (directory / "qrels.txt").exists() else {}
-    return Benchmark(
-        name=directory.name,
-        preset="default",
-        collection=collection,
-        topics=topics,
-        qrels=qrels,
-        splits={"all": list(topics)},
-    )
+def check_arguments(args: argparse.Namespace) -> Path:
+    """Refuse values that cannot be honoured before any work; return the run file to write."""
+    out = check_output_path(args.out, "--out")
+    if args.k1 is not None or args.b is not None:
+        check_bm25_parameters(
+            0.0 if args.k1 is None else args.k1, 0.5 if args.b is None else args.b, k1_name="--k1", b_name="--b"
+        )
+    if args.depth is not None and args.depth < 1:
+        raise ConfigError(f"--depth must be an integer >= 1, got {args.depth}")
+    if args.max_queries is not None and args.max_queries < 1:
+        raise ConfigError(f"--max-queries must be an integer >= 1, got {args.max_queries}")
+    if args.seed < 0:
+        raise ConfigError(f"--seed must be an integer >= 0, got {args.seed}")
+    if not args.tag or any(c.isspace() for c in args.tag):
+        raise ConfigError(f"--tag must be one word (no spaces: it is the run's last column), got {args.tag!r}")
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
+    out = check_arguments(args)
     benchmark = load_directory(args.directory)
     preset = get_preset(args.preset or benchmark.preset)
     analyzer = get_analyzer(args.analyzer or preset.analyzer)
     split = args.split or ("test" if "test" in benchmark.splits else next(iter(benchmark.splits)))
     queries = subsample(benchmark.split(split), args.max_queries, args.seed)
     depth = args.depth if args.depth is not None else preset.depth
-    if depth < 1:
-        raise ConfigError(f"--depth must be >= 1, got {depth}")
     docs = benchmark.collection
     corpus = PreparedCorpus(docs.docids, [f"{d.title}\n{d.text}" if d.title else d.text for d in docs], analyzer)
     options = {
@@ -106,9 +112,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     results = search(corpus, queries, k1=k1, b=b, **options)  # type: ignore[arg-type]
-    write_run(args.out, results, tag=args.tag)
+    write_run(out, results, tag=args.tag)
     print(
-        f"wrote {args.out}: {len(results)} queries, k1={k1:g} b={b:g}, analyzer {analyzer_name(analyzer)}",
+        f"wrote {out}: {len(results)} queries, k1={k1:g} b={b:g}, analyzer {analyzer_name(analyzer)}",
         file=sys.stderr,
     )
     return 0

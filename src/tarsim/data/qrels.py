@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import re
+import warnings
+from collections.abc import Collection as Container
 from pathlib import Path
 
 from tarsim.data.atomic import atomic_write
-from tarsim.data.lines import PathLike, iter_lines, parse_int, split_fields
-from tarsim.errors import InputError
+from tarsim.data.lines import PathLike, iter_lines, split_fields
+from tarsim.errors import InputError, InputWarning
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 Qrels = dict[str, dict[str, int]]
 """topic -> docid -> graded relevance (> 0 relevant); the layout pytrec_eval uses."""
@@ -15,15 +21,26 @@ SentenceQrels = dict[str, dict[str, dict[int, int]]]
 """topic -> docid -> sentence index (from 0) -> relevance."""
 
 
+def parse_grade(path: PathLike, number: int, value: str, what: str = "relevance") -> int:
+    """A relevance grade: an ASCII integer that fits a signed 64-bit integer (numpy and trec_eval need that)."""
+    if not _INTEGER.fullmatch(value):
+        raise InputError(path, number, f"{what} is not an integer: {value!r}")
+    grade = int(value)
+    if not INT64_MIN <= grade <= INT64_MAX:
+        raise InputError(path, number, f"{what} out of range: {value} does not fit a 64-bit integer")
+    return grade
+
+
 def read_qrels(path: PathLike) -> Qrels:
-    """Read a TREC qrels file; reject wrong column counts, non-integer relevance and conflicting duplicates.
+    """Read a TREC qrels file; reject wrong column counts, non-integer or out-of-range relevance and
+    conflicting duplicates.
 
     An exact repeat of a judgment (Reuters-21578 has two) is accepted, as trec_eval does.
     """
     qrels: Qrels = {}
     for number, line in iter_lines(path):
         topic, _iteration, docid, relevance = split_fields(path, number, line, 4, "topic iteration docid relevance")
-        grade = parse_int(path, number, relevance, "relevance")
+        grade = parse_grade(path, number, relevance)
         judged = qrels.setdefault(topic, {})
         previous = judged.get(docid)
         if previous is not None and previous != grade:
@@ -32,6 +49,38 @@ def read_qrels(path: PathLike) -> Qrels:
             )
         judged[docid] = grade
     return qrels
+
+
+def check_qrels_in_collection(qrels: Qrels, docids: Container[str], path: PathLike) -> tuple[int, int]:
+    """Compare the judged docids with the collection's: warn with counts when some are absent, fail when none is.
+
+    Returns (judged docids absent from the collection, judgments in all). Qrels that name no document of the
+    collection mean the two files do not belong together: every topic would be skipped or score 0.
+    """
+    judged = [(topic, docid, grade) for topic, docs in qrels.items() for docid, grade in docs.items()]
+    absent = [(topic, docid, grade) for topic, docid, grade in judged if docid not in docids]
+    if not judged or not absent:
+        return 0, len(judged)
+    if len(absent) == len(judged):
+        example = absent[0][1]
+        raise InputError(
+            path,
+            None,
+            f"none of the {len(judged):,} judged docids is in the collection (e.g. {example!r}): "
+            "qrels and documents do not belong together",
+        )
+    relevant = [item for item in judged if item[2] > 0]
+    absent_relevant = sum(1 for item in absent if item[2] > 0)
+    left = {topic for topic, docid, grade in relevant if docid in docids}
+    lost = len({topic for topic, _, _ in relevant} - left)
+    message = (
+        f"{len(absent):,} of {len(judged):,} judged docids are not in the collection "
+        f"({absent_relevant:,} of {len(relevant):,} relevant judgments)"
+    )
+    if lost:
+        message += f"; {lost:,} topic(s) keep no relevant document"
+    warnings.warn(f"{path}: {message}", InputWarning, stacklevel=2)
+    return len(absent), len(judged)
 
 
 def write_qrels(path: PathLike, qrels: Qrels) -> None:
@@ -52,10 +101,10 @@ def read_sentence_qrels(path: PathLike) -> SentenceQrels:
     qrels: SentenceQrels = {}
     for number, line in iter_lines(path):
         topic, docid, index, relevance = split_fields(path, number, line, 4, "topic docid sentence_index relevance")
-        sentence = parse_int(path, number, index, "sentence_index")
+        sentence = parse_grade(path, number, index, "sentence_index")
         if sentence < 0:
             raise InputError(path, number, f"sentence_index must be >= 0, got {sentence}")
-        grade = parse_int(path, number, relevance, "relevance")
+        grade = parse_grade(path, number, relevance)
         sentences = qrels.setdefault(topic, {}).setdefault(docid, {})
         if sentence in sentences:
             raise InputError(

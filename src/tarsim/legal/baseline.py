@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from tarsim.data import Qrels, Run, Topics
+from tarsim.errors import InputWarning
 from tarsim.legal.benchmark import Benchmark
 from tarsim.legal.presets import Preset
 from tarsim.retrieval import (
@@ -59,12 +61,28 @@ def subsample(topics: Topics, limit: int | None, seed: int) -> Topics:
     return {keys[i]: topics[keys[i]] for i in chosen}
 
 
-def evaluate(qrels: Qrels, topics: Topics, run: Run, measures: Sequence[str]):
-    """Per-query and aggregated measures over `topics` (tarsim.metrics, trec_eval semantics)."""
+def evaluate(
+    qrels: Qrels, topics: Topics, run: Run, measures: Sequence[str], *, missing: str = "zero", source: str = "run"
+):
+    """Per-query and aggregated measures over `topics` (tarsim.metrics, trec_eval semantics).
+
+    Queries without judgments are not evaluated and queries that retrieved nothing score 0 (or are left out
+    with `missing="skip"`); each case is reported as an InputWarning with counts, naming `source`.
+    """
     from tarsim.metrics import aggregate, evaluate_run
+    from tarsim.metrics.ranked import check_run_coverage
 
     judged = {t: qrels[t] for t in topics if t in qrels}
-    per_query = evaluate_run(judged, {t: run.get(t, {}) for t in judged}, list(measures))
+    if len(judged) < len(topics):
+        warnings.warn(
+            f"{source}: {len(topics) - len(judged):,} of {len(topics):,} queries have no relevance judgments: "
+            "not evaluated",
+            InputWarning,
+            stacklevel=2,
+        )
+    ranked = {t: run.get(t, {}) for t in judged}
+    check_run_coverage(judged, ranked, missing, source)
+    per_query = evaluate_run(judged, ranked, list(measures), missing=missing)
     return per_query, aggregate(per_query)
 
 
@@ -82,6 +100,7 @@ def run_config(
     k1_grid: Sequence[float] = K1_GRID,
     b_grid: Sequence[float] = B_GRID,
     progress: Callable[[str], None] | None = None,
+    missing: str = "zero",
 ) -> BaselineResult:
     """Search the evaluation split with one configuration (tuning k1/b on the tuning split if asked)."""
     corpus = cache.get(analyzer)
@@ -110,7 +129,8 @@ def run_config(
         k1, b = tuning.k1, tuning.b
     test = subsample(benchmark.split(preset.eval_split), max_queries, seed)
     run = search(corpus, test, k1=k1, b=b, **options)  # type: ignore[arg-type]
-    per_query, summary = evaluate(benchmark.qrels, test, run, preset.measures)
+    source = f"{benchmark.name} ({label})"
+    per_query, summary = evaluate(benchmark.qrels, test, run, preset.measures, missing=missing, source=source)
     return BaselineResult(label=label, k1=k1, b=b, run=run, per_query=per_query, summary=summary, tuning=tuning)
 
 

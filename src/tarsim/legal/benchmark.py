@@ -25,7 +25,9 @@ from tarsim.data import (
     write_qrels,
     write_topics,
 )
+from tarsim.data.dataset import find_docs_file
 from tarsim.data.lines import PathLike, iter_lines, parse_float
+from tarsim.data.qrels import check_qrels_in_collection
 from tarsim.errors import InputError
 
 Dates = dict[str, float]
@@ -152,4 +154,30 @@ def load_benchmark(directory: PathLike) -> Benchmark:
         query_dates=query_dates,
         language=str(meta.get("language", "en")),
         extra=extra,
+    )
+
+
+def load_directory(directory: PathLike) -> Benchmark:
+    """A benchmark directory, or a plain collection directory (docs, topics.tsv, optional qrels.txt) seen as a
+    one-split benchmark named after the directory, split `all`.
+
+    A plain directory's qrels may name documents it lacks (a warning with counts), but not only such documents
+    (an error): then the qrels belong to another collection and every topic would score 0.
+    """
+    base = Path(directory)
+    if (base / "benchmark.json").exists():
+        return load_benchmark(base)
+    collection = read_collection(find_docs_file(base))
+    topics = read_topics(base / "topics.tsv")
+    qrels = {}
+    if (base / "qrels.txt").exists():
+        qrels = read_qrels(base / "qrels.txt")
+        check_qrels_in_collection(qrels, collection, base / "qrels.txt")
+    return Benchmark(
+        name=base.name,
+        preset="default",
+        collection=collection,
+        topics=topics,
+        qrels=qrels,
+        splits={"all": list(topics)},
     )

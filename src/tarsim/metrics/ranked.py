@@ -3,7 +3,8 @@
 Semantics (the reference is trec_eval, as in pytrec_eval; see docs/evaluate.md):
 - a run ranks each topic's documents by score descending, ties by docid descending (trec_eval's order);
 - a document absent from a topic's qrels is non-relevant; relevant means grade >= the measure's `rel`;
-- a topic is scored when the qrels give it at least one relevant document; a run that lacks it scores 0;
+- a topic is scored when the qrels give it at least one relevant document; a run that lacks it scores 0
+  (`missing="zero"`, trec_eval -c) or is left out (`missing="skip"`, trec_eval without -c);
 - nDCG uses the qrels grade as gain (grades below `rel` gain 0) and a log2(rank + 1) discount.
 
 Only the ranks of the judged-relevant documents matter, so each topic costs one sort of its scores and a
@@ -13,15 +14,99 @@ Only the ranks of the judged-relevant documents matter, so each topic costs one 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
+from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.metrics.measures import DEFAULT_MEASURES, Measure, parse_measure
 
 Qrels = Mapping[str, Mapping[str, int]]
 Run = Mapping[str, Mapping[str, float]]
 PerQuery = dict[str, dict[str, float]]
+
+MISSING = ("zero", "skip")
+"""What to do with a qrels topic that has no run line: score it 0 (trec_eval -c) or leave it out."""
+
+
+@dataclass(frozen=True)
+class RunCoverage:
+    """How a run's topics meet the qrels topics that are scored (those with a relevant document)."""
+
+    qrels_topics: int
+    """qrels topics with at least one relevant document (the topics a measure is computed for)."""
+    without_run: int
+    """of those, topics with no run line (no document retrieved)."""
+    run_topics: int
+    """topics with at least one run line."""
+    not_in_qrels: int
+    """run topics that the qrels do not mention at all (ignored, as trec_eval ignores them)."""
+
+
+def _scored_topics(qrels: Qrels) -> list[str]:
+    return sorted(topic for topic, judged in qrels.items() if any(grade > 0 for grade in judged.values()))
+
+
+def _check_missing(missing: str) -> None:
+    if missing not in MISSING:
+        raise ConfigError(f"missing must be one of {', '.join(MISSING)}, got {missing!r}")
+
+
+def run_coverage(qrels: Qrels, run: Run) -> RunCoverage:
+    """Count the scored qrels topics without a run line and the run topics absent from the qrels."""
+    scored = _scored_topics(qrels)
+    covered = {topic for topic, ranked in run.items() if ranked}
+    return RunCoverage(
+        qrels_topics=len(scored),
+        without_run=sum(1 for topic in scored if topic not in covered),
+        run_topics=len(covered),
+        not_in_qrels=sum(1 for topic in covered if topic not in qrels),
+    )
+
+
+def check_run_coverage(qrels: Qrels, run: Run, missing: str = "zero", source: str = "run") -> RunCoverage:
+    """Warn (InputWarning, one line each, with counts) when the run and the qrels cover different topics.
+
+    With `missing="skip"` and no qrels topic left to score, raise an InputError naming `source`, since an
+    average over no topic would print nothing or a misleading 0.
+    """
+    _check_missing(missing)
+    cov = run_coverage(qrels, run)
+    if cov.qrels_topics and cov.without_run == cov.qrels_topics:
+        if missing == "skip":
+            raise InputError(
+                source,
+                None,
+                f"no topic left to score: none of the {cov.qrels_topics:,} qrels topics with a relevant "
+                f"document has a run line (--missing skip)",
+            )
+        warnings.warn(
+            f"{source}: none of the {cov.qrels_topics:,} qrels topics has a run line "
+            f"(the run has {cov.run_topics:,} topics): every topic scores 0; is this the run for these qrels?",
+            InputWarning,
+            stacklevel=2,
+        )
+    elif cov.without_run:
+        what = (
+            "scored 0, as trec_eval -c does; --missing skip to leave them out"
+            if missing == "zero"
+            else f"left out (--missing skip); {cov.qrels_topics - cov.without_run:,} topics scored"
+        )
+        warnings.warn(
+            f"{source}: {cov.without_run:,} of {cov.qrels_topics:,} qrels topics have no run line: {what}",
+            InputWarning,
+            stacklevel=2,
+        )
+    if cov.not_in_qrels:
+        warnings.warn(
+            f"{source}: {cov.not_in_qrels:,} of {cov.run_topics:,} run topics are not in the qrels: "
+            "ignored, as trec_eval does",
+            InputWarning,
+            stacklevel=2,
+        )
+    return cov
 
 
 def _relevant_ranks(judged: Mapping[str, int], ranked: Mapping[str, float] | None) -> tuple[list[int], list[float]]:
@@ -100,18 +185,25 @@ def _compute(
     return values, defined
 
 
-def evaluate_run(qrels: Qrels, run: Run, measures: Iterable[Measure | str] = DEFAULT_MEASURES) -> PerQuery:
+def evaluate_run(
+    qrels: Qrels, run: Run, measures: Iterable[Measure | str] = DEFAULT_MEASURES, *, missing: str = "zero"
+) -> PerQuery:
     """Score a run: {topic: {measure name: value}} for every qrels topic with a relevant document.
 
     A measure appears for a topic only when the topic has a document at or above the measure's `rel`.
-    Topics are in sorted order; topics of the run that the qrels do not judge are ignored.
+    Topics are in sorted order; topics of the run that the qrels do not judge are ignored. A qrels topic
+    without a run line (no document retrieved) scores 0 with `missing="zero"` (trec_eval -c) and is left out
+    with `missing="skip"` (trec_eval without -c). `check_run_coverage` reports how many topics that concerns.
     """
+    _check_missing(missing)
     wanted: list[Measure] = []
     for item in measures:
         measure = parse_measure(item)
         if measure not in wanted:
             wanted.append(measure)
-    topics = sorted(topic for topic, judged in qrels.items() if any(grade > 0 for grade in judged.values()))
+    topics = _scored_topics(qrels)
+    if missing == "skip":
+        topics = [topic for topic in topics if run.get(topic)]
     tix_parts: list[int] = []
     rank_parts: list[float] = []
     grade_parts: list[int] = []

@@ -7,6 +7,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
+MAX_BATCH_VALUES = 2_000_000
+"""Resamples are drawn in batches of at most this many values (memory stays bounded; the p-value is the same)."""
+
 
 def _mean_difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
     return np.mean(x - y, axis=axis)
@@ -44,6 +47,7 @@ def paired_tests(
         permutation_type="samples",
         vectorized=True,
         n_resamples=n_resamples,
+        batch=max(1, min(n_resamples, MAX_BATCH_VALUES // len(x))),
         alternative="two-sided",
         random_state=np.random.default_rng(seed),
     )

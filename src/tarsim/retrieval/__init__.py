@@ -1,7 +1,7 @@
 """BM25 retrieval (bm25s) over tarsim collections: preprocessing presets, date filter, k1/b tuning."""
 
 from tarsim.retrieval.analysis import ANALYZERS, RAW, Analyzer, get_analyzer, shortening
-from tarsim.retrieval.bm25 import DateFilter, PreparedCorpus, search, top_documents
+from tarsim.retrieval.bm25 import DateFilter, PreparedCorpus, check_bm25_parameters, search, top_documents
 from tarsim.retrieval.tuning import B_GRID, K1_GRID, TuningResult, tune_bm25
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "DateFilter",
     "PreparedCorpus",
     "TuningResult",
+    "check_bm25_parameters",
     "get_analyzer",
     "search",
     "shortening",

@@ -49,6 +49,14 @@ class DateFilter:
         return ok | np.isnan(doc_dates)
 
 
+def check_bm25_parameters(k1: float, b: float, *, k1_name: str = "k1", b_name: str = "b") -> None:
+    """Refuse a k1 or b that BM25 cannot honour (NaN or infinite k1 gives an empty or meaningless run)."""
+    if not (math.isfinite(k1) and k1 >= 0):
+        raise ConfigError(f"{k1_name} must be a finite number >= 0, got {k1!r}")
+    if not (math.isfinite(b) and 0.0 <= b <= 1.0):
+        raise ConfigError(f"{b_name} must be a number in [0, 1], got {b!r}")
+
+
 class PreparedCorpus:
     """A corpus tokenised once by an analyzer: term ids per document, vocabulary and pruned low-IDF terms."""
 
@@ -87,8 +95,7 @@ class PreparedCorpus:
 
     def index(self, k1: float, b: float) -> bm25s.BM25:
         """A bm25s index of this corpus for (k1, b)."""
-        if k1 < 0 or not 0.0 <= b <= 1.0:
-            raise ConfigError(f"need k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+        check_bm25_parameters(k1, b)
         model = bm25s.BM25(k1=k1, b=b, method="lucene")
         model.index((self.doc_term_ids, dict(self.vocab)), show_progress=False)
         return model

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tarsim.data import Qrels, Run
 from tarsim.errors import ConfigError
-from tarsim.retrieval.bm25 import PreparedCorpus, search
+from tarsim.retrieval.bm25 import PreparedCorpus, check_bm25_parameters, search
 
 K1_GRID = (0.3, 0.6, 0.9, 1.2, 1.6, 2.0, 3.0)
 B_GRID = (0.1, 0.3, 0.5, 0.75, 0.9, 1.0)
@@ -42,6 +42,11 @@ def tune_bm25(
     from tarsim.metrics import aggregate, evaluate_run, parse_measure
 
     measure = parse_measure(measure).name
+    if not k1_grid or not b_grid:
+        raise ConfigError("the k1 and b grids need at least one value each")
+    for k1 in k1_grid:
+        for b in b_grid:
+            check_bm25_parameters(k1, b, k1_name="k1 grid value", b_name="b grid value")
     judged = {topic: text for topic, text in queries.items() if topic in qrels}
     if not judged:
         raise ConfigError("no dev query has relevance judgments: cannot tune")

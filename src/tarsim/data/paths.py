@@ -1,0 +1,33 @@
+"""Checks of output paths given on the command line, made before any work so that a bad one costs nothing."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tarsim.errors import ConfigError
+
+
+def check_output_path(text: str | os.PathLike[str], option: str = "--out", *, directory: bool = False) -> Path:
+    """The path to write `option` to, or a ConfigError naming the option, the value and what it must be.
+
+    Refused: an empty (or blank) value, which would write into the current directory under a hidden temporary
+    name; for a file, an existing directory (or a path whose parent is a file); for a directory, an existing
+    file. Nothing is created here.
+    """
+    raw = os.fspath(text)
+    if not raw.strip():
+        kind = "folder" if directory else "file"
+        raise ConfigError(f"{option} is empty: give the {kind} to write")
+    path = Path(raw)
+    if directory:
+        if path.exists() and not path.is_dir():
+            raise ConfigError(f"{option} {raw}: is a file, expected a folder to write into")
+    elif path.is_dir():
+        raise ConfigError(f"{option} {raw}: is a folder, expected a file name to write (e.g. {path / 'out'})")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise ConfigError(f"{option} {raw}: {parent} is a file, not a folder")
+    return path
