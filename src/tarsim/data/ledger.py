@@ -183,10 +183,6 @@ def check_header(header: dict, source: str, line: int = 1) -> int:
     for key in ("relevant", "collection_size"):
         if header[key] < 0:
             raise InputError(source, line, f"header says {key}={header[key]}; it must be >= 0")
-    if header["relevant"] > header["collection_size"]:
-        raise InputError(
-            source, line, f"header says relevant={header['relevant']} but collection_size={header['collection_size']}"
-        )
     return header["relevant"]
 
 
