@@ -122,12 +122,13 @@ def simulate(
     if isinstance(learner, str):  # a named learner is part of the configuration, recorded in every ledger
         settings["learner"], learner = learner, None
     config = replace(config, **settings) if config is not None else ReviewConfig(**settings)
-    data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics)
     wanted = [topic] if isinstance(topic, str) else topic
     if out is None:
+        data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics)
         batch = review_topics(data, config, wanted, None, learner=learner, resume=resume, progress=progress)
         return SimulationResult(batch.ledgers, config, batch.skipped, tuple(effort), None)
-    with output_lock(out):  # held until the tables are written: one writer per output folder
+    with output_lock(out):  # taken before any work, held until the tables are written: one writer per output
+        data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics)
         batch = review_topics(data, config, wanted, Path(out), learner=learner, resume=resume, progress=progress)
         write_simulation_reports(Path(out), list(batch.ledgers.values()), effort, batch.skipped)
     return SimulationResult(batch.ledgers, config, batch.skipped, tuple(effort), Path(out))
