@@ -119,6 +119,30 @@ def test_the_lock_is_released_when_its_holder_is_killed(holder):
     assert not (out / LOCK_NAME).exists()
 
 
+def test_another_thread_of_the_same_process_is_refused(tmp_path):
+    import threading
+
+    held, done = threading.Event(), threading.Event()
+
+    def hold():
+        with output_lock(tmp_path):
+            held.set()
+            done.wait(30)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    try:
+        assert held.wait(30)
+        refused = pytest.raises(ConfigError, match=rf"in use by another tarsim process \(pid {os.getpid()}\)")
+        with refused, output_lock(tmp_path):
+            pass
+    finally:
+        done.set()
+        thread.join()
+    with output_lock(tmp_path):
+        pass
+
+
 def test_lock_is_reentrant_in_one_thread_and_leaves_no_empty_folder(tmp_path):
     out = tmp_path / "new"
     with pytest.raises(RuntimeError), output_lock(out), output_lock(out):  # as simulate(), then review_topics()
