@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator
 from tarsim.data.dataset import Dataset, load_dataset
 from tarsim.data.ledger import Ledger, iter_ledger_paths, read_ledger
 from tarsim.data.lines import PathLike
+from tarsim.data.output_lock import output_lock
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import InputError
 from tarsim.metrics.recall_effort import RecallCurve, recall_curve
@@ -60,7 +61,8 @@ class SimulationResult:
 
     @classmethod
     def from_directory(cls, out: PathLike, effort_models: Sequence[str] = DEFAULT_EFFORT_MODELS) -> SimulationResult:
-        """Re-open a `tarsim simulate` output from its complete ledgers alone (all of one configuration)."""
+        """Re-open a `tarsim simulate` output from its complete ledgers alone (all of one configuration); every
+        `*.jsonl` file of OUT/ledgers must be a complete ledger (hidden names included), or this is an error."""
         directory = Path(out) / "ledgers"
         if not directory.is_dir():
             raise InputError(directory, None, "no ledgers directory (is this a `tarsim simulate` output?)")
@@ -120,12 +122,13 @@ def simulate(
     if isinstance(learner, str):  # a named learner is part of the configuration, recorded in every ledger
         settings["learner"], learner = learner, None
     config = replace(config, **settings) if config is not None else ReviewConfig(**settings)
-    data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics)
     wanted = [topic] if isinstance(topic, str) else topic
-    batch = review_topics(
-        data, config, wanted, Path(out) if out else None, learner=learner, resume=resume, progress=progress
-    )
-    result = SimulationResult(batch.ledgers, config, batch.skipped, tuple(effort), Path(out) if out else None)
-    if out is not None:
+    if out is None:
+        data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics)
+        batch = review_topics(data, config, wanted, None, learner=learner, resume=resume, progress=progress)
+        return SimulationResult(batch.ledgers, config, batch.skipped, tuple(effort), None)
+    with output_lock(out):  # taken before any work, held until the tables are written: one writer per output
+        data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics)
+        batch = review_topics(data, config, wanted, Path(out), learner=learner, resume=resume, progress=progress)
         write_simulation_reports(Path(out), list(batch.ledgers.values()), effort, batch.skipped)
-    return result
+    return SimulationResult(batch.ledgers, config, batch.skipped, tuple(effort), Path(out))

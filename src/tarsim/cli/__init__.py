@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -60,6 +61,16 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
         print(warnings.formatwarning(message, category, filename, lineno, line), end="", file=sys.stderr)
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that Python's own flush at exit cannot fail on the closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a real file (a test's capture): nothing to silence
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; user errors print one line to stderr and return 2, Ctrl-C returns 130."""
     arguments = list(sys.argv[1:] if argv is None else argv)
@@ -71,7 +82,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     warnings.showwarning = _show_warning
     try:
-        return int(args.handler(args) or 0)
+        status = int(args.handler(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not in the flush at interpreter exit
+        return status
+    except BrokenPipeError:  # `tarsim ... | head -1`: the reader has gone; exit quietly as Unix tools do
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE, what a Unix tool killed by SIGPIPE reports
     except TarsimError as exc:
         print(f"tarsim: error: {exc}", file=sys.stderr)
         return 2
@@ -82,8 +98,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tarsim: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

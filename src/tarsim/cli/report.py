@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from pathlib import Path
 
@@ -24,17 +25,19 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tarsim.api import SimulationResult
+    from tarsim.data.output_lock import output_lock
     from tarsim.reporting.tables import write_simulation_reports
 
     effort = tuple(args.effort or DEFAULT_EFFORT_MODELS)
     for model in effort:
         make_effort_model(model)
-    result = SimulationResult.from_directory(args.out, effort)
-    if not result.ledgers:
-        raise InputError(Path(args.out) / "ledgers", None, "no complete ledger found")
-    if args.write:
-        summary = Path(args.out) / "summary.json"
-        skipped = json.loads(summary.read_text()).get("skipped", {}) if summary.exists() else {}
-        write_simulation_reports(Path(args.out), list(result.ledgers.values()), effort, skipped)
+    with output_lock(args.out) if args.write else contextlib.nullcontext():  # --write: one writer per output
+        result = SimulationResult.from_directory(args.out, effort)
+        if not result.ledgers:
+            raise InputError(Path(args.out) / "ledgers", None, "no complete ledger found")
+        if args.write:
+            summary = Path(args.out) / "summary.json"
+            skipped = json.loads(summary.read_text()).get("skipped", {}) if summary.exists() else {}
+            write_simulation_reports(Path(args.out), list(result.ledgers.values()), effort, skipped)
     print(format_recall_table(result.recall_at_effort()))
     return 0

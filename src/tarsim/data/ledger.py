@@ -4,13 +4,17 @@ Line 1 is a header (tarsim version, full configuration, seed, input digests, R, 
 in order, `round` records (batch size and training set of each training round) and one `judgment` record per
 presented item (sequence number, simulated time, reviewer, round, docid, sentence index or null, the
 reviewer's label, the qrels label, effort increments); the last line is an `end` record. Ledgers are written
-by tarsim.simulator.ledger.LedgerWriter to a hidden `.partial` file and renamed into place when the review
-ends, so a ledger file that exists is complete.
+by tarsim.simulator.ledger.LedgerWriter to a hidden partial file of its own (`.NAME.jsonl.PID.RANDOM.partial`) and
+renamed into place when the review ends, so a ledger file that exists is complete. Readers take every `*.jsonl`
+file of a ledgers folder (hidden names included); only tarsim's own partial and temporary files are skipped.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,9 +33,37 @@ def encode(record: dict) -> str:
     return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+PARTIAL_FILE = re.compile(r"\.(?P<ledger>.+\.jsonl)(\.[0-9]+\.[A-Za-z0-9_]+)?\.partial")
+"""Names of unfinished ledgers: `.NAME.jsonl.PID.RANDOM.partial` (and the older `.NAME.jsonl.partial`)."""
+TEMPORARY_FILE = re.compile(r"\..+\.[A-Za-z0-9_]+\.tmp")
+"""Names of tarsim.data.atomic.atomic_write's temporary files: `.NAME.RANDOM.tmp`."""
+
+
 def partial_path(path: Path) -> Path:
-    """Where an unfinished ledger is written."""
-    return path.with_name(f".{path.name}.partial")
+    """A new, unique file beside `path` where its unfinished ledger is written (pid and random suffix, so two
+    processes never write the same partial file)."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".partial", dir=path.parent)
+    os.close(fd)
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(name, 0o666 & ~mask)  # mkstemp creates 0600; the ledger gets the permissions open() would give
+    return Path(name)
+
+
+def is_temporary(name: str) -> bool:
+    """Whether a file name is one of tarsim's own partial ledgers or temporary files (never a ledger)."""
+    return PARTIAL_FILE.fullmatch(name) is not None or TEMPORARY_FILE.fullmatch(name) is not None
+
+
+def remove_partial_files(directory: PathLike) -> list[Path]:
+    """Delete the partial ledgers left in `directory` by killed runs (call only while holding its output lock)."""
+    removed = []
+    folder = Path(directory)
+    for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if PARTIAL_FILE.fullmatch(path.name) and path.is_file():
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
 
 
 @dataclass(frozen=True)
@@ -79,6 +111,7 @@ class Ledger:
 def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> Ledger:
     """Parse numbered ledger lines; every malformed line is reported with its number."""
     header: dict | None = None
+    header_line = 1
     rounds: list[dict] = []
     end: dict | None = None
     judgments: list[dict] = []
@@ -93,7 +126,7 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
                 raise InputError(source, number, "a ledger must start with a header record")
             if record.get("format") != LEDGER_FORMAT:
                 raise InputError(source, number, f"unsupported ledger format {record.get('format')!r}")
-            header = record
+            header, header_line = record, number
         elif end is not None:
             raise InputError(source, number, "record after the end record")
         elif kind == "judgment":
@@ -106,9 +139,10 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
             raise InputError(source, number, f"unknown record type {kind!r}")
     if header is None:
         raise InputError(source, None, "empty ledger")
+    relevant = check_header(header, source, header_line)
     try:
         effort = {key: np.array([j["effort"][key] for j in judgments], dtype=np.float64) for key in EFFORT_KEYS}
-        return Ledger(
+        ledger = Ledger(
             header=header,
             rounds=rounds,
             end=end,
@@ -122,10 +156,34 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
             effort=effort,
             source=source,
         )
+        found = {docid for docid, grade in zip(ledger.docids, ledger.truth, strict=True) if grade > 0}
     except KeyError as exc:
         raise InputError(source, None, f"judgment record lacks field {exc}") from None
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise InputError(source, None, f"malformed judgment record: {exc}") from None
+    if len(found) > relevant:
+        raise InputError(
+            source, None, f"header says relevant={relevant} but {len(found)} judged documents are relevant"
+        )
+    return ledger
+
+
+HEADER_FIELDS = {"topic": str, "config": dict, "relevant": int, "collection_size": int}
+"""Header fields every reader relies on, with their JSON types."""
+
+
+def check_header(header: dict, source: str, line: int = 1) -> int:
+    """Refuse a header without the fields readers rely on (one line, never a KeyError); R, the relevant count."""
+    for key, kind in HEADER_FIELDS.items():
+        if key not in header:
+            raise InputError(source, line, f"ledger header lacks {key!r}")
+        value = header[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise InputError(source, line, f"ledger header {key!r} must be a JSON {kind.__name__}, got {value!r}")
+    for key in ("relevant", "collection_size"):
+        if header[key] < 0:
+            raise InputError(source, line, f"header says {key}={header[key]}; it must be >= 0")
+    return header["relevant"]
 
 
 def read_ledger(path: PathLike) -> Ledger:
@@ -139,5 +197,7 @@ def ledger_from_lines(lines: list[str]) -> Ledger:
 
 
 def iter_ledger_paths(directory: PathLike) -> Iterator[Path]:
-    """Complete ledgers in a directory, sorted by name (partial files are hidden and skipped)."""
-    yield from sorted(p for p in Path(directory).glob("*.jsonl") if not p.name.startswith("."))
+    """Every ledger file of a ledgers folder, sorted by name: each `*.jsonl` file, hidden names included (a topic
+    id may start with a dot); only tarsim's own partial and temporary files are skipped."""
+    paths = (p for p in Path(directory).glob("*.jsonl") if not is_temporary(p.name) and not p.is_dir())
+    yield from sorted(paths)

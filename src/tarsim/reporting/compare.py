@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tarsim.data.ledger import Ledger, read_ledger
+from tarsim.data.ledger import Ledger, is_temporary, read_ledger
 from tarsim.data.lines import PathLike
 from tarsim.errors import ConfigError, InputError
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
@@ -25,24 +25,33 @@ NOT_GROUPED = ("seed", "stopping")
 
 # ---- finding ledgers ------------------------------------------------------------------------------------------
 def _is_ledger(path: Path) -> bool:
+    """Whether a `*.jsonl` file found in a search is a ledger: every file of a `ledgers` folder is (so a 0-byte or
+    damaged one is reported, never skipped); elsewhere, a file whose first line is a ledger header record."""
+    if path.parent.name == "ledgers":
+        return True
     try:
-        with open(path, encoding="utf-8") as handle:
-            first = handle.readline()
-        return json.loads(first).get("type") == "header"
-    except (OSError, ValueError, AttributeError):
+        with open(path, "rb") as handle:
+            first = handle.readline(1 << 20)
+    except OSError:
         return False
+    if b'"type":"header"' in first:  # a ledger's own encoding, even when the rest of the line is damaged
+        return True
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and record.get("type") == "header"
 
 
 def ledger_paths(paths: Iterable[PathLike]) -> list[Path]:
-    """Ledger files among `paths`: files as given; directories searched recursively for complete ledgers (hidden
-    and partial files skipped, other JSONL files such as docs.jsonl ignored), in sorted order."""
+    """Ledger files among `paths`: files as given; directories searched recursively (hidden folders and names
+    included: a topic id or a collection may start with a dot), skipping only tarsim's own partial and temporary
+    files and JSONL files that are not ledgers (docs.jsonl), in sorted order."""
     found: list[Path] = []
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            candidates = sorted(
-                p for p in path.rglob("*.jsonl") if not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
+            candidates = sorted(p for p in path.rglob("*.jsonl") if not is_temporary(p.name) and p.is_file())
             found.extend(p for p in candidates if _is_ledger(p))
         elif path.is_file():
             found.append(path)

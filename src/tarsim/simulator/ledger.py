@@ -12,7 +12,8 @@ from tarsim.data.lines import PathLike
 
 
 class LedgerWriter:
-    """Streams ledger records to a hidden partial file; `finish` renames the complete ledger into place."""
+    """Streams ledger records to a hidden partial file of its own (unique name: pid and random suffix);
+    `finish` renames the complete ledger into place atomically."""
 
     def __init__(self, path: PathLike, header: dict) -> None:
         self.path = Path(path)

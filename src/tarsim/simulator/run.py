@@ -14,7 +14,8 @@ from sklearn.base import BaseEstimator
 
 from tarsim import __version__
 from tarsim.data.dataset import Dataset
-from tarsim.data.ledger import Ledger, ledger_from_lines, read_ledger
+from tarsim.data.ledger import Ledger, iter_ledger_paths, ledger_from_lines, read_ledger, remove_partial_files
+from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import Features, cached_features, collection_digest
 from tarsim.learners import LEARNER_RECORDS
@@ -26,9 +27,17 @@ from tarsim.simulator.review import ReviewSimulation, TopicReview
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
 
 
+def _escape(text: str) -> str:
+    return "%" + "".join(f"{b:02X}" for b in text.encode())
+
+
 def ledger_name(topic: str) -> str:
-    """A file name for a topic's ledger (unsafe characters %-escaped, so distinct topics never collide)."""
-    return _UNSAFE.sub(lambda m: "%" + "".join(f"{b:02X}" for b in m.group().encode()), topic) + ".jsonl"
+    """A file name for a topic's ledger: unsafe characters and a leading dot %-escaped, so distinct topics never
+    collide and no ledger is a hidden file (`.hidden` -> `%2Ehidden.jsonl`; names already safe are unchanged)."""
+    name = _UNSAFE.sub(lambda m: _escape(m.group()), topic)
+    if name.startswith("."):
+        name = _escape(".") + name[1:]
+    return (name or "%") + ".jsonl"  # "%" alone is never an escape, so the empty topic id has its own name
 
 
 @dataclass
@@ -109,12 +118,14 @@ def matches_header(ledger: Ledger, header: dict) -> bool:
 def check_output_ledgers(directory: Path, config: ReviewConfig, collection_sha: str) -> None:
     """Refuse to mix: every ledger already in `directory` must come from this configuration and collection."""
     expected = config.to_dict()
-    for path in sorted(directory.glob("*.jsonl")) if directory.is_dir() else []:
-        with open(path, encoding="utf-8") as handle:
+    for path in iter_ledger_paths(directory) if directory.is_dir() else []:
+        with open(path, encoding="utf-8", errors="replace") as handle:
             try:
                 header = json.loads(handle.readline())
             except json.JSONDecodeError:
                 raise InputError(path, 1, "not a ledger (its first line is not JSON)") from None
+        if not isinstance(header, dict) or header.get("type") != "header":
+            raise InputError(path, 1, "not a ledger (its first line is not a header record)")
         same_config = normalise_config(header.get("config", {})) == expected
         if not same_config or header.get("inputs", {}).get("collection") != collection_sha:
             raise ConfigError(
@@ -173,6 +184,23 @@ def review_topics(
     exists with the same configuration is read back instead of being reviewed again.
     """
     selected = check_topics(dataset, topics)
+    if out is None:
+        return _review_topics(dataset, config, selected, None, learner, features, resume, progress)
+    with output_lock(out):  # one writer per output folder, for the whole run
+        remove_partial_files(Path(out) / "ledgers")  # left by a killed run; no other writer can be active now
+        return _review_topics(dataset, config, selected, Path(out), learner, features, resume, progress)
+
+
+def _review_topics(
+    dataset: Dataset,
+    config: ReviewConfig,
+    selected: list[str],
+    out: Path | None,
+    learner: BaseEstimator | None,
+    features: Features | None,
+    resume: bool,
+    progress: Callable[[str], None] | None,
+) -> ReviewBatch:
     if features is None:
         features = cached_features(dataset.collection, Path(out) / "cache" if out else None, config.features)
     docids = dataset.collection.docids

@@ -3,6 +3,7 @@ the chosen backend, then write the tidy table from the complete ledgers.
 
 Outputs: OUT/ledgers/<run-id>.jsonl (one per run; written to a hidden .partial file and renamed when complete),
 OUT/cache/ (features and docids per collection, shared by all runs), OUT/results.parquet and OUT/results.csv.
+The whole sweep holds the output lock OUT/.tarsim.lock (tarsim.data.output_lock): one writer per output folder.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from joblib import Parallel, delayed
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.dataset import Dataset
-from tarsim.data.ledger import encode, read_ledger
+from tarsim.data.ledger import encode, read_ledger, remove_partial_files
+from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError
 from tarsim.features import cache_path, cached_features, collection_digest
 from tarsim.simulator.config import normalise_header
@@ -71,9 +73,14 @@ def run_header(dataset: Dataset, spec: RunSpec, config, digest: str, base_seed: 
     }
 
 
+def sweep_out(config: SweepConfig, out: Path | None = None) -> Path:
+    """The sweep's output folder: `out`, else the config's sweep.out, else CONFIG-NAME-out beside the config."""
+    return Path(out or config.out or config.source.with_suffix("").name + "-out").resolve()
+
+
 def prepare_sweep(config: SweepConfig, out: Path | None = None, jobs: int = 1) -> PreparedSweep:
     """Load every collection, expand the plan, and build (or find cached) features once per collection."""
-    out = Path(out or config.out or config.source.with_suffix("").name + "-out").resolve()
+    out = sweep_out(config, out)
     datasets = load_collections(config)
     runs, skipped = expand_plan(config, datasets)
     cache = out / "cache"
@@ -158,6 +165,25 @@ def run_sweep(
         raise ConfigError("--scheduler needs --backend dask")
     if jobs < 1:
         raise ConfigError(f"--jobs must be >= 1, got {jobs}")
+    target = sweep_out(config, out)
+    with output_lock(target):  # one writer per output folder, for the whole sweep
+        remove_partial_files(target / "ledgers")  # left by a killed sweep; no other writer can be active now
+        outcome = _run_locked(config, target, backend, jobs, scheduler, resume, retries, runner, progress)
+        remove_partial_files(target / "ledgers")  # left by workers killed mid-run (their runs were retried)
+    return outcome
+
+
+def _run_locked(
+    config: SweepConfig,
+    out: Path,
+    backend: str,
+    jobs: int,
+    scheduler: str | None,
+    resume: bool,
+    retries: int,
+    runner: Callable[[RunTask], RunResult],
+    progress: Callable[[int, int], Callable[[], None] | None] | None,
+) -> SweepOutcome:
     prepared = prepare_sweep(config, out, jobs)
     outcome = SweepOutcome(prepared.out, prepared.runs, skipped=prepared.skipped)
     pending: list[RunTask] = []

@@ -1,0 +1,94 @@
+"""One writer per output folder: an exclusive advisory lock (fcntl.flock on OUT/.tarsim.lock) held for a whole run.
+
+The operating system releases the lock when the holding process ends, however it ends (kill -9 included), so
+a lock is never stale. The file records the holder's pid for the error message. Within one thread the lock is
+re-entrant (simulate takes it, then review_topics takes it again); another process, or another thread of this
+process, is refused at once with a ConfigError.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from tarsim.data.lines import PathLike
+from tarsim.errors import ConfigError
+
+LOCK_NAME = ".tarsim.lock"
+
+_held: dict[tuple[Path, int], int] = {}  # (resolved OUT, thread id) -> nesting depth in this process
+_guard = threading.Lock()
+
+
+def _holder(fd: int) -> str:
+    """The pid recorded in an open lock file ('?' when it cannot be read)."""
+    with contextlib.suppress(OSError, ValueError):
+        text = os.pread(fd, 32, 0).decode("ascii").strip()
+        if text.isdigit():
+            return text
+    return "?"
+
+
+def _acquire(lock_path: Path, out: Path) -> int:
+    """Open and lock `lock_path` without waiting; the descriptor of the locked file."""
+    while True:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = _holder(fd)
+            os.close(fd)
+            raise ConfigError(f"{out} is in use by another tarsim process (pid {pid})") from None
+        except BaseException:
+            os.close(fd)
+            raise
+        try:  # the holder may have removed the file between our open and flock: then lock the new file
+            same = os.fstat(fd).st_ino == os.stat(lock_path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            return fd
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def output_lock(out: PathLike) -> Iterator[Path]:
+    """Hold the exclusive lock of output folder `out` (created if missing) for the body of the `with`."""
+    directory = Path(out)
+    if directory.exists() and not directory.is_dir():
+        raise ConfigError(f"{directory} is not a directory (an output folder is needed)")
+    created = not directory.exists()
+    directory.mkdir(parents=True, exist_ok=True)
+    key = (directory.resolve(), threading.get_ident())
+    with _guard:
+        depth = _held.get(key, 0)
+        if depth:
+            _held[key] = depth + 1
+    if depth:
+        try:
+            yield directory
+        finally:
+            with _guard:
+                _held[key] -= 1
+        return
+    lock_path = directory / LOCK_NAME
+    fd = _acquire(lock_path, directory)
+    with _guard:
+        _held[key] = 1
+    try:
+        yield directory
+    finally:
+        with _guard:
+            del _held[key]
+        with contextlib.suppress(OSError):  # removed while still locked, so no other process can hold a stale copy
+            os.unlink(lock_path)
+        os.close(fd)
+        if created:  # a run that failed before writing anything leaves no empty folder behind
+            with contextlib.suppress(OSError):
+                directory.rmdir()

@@ -1,0 +1,318 @@
+"""Outputs and ledgers (issue 10, items 1, 2, 5): one writer per output folder, ledger names every reader finds,
+readers that refuse an unusable ledger naming the file, and a quiet exit on a closed pipe."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import ledger_factory
+from tarsim.cli import main
+from tarsim.data.ledger import iter_ledger_paths, ledger_from_lines, read_ledger
+from tarsim.data.output_lock import LOCK_NAME, output_lock
+from tarsim.errors import ConfigError, InputError
+from tarsim.reporting.compare import ledger_paths
+from tarsim.simulator.ledger import LedgerWriter
+from tarsim.simulator.run import ledger_name
+from tarsim.sweep.plan import RunSpec
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+ENV = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+HOLDER = textwrap.dedent(
+    """
+    import sys
+    from tarsim.data.output_lock import output_lock
+    with output_lock(sys.argv[1]):
+        print("locked", flush=True)
+        sys.stdin.readline()
+    """
+)
+
+SWEEP = """\
+[sweep]
+seeds = 1
+policies = ["relevance"]
+strategies = ["document/document"]
+
+[[collections]]
+path = "demo"
+topics = ["T1"]
+"""
+
+
+# ---- 1. one writer per output folder ------------------------------------------------------------------------
+@pytest.fixture
+def holder(tmp_path):
+    """Another process holding the lock of tmp_path/out (it waits until its stdin closes)."""
+    out = tmp_path / "out"
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(out)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=ENV, text=True
+    )
+    assert process.stdout.readline().strip() == "locked"
+    yield out, process
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+
+
+def in_use(out: Path, pid: int) -> str:
+    return f"tarsim: error: {out} is in use by another tarsim process (pid {pid})\n"
+
+
+@pytest.mark.slow  # a real `python -m tarsim` process: seconds of imports
+def test_a_second_tarsim_simulate_process_stops_at_once(holder):
+    out, process = holder
+    second = subprocess.run(
+        [sys.executable, "-m", "tarsim", "simulate", "--out", str(out)], capture_output=True, text=True, env=ENV
+    )
+    assert second.returncode == 2
+    assert second.stderr == in_use(out, process.pid)
+    assert sorted(p.name for p in out.iterdir()) == [LOCK_NAME]  # refused before any work: no cache, no ledger
+
+
+@pytest.mark.parametrize("command", ["simulate", "sweep", "report --write"])
+def test_every_writing_command_is_refused_while_another_process_writes(holder, tmp_path, capsys, command):
+    out, process = holder
+    config = tmp_path / "sweep.toml"
+    config.write_text(SWEEP, encoding="utf-8")
+    argv = {
+        "simulate": ["simulate", "--out", str(out)],
+        "sweep": ["sweep", str(config), "--out", str(out)],
+        "report --write": ["report", str(out), "--write"],
+    }[command]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == in_use(out, process.pid)
+
+
+def test_python_api_and_sweep_runner_take_the_lock(holder, tmp_path):
+    import tarsim
+    from tarsim.sweep.config import load_sweep_config
+    from tarsim.sweep.run import run_sweep
+
+    out, process = holder
+    with pytest.raises(ConfigError, match=rf"in use by another tarsim process \(pid {process.pid}\)"):
+        tarsim.simulate(out=out, topic="T1")
+    config = tmp_path / "sweep.toml"
+    config.write_text(SWEEP, encoding="utf-8")
+    with pytest.raises(ConfigError, match=rf"in use by another tarsim process \(pid {process.pid}\)"):
+        run_sweep(load_sweep_config(config), out)
+
+
+def test_the_lock_is_released_when_its_holder_is_killed(holder):
+    out, process = holder
+    with pytest.raises(ConfigError), output_lock(out):
+        pass
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert (out / LOCK_NAME).exists()  # left behind by the killed holder, with its pid in it
+    with output_lock(out):
+        assert (out / LOCK_NAME).read_text().strip() == str(os.getpid())
+    assert not (out / LOCK_NAME).exists()
+
+
+def test_another_thread_of_the_same_process_is_refused(tmp_path):
+    import threading
+
+    held, done = threading.Event(), threading.Event()
+
+    def hold():
+        with output_lock(tmp_path):
+            held.set()
+            done.wait(30)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    try:
+        assert held.wait(30)
+        refused = pytest.raises(ConfigError, match=rf"in use by another tarsim process \(pid {os.getpid()}\)")
+        with refused, output_lock(tmp_path):
+            pass
+    finally:
+        done.set()
+        thread.join()
+    with output_lock(tmp_path):
+        pass
+
+
+def test_lock_is_reentrant_in_one_thread_and_leaves_no_empty_folder(tmp_path):
+    out = tmp_path / "new"
+    with pytest.raises(RuntimeError), output_lock(out), output_lock(out):  # as simulate(), then review_topics()
+        assert out.is_dir()
+        raise RuntimeError("the run failed before writing anything")
+    assert not out.exists()
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ConfigError, match="is not a directory"), output_lock(tmp_path / "file"):
+        pass
+
+
+def test_partial_ledgers_have_unique_names_and_readers_never_see_them(tmp_path):
+    ledgers = tmp_path / "out" / "ledgers"
+    ledgers.mkdir(parents=True)
+    (ledgers / "done.jsonl").write_text("\n".join(ledger_factory.ledger_lines([1, 0, 1], topic="done")) + "\n")
+    header = json.loads(ledger_factory.ledger_lines([1], topic="t")[0])
+    header.pop("type"), header.pop("format")
+    first = LedgerWriter(ledgers / "t.jsonl", header)
+    second = LedgerWriter(ledgers / "t.jsonl", header)  # as a second process would
+    partials = sorted(p.name for p in ledgers.iterdir() if p.name.endswith(".partial"))
+    assert len(partials) == 2 and all(p.startswith(f".t.jsonl.{os.getpid()}.") for p in partials)
+    assert [p.name for p in iter_ledger_paths(ledgers)] == ["done.jsonl"]
+    assert ledger_paths([tmp_path]) == [ledgers / "done.jsonl"]
+    first.finish({"reason": "test", "judgments": 0})
+    second.abort()
+    assert sorted(p.name for p in ledgers.iterdir()) == ["done.jsonl", "t.jsonl"]
+    assert read_ledger(ledgers / "t.jsonl").complete
+
+
+# ---- 2. ledger names every reader finds -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("topic", "name"),
+    [
+        ("T1", "T1.jsonl"),  # already safe: unchanged
+        ("401.a_b-c+d", "401.a_b-c+d.jsonl"),
+        ("a b/c", "a%20b%2Fc.jsonl"),
+        (".hidden", "%2Ehidden.jsonl"),
+        ("..", "%2E..jsonl"),
+        ("../../evil", "%2E.%2F..%2Fevil.jsonl"),
+        ("%2Ehidden", "%252Ehidden.jsonl"),  # a literal escape never collides with an escaped dot
+        ("", "%.jsonl"),
+    ],
+)
+def test_ledger_names(topic, name):
+    assert ledger_name(topic) == name
+
+
+def test_sweep_collections_in_a_dot_folder_get_visible_ledger_names():
+    spec = RunSpec(".x", "T1", "relevance", "document/document", 0, 1)
+    assert spec.ledger_file == "%2Ex__T1__relevance__document-document__seed0.jsonl"
+
+
+def write_ledger(path: Path, lines: list[str]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def seen_by(reader: str, target: Path, capsys) -> int:
+    """How many ledgers a reader used, from its own output."""
+    capsys.readouterr()
+    if reader == "report":
+        assert main(["report", str(target)]) == 0
+        return int(capsys.readouterr().out.split("over ")[1].split(" topic")[0])
+    if reader == "stop":
+        assert main(["stop", str(target), "--rule", "budget:1R+10", "--format", "json"]) == 0
+        return len({row["ledger"] for row in json.loads(capsys.readouterr().out)})
+    if reader == "compare":
+        assert main(["compare", str(target), "--baseline", "relevance", "--format", "json"]) == 0
+        return max(row["runs"] for row in json.loads(capsys.readouterr().out)["rows"])
+    assert main(["plot", str(target), "--out", str(target.parent / "figure.svg")]) == 0
+    return int(capsys.readouterr().out.split(" ledger")[0])
+
+
+READERS = ["report", "stop", "plot", "compare"]
+TOPICS = ["T1", ".hidden", "..", "../../evil"]
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_every_reader_finds_ledgers_of_dotted_topics_and_folders(tmp_path, capsys, reader):
+    out = tmp_path / ".x"  # a sweep collection or an output folder whose name starts with a dot
+    for topic in TOPICS:
+        write_ledger(out / "ledgers" / ledger_name(topic), ledger_factory.ledger_lines([1, 0, 1, 0], topic=topic))
+    write_ledger(out / "ledgers" / ".legacy.jsonl", ledger_factory.ledger_lines([0, 1], topic=".legacy"))
+    (out / "ledgers" / ".T2.jsonl.123.abc.partial").write_text('{"type":"header"}\n')  # a run still writing
+    (out / "ledgers" / ".summary.json.x1y2.tmp").write_text("{")  # an atomic write under way
+    (tmp_path / "docs.jsonl").write_text('{"docid":"d0","text":"not a ledger"}\n')
+    assert seen_by(reader, out if reader == "report" else tmp_path, capsys) == len(TOPICS) + 1
+
+
+# ---- 2 and 5. a ledger a reader cannot use is an error naming the file --------------------------------------------
+def _lines(**kwargs) -> list[str]:
+    return ledger_factory.ledger_lines([1, 0, 1, 1], topic="bad", **kwargs)
+
+
+def _header_without(key: str) -> list[str]:
+    lines = _lines()
+    header = json.loads(lines[0])
+    del header[key]
+    return [json.dumps(header), *lines[1:]]
+
+
+FAULTS = {
+    "empty": ([], ": empty"),
+    "truncated": (_lines()[:-1], "no end record"),
+    "cut mid-line": ([*_lines()[:-1], _lines()[-1][:9]], ":6: invalid JSON in ledger"),
+    "bad JSON": (["{not json"], ":1: invalid JSON in ledger"),
+    "no relevant in header": (_header_without("relevant"), ":1: ledger header lacks 'relevant'"),
+    "no config in header": (_header_without("config"), ":1: ledger header lacks 'config'"),
+    "relevant too small": (_lines(relevant=0), ": header says relevant=0 but 3 judged documents are relevant"),
+    "relevant negative": (_lines(relevant=-1), ":1: header says relevant=-1; it must be >= 0"),
+}
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_every_reader_refuses_an_unusable_ledger_naming_it(tmp_path, capsys, reader, fault):
+    lines, problem = FAULTS[fault]
+    out = tmp_path / "out"
+    write_ledger(out / "ledgers" / "good.jsonl", ledger_factory.ledger_lines([1, 0], topic="good"))
+    bad = write_ledger(out / "ledgers" / ".bad.jsonl", lines)  # a hidden name is no excuse to skip it
+    argv = {
+        "report": ["report", str(out), "--write"],
+        "stop": ["stop", str(out), "--rule", "knee"],
+        "plot": ["plot", str(out), "--out", str(tmp_path / "f.svg")],
+        "compare": ["compare", str(out), "--baseline", "relevance"],
+    }[reader]
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tarsim: error: {bad}") and problem in err and err.count("\n") == 1
+    assert not (out / "summary.json").exists() and not (tmp_path / "f.svg").exists()
+
+
+def test_header_check_happens_once_in_parsing():
+    assert ledger_from_lines(_lines()).relevant == 3
+    with pytest.raises(InputError, match=r"^<memory>: header says relevant=2 but 3 judged documents are relevant$"):
+        ledger_from_lines(_lines(relevant=2))
+    for key in ("topic", "collection_size"):
+        with pytest.raises(InputError, match=f"lacks '{key}'"):
+            ledger_from_lines(_header_without(key))
+    # The same document shown twice (sentence feedback) counts once.
+    repeated = ledger_factory.ledger_lines([1, 1, 0], docids=["d0", "d0", "d1"], relevant=1)
+    assert ledger_from_lines(repeated).relevant == 1
+    header = json.loads(_lines()[0])
+    header["relevant"] = "3"
+    with pytest.raises(InputError, match="'relevant' must be a JSON int, got '3'"):
+        ledger_from_lines([json.dumps(header), *_lines()[1:]])
+
+
+# ---- 4. a closed pipe ends the command quietly --------------------------------------------------------------------
+def test_broken_pipe_in_process_is_quiet(tmp_path, capsys, monkeypatch):
+    write_ledger(tmp_path / "ledgers" / "a.jsonl", ledger_factory.ledger_lines([1, 0, 1], topic="a"))
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader (head -1) has gone
+    stdout = io.TextIOWrapper(os.fdopen(write_end, "wb"), encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", stdout)
+    assert main(["stop", str(tmp_path), "--rule", "knee"]) == 141
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.slow  # a real `python -m tarsim` process: seconds of imports
+def test_tarsim_simulate_piped_into_head_exits_quietly(tmp_path):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tarsim", "simulate", "--topic", "T1", "--max-effort", "1R+20", "--out", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENV,
+    )
+    assert process.stdout.readline()  # head -1
+    process.stdout.close()
+    assert process.wait(timeout=120) == 141
+    assert process.stderr.read() == b""
