@@ -132,19 +132,30 @@ def _weight(counts: sp.csr_matrix, idf: np.ndarray, settings: FeatureSettings) -
 
 
 def collection_digest(collection: Collection) -> str:
-    """SHA-256 of the documents in order, one canonical JSON line each: the input identity of caches and ledgers.
+    """SHA-256 of the documents in order, every field length-prefixed: the input identity of caches and ledgers.
 
-    Each document is the JSON array [docid, title, text, sentences or null] with every non-ASCII and control
-    character escaped, so no string can reach across a field or document boundary (a NUL or a line break inside
-    a docid or title gives a different digest, never the digest of another split of the same characters).
+    Per document: the byte lengths of docid, title and text and the number of sentences (-1 for none given), then
+    each sentence's length, then the UTF-8 bytes. No string can reach across a field or document boundary, so a
+    NUL or a line break inside a docid or title gives another digest, never that of another split of the text.
     """
     digest = hashlib.sha256(COLLECTION_DIGEST_PREFIX)
+    header = struct.Struct("<4q").pack
     for document in collection:
-        sentences = list(document.sentences) if document.sentences is not None else None
-        line = json.dumps([document.docid, document.title, document.text, sentences], separators=(",", ":"))
-        digest.update(line.encode("ascii"))
-        digest.update(b"\n")
+        docid, title, text = _utf8(document.docid), _utf8(document.title), _utf8(document.text)
+        if document.sentences is None:
+            digest.update(header(len(docid), len(title), len(text), -1))
+            digest.update(docid + title + text)
+            continue
+        sentences = [_utf8(sentence) for sentence in document.sentences]
+        digest.update(header(len(docid), len(title), len(text), len(sentences)))
+        digest.update(struct.pack(f"<{len(sentences)}q", *map(len, sentences)))
+        digest.update(b"".join((docid, title, text, *sentences)))
     return digest.hexdigest()
+
+
+def _utf8(text: str) -> bytes:
+    """UTF-8 bytes of any str (a lone surrogate from JSON input too); injective, so digests stay unambiguous."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 PARALLEL_SEGMENTATION_MIN_DOCUMENTS = 5000
@@ -282,10 +293,9 @@ def build_features(
         shape=(len(lengths), offsets[-1]),
     )
     document_counts = (membership @ sentence_counts).tocsr()
-    features = features_from_counts(sentence_counts, document_counts, offsets, words, terms, settings)
-    if not features.vocabulary:
+    if not (np.bincount(document_counts.indices, minlength=len(terms)) >= settings.min_df).any():
         raise InputError(collection.source, None, f"no term occurs in at least min_df={settings.min_df} documents")
-    return features
+    return features_from_counts(sentence_counts, document_counts, offsets, words, terms, settings)
 
 
 def features_from_counts(
@@ -326,20 +336,20 @@ class CacheError(InputError):
 
 
 _CACHE_ARRAYS: dict[str, str] = {
-    "documents_data": "f",
+    "documents_data": "float32",
     "documents_indices": "i",
     "documents_indptr": "i",
     "documents_shape": "i",
-    "sentences_data": "f",
+    "sentences_data": "float32",
     "sentences_indices": "i",
     "sentences_indptr": "i",
     "sentences_shape": "i",
     "sentence_offsets": "i",
     "sentence_words": "i",
     "vocabulary": "U",
-    "idf": "f",
+    "idf": "float32",
 }
-"""Every array of a cache file (besides `meta`) and its dtype kind; all are one-dimensional."""
+"""Every array of a cache file (besides `meta`) and its dtype (or kind: i any integer, U text); all are 1-D."""
 
 _CACHE_READ_ERRORS = (
     OSError,
@@ -417,8 +427,9 @@ def _read_cache(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     with np.load(path, allow_pickle=False) as stored:
         arrays = {name: stored[name] for name in _CACHE_ARRAYS}
         meta = json.loads(str(stored["meta"][()]))
-    for name, kind in _CACHE_ARRAYS.items():
-        if arrays[name].ndim != 1 or arrays[name].dtype.kind != kind:
+    for name, kind in _CACHE_ARRAYS.items():  # so that the checks below and scipy cannot be fed odd types
+        dtype = arrays[name].dtype
+        if arrays[name].ndim != 1 or (dtype.kind if len(kind) == 1 else dtype.name) != kind:
             raise CacheError(path, f"{name} has dtype {arrays[name].dtype} and shape {arrays[name].shape}")
     if not isinstance(meta, dict) or set(meta) != {"format", "collection", "settings", "arrays"}:
         raise CacheError(path, "no valid meta record")

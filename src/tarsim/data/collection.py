@@ -27,7 +27,7 @@ def docid_problem(docid: object) -> str | None:
     if not docid:
         return "empty docid"
     if _CONTROL.search(docid):
-        return f"docid {docid!r} contains a NUL, line break or other control character"
+        return f"docid {docid!r} contains a NUL or other control character"
     if _SPACE.search(docid):
         return f"docid {docid!r} contains white space (TREC files cannot hold it)"
     return None
