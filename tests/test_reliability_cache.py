@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import pickle
 import re
 import shutil
 import struct
@@ -233,6 +234,7 @@ def test_load_features_refuses_a_damaged_file_in_one_line(tmp_path, damage):
     with pytest.raises(CacheError) as caught:
         load_features(path)  # a sweep worker's read: no expectations, but still verified
     assert str(caught.value).startswith(f"{path}: unusable feature cache (") and "\n" not in str(caught.value)
+    assert str(pickle.loads(pickle.dumps(caught.value))) == str(caught.value)  # as it comes back from a worker
 
 
 def test_any_single_bit_flip_gives_the_right_features(tmp_path):

@@ -334,6 +334,9 @@ class CacheError(InputError):
         self.reason = reason
         super().__init__(path, None, f"unusable feature cache ({reason})")
 
+    def __reduce__(self):  # type: ignore[override]
+        return (type(self), (self.path, self.reason))  # intact when it crosses from a sweep worker
+
 
 _CACHE_ARRAYS: dict[str, str] = {
     "documents_data": "float32",
