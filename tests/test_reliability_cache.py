@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tarsim.cli import main
 from tarsim.data import write_collection, write_qrels, write_topics
@@ -446,3 +448,58 @@ def test_a_vocabulary_emptied_by_min_df_is_one_line():
     collection = Collection([Document("a", "alpha beta"), Document("b", "gamma delta")])
     with pytest.raises(InputError, match=r"^<memory>: no term occurs in at least min_df=2 documents$"):
         build_features(collection, SETTINGS)
+
+
+# ---- fuzzing the reader and the digest ---------------------------------------------------------------------------
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=8),
+    st.lists(st.text(max_size=5), max_size=3),
+)
+_RECORDS = st.dictionaries(st.sampled_from(["docid", "text", "title", "sentences", "body"]), _VALUES, max_size=5)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(records=st.lists(st.one_of(_RECORDS, _VALUES), min_size=1, max_size=4))
+def test_any_json_lines_give_a_collection_or_one_line_error(tmp_path, records):
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    try:
+        collection = read_collection(path)
+    except InputError as error:
+        assert str(error).startswith(f"{path}") and "\n" not in str(error)
+    else:
+        assert len(collection) == len(records)
+        collection_digest(collection)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=200))
+def test_any_bytes_give_a_collection_or_one_line_error(tmp_path, data):
+    path = tmp_path / "docs.jsonl"
+    path.write_bytes(data)
+    try:
+        read_collection(path)
+    except InputError as error:
+        assert "\n" not in str(error)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    joined=st.text("ab\x00\x01\x02\u00e9", min_size=1, max_size=10),
+    cuts=st.lists(st.integers(0, 10), min_size=4, max_size=4),
+)
+def test_moving_characters_across_a_field_boundary_changes_the_digest(joined, cuts):
+    """The same characters split into docid, title and text at other points: another digest."""
+
+    def split(i: int, j: int) -> Document:
+        i, j = sorted((1 + i % len(joined), 1 + j % len(joined)))
+        return Document(joined[:i], joined[j:], joined[i:j])
+
+    first, second = split(*cuts[:2]), split(*cuts[2:])
+    if first != second:
+        assert _digest(first) != _digest(second)
