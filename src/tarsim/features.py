@@ -13,9 +13,12 @@ import json
 import multiprocessing
 import os
 import re
+import struct
 import sys
 import threading
 import warnings
+import zipfile
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
@@ -29,11 +32,14 @@ from sklearn.preprocessing import normalize
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Collection, Document
-from tarsim.errors import ConfigError
+from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.segmentation import segment_document
 
-FEATURES_FORMAT = 1
-"""Bumped whenever the feature computation changes, so that stale caches are not reused."""
+FEATURES_FORMAT = 2
+"""Bumped whenever the feature computation or the cache file layout changes, so that stale caches are not reused."""
+
+COLLECTION_DIGEST_PREFIX = b"tarsim collection v2\n"
+"""Starts every collection digest's input; names the encoding so that a change of encoding changes every digest."""
 
 _TOKEN = re.compile(r"[^\W\d_]{2,}")
 
@@ -126,18 +132,30 @@ def _weight(counts: sp.csr_matrix, idf: np.ndarray, settings: FeatureSettings) -
 
 
 def collection_digest(collection: Collection) -> str:
-    """SHA-256 over docids and text, in order: the cache key part that identifies the input."""
-    digest = hashlib.sha256()
+    """SHA-256 of the documents in order, every field length-prefixed: the input identity of caches and ledgers.
+
+    Per document: the byte lengths of docid, title and text and the number of sentences (-1 for none given), then
+    each sentence's length, then the UTF-8 bytes. No string can reach across a field or document boundary, so a
+    NUL or a line break inside a docid or title gives another digest, never that of another split of the text.
+    """
+    digest = hashlib.sha256(COLLECTION_DIGEST_PREFIX)
+    header = struct.Struct("<4q").pack
     for document in collection:
-        digest.update(document.docid.encode())
-        digest.update(b"\x00")
-        digest.update(document.title.encode())
-        digest.update(b"\x00")
-        digest.update(document.text.encode())
-        if document.sentences is not None:
-            digest.update(b"\x01" + "\x00".join(document.sentences).encode())
-        digest.update(b"\x02")
+        docid, title, text = _utf8(document.docid), _utf8(document.title), _utf8(document.text)
+        if document.sentences is None:
+            digest.update(header(len(docid), len(title), len(text), -1))
+            digest.update(docid + title + text)
+            continue
+        sentences = [_utf8(sentence) for sentence in document.sentences]
+        digest.update(header(len(docid), len(title), len(text), len(sentences)))
+        digest.update(struct.pack(f"<{len(sentences)}q", *map(len, sentences)))
+        digest.update(b"".join((docid, title, text, *sentences)))
     return digest.hexdigest()
+
+
+def _utf8(text: str) -> bytes:
+    """UTF-8 bytes of any str (a lone surrogate from JSON input too); injective, so digests stay unambiguous."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 PARALLEL_SEGMENTATION_MIN_DOCUMENTS = 5000
@@ -264,7 +282,9 @@ def build_features(
     sentence_counts, terms = _merge_counts(parts)
     sentence_counts.sort_indices()  # canonical CSR, however the collection was chunked
     if not len(terms):
-        raise ValueError("empty vocabulary: no document has a word of at least 2 letters")
+        raise InputError(
+            collection.source, None, "every document is empty after tokenisation (no word of at least 2 letters)"
+        )
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     # Document counts are sums of their sentences' rows: one sparse product with a membership matrix.
@@ -273,6 +293,8 @@ def build_features(
         shape=(len(lengths), offsets[-1]),
     )
     document_counts = (membership @ sentence_counts).tocsr()
+    if not (np.bincount(document_counts.indices, minlength=len(terms)) >= settings.min_df).any():
+        raise InputError(collection.source, None, f"no term occurs in at least min_df={settings.min_df} documents")
     return features_from_counts(sentence_counts, document_counts, offsets, words, terms, settings)
 
 
@@ -305,61 +327,201 @@ def features_from_counts(
     )
 
 
+class CacheError(InputError):
+    """A feature cache file that cannot be used: unreadable, corrupt, or made for other input or settings."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.reason = reason
+        super().__init__(path, None, f"unusable feature cache ({reason})")
+
+    def __reduce__(self):  # type: ignore[override]
+        return (type(self), (self.path, self.reason))  # intact when it crosses from a sweep worker
+
+
+_CACHE_ARRAYS: dict[str, str] = {
+    "documents_data": "float32",
+    "documents_indices": "i",
+    "documents_indptr": "i",
+    "documents_shape": "i",
+    "sentences_data": "float32",
+    "sentences_indices": "i",
+    "sentences_indptr": "i",
+    "sentences_shape": "i",
+    "sentence_offsets": "i",
+    "sentence_words": "i",
+    "vocabulary": "U",
+    "idf": "float32",
+}
+"""Every array of a cache file (besides `meta`) and its dtype (or kind: i any integer, U text); all are 1-D."""
+
+_CACHE_READ_ERRORS = (
+    OSError,
+    EOFError,
+    ValueError,
+    KeyError,
+    TypeError,
+    IndexError,
+    MemoryError,
+    OverflowError,
+    zipfile.BadZipFile,
+    zlib.error,
+    struct.error,
+    ConfigError,
+)
+"""What reading a damaged .npz can raise (numpy, zipfile and scipy each have their own ways of failing)."""
+
+
+def arrays_checksum(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 over the arrays' names, dtypes, shapes and bytes in name order (each array's length is implied)."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(json.dumps([name, array.dtype.str, list(array.shape)]).encode() + b"\n")
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def _cache_file(cache_dir: Path, digest: str, settings: FeatureSettings) -> Path:
+    return Path(cache_dir) / f"features-{digest[:24]}-{settings.digest()}-v{FEATURES_FORMAT}.npz"
+
+
 def cache_path(cache_dir: Path, collection: Collection, settings: FeatureSettings) -> Path:
-    """Where the features of this collection under these settings are cached."""
-    key = f"{collection_digest(collection)[:24]}-{settings.digest()}-v{FEATURES_FORMAT}"
-    return Path(cache_dir) / f"features-{key}.npz"
+    """Where the features of this collection under these settings are cached (one file in `cache_dir`)."""
+    return _cache_file(cache_dir, collection_digest(collection), settings)
 
 
-def save_features(path: Path, features: Features) -> None:
-    """Write features to one .npz file (atomic)."""
+def save_features(path: Path, features: Features, collection_sha: str = "") -> None:
+    """Write features to one .npz file with a checksum of its arrays, the settings and the collection digest.
+
+    Written atomically under a unique temporary name, so two processes writing the same entry leave one
+    complete file and a reader never sees a partial one.
+    """
     arrays: dict[str, np.ndarray] = {}
     for name in ("documents", "sentences"):
         matrix: sp.csr_matrix = getattr(features, name)
         arrays[f"{name}_data"] = matrix.data
         arrays[f"{name}_indices"] = matrix.indices
         arrays[f"{name}_indptr"] = matrix.indptr
-        arrays[f"{name}_shape"] = np.array(matrix.shape)
+        arrays[f"{name}_shape"] = np.array(matrix.shape, dtype=np.int64)
     arrays["sentence_offsets"] = features.sentence_offsets
     arrays["sentence_words"] = features.sentence_words
     arrays["vocabulary"] = np.array(features.vocabulary, dtype=str)
     arrays["idf"] = features.idf
-    arrays["settings"] = np.array(json.dumps(asdict(features.settings), sort_keys=True))
+    meta = {
+        "format": FEATURES_FORMAT,
+        "collection": collection_sha,
+        "settings": asdict(features.settings),
+        "arrays": arrays_checksum(arrays),
+    }
     with atomic_write(path, "wb") as handle:
-        np.savez(handle, **arrays)
+        np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
 
 
-def load_features(path: Path) -> Features:
-    """Read features written by save_features."""
-    with np.load(path, allow_pickle=False) as arrays:
+def _read_cache(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
+    """The meta record and the arrays of a cache file, every CRC checked; CacheError when damaged."""
+    with zipfile.ZipFile(path) as archive:
+        damaged = archive.testzip()  # reads every member: a flipped bit fails here, before numpy parses headers
+        if damaged is not None:
+            raise CacheError(path, f"bad CRC-32 for {damaged}")
+        names = {name.removesuffix(".npy") for name in archive.namelist()}
+    if names != {*_CACHE_ARRAYS, "meta"}:
+        missing = sorted({*_CACHE_ARRAYS, "meta"} - names)
+        raise CacheError(path, f"missing {', '.join(missing)}" if missing else "unexpected arrays")
+    with np.load(path, allow_pickle=False) as stored:
+        arrays = {name: stored[name] for name in _CACHE_ARRAYS}
+        meta = json.loads(str(stored["meta"][()]))
+    for name, kind in _CACHE_ARRAYS.items():  # so that the checks below and scipy cannot be fed odd types
+        dtype = arrays[name].dtype
+        if arrays[name].ndim != 1 or (dtype.kind if len(kind) == 1 else dtype.name) != kind:
+            raise CacheError(path, f"{name} has dtype {arrays[name].dtype} and shape {arrays[name].shape}")
+    if not isinstance(meta, dict) or set(meta) != {"format", "collection", "settings", "arrays"}:
+        raise CacheError(path, "no valid meta record")
+    return meta, arrays
 
-        def matrix(name: str) -> sp.csr_matrix:
-            return sp.csr_matrix(
-                (arrays[f"{name}_data"], arrays[f"{name}_indices"], arrays[f"{name}_indptr"]),
-                shape=tuple(arrays[f"{name}_shape"]),
-            )
 
-        return Features(
-            documents=matrix("documents"),
-            sentences=matrix("sentences"),
-            sentence_offsets=arrays["sentence_offsets"],
-            sentence_words=arrays["sentence_words"],
-            vocabulary=tuple(arrays["vocabulary"].tolist()),
-            idf=arrays["idf"],
-            settings=FeatureSettings(**json.loads(str(arrays["settings"]))),
+def _features_from_arrays(path: Path, arrays: dict[str, np.ndarray], settings: FeatureSettings) -> Features:
+    """Features from verified arrays, after checking that their shapes fit together."""
+
+    def matrix(name: str) -> sp.csr_matrix:
+        shape = tuple(int(n) for n in arrays[f"{name}_shape"])
+        result = sp.csr_matrix(
+            (arrays[f"{name}_data"], arrays[f"{name}_indices"], arrays[f"{name}_indptr"]), shape=shape
         )
+        result.check_format(full_check=True)
+        return result
+
+    documents, sentences = matrix("documents"), matrix("sentences")
+    offsets, words = arrays["sentence_offsets"], arrays["sentence_words"]
+    n_terms = len(arrays["vocabulary"])
+    if documents.shape[1] != n_terms or sentences.shape[1] != n_terms or len(arrays["idf"]) != n_terms:
+        raise CacheError(path, "matrices, vocabulary and idf disagree on the number of terms")
+    if len(offsets) != documents.shape[0] + 1 or offsets[0] != 0 or offsets[-1] != sentences.shape[0]:
+        raise CacheError(path, "sentence offsets do not fit the matrices")
+    if (np.diff(offsets) < 0).any() or len(words) != sentences.shape[0]:
+        raise CacheError(path, "sentence offsets or word counts do not fit the matrices")
+    return Features(
+        documents=documents,
+        sentences=sentences,
+        sentence_offsets=offsets,
+        sentence_words=words,
+        vocabulary=tuple(arrays["vocabulary"].tolist()),
+        idf=arrays["idf"],
+        settings=settings,
+    )
+
+
+def load_features(
+    path: Path,
+    *,
+    collection_sha: str | None = None,
+    settings: FeatureSettings | None = None,
+    n_documents: int | None = None,
+) -> Features:
+    """Read features written by save_features, verified: CacheError (one line, the reason) on any damage.
+
+    The arrays must match their stored checksum; with `collection_sha`, `settings` or `n_documents` the file must
+    also have been made for that collection, those settings and that many documents.
+    """
+    path = Path(path)
+    try:
+        meta, arrays = _read_cache(path)
+        if meta["format"] != FEATURES_FORMAT:
+            raise CacheError(path, f"format {meta['format']!r}, expected {FEATURES_FORMAT}")
+        if arrays_checksum(arrays) != meta["arrays"]:
+            raise CacheError(path, "checksum mismatch")
+        stored_settings = FeatureSettings(**meta["settings"])
+        if settings is not None and stored_settings != settings:
+            raise CacheError(path, "made with other feature settings")
+        if collection_sha is not None and meta["collection"] != collection_sha:
+            raise CacheError(path, "made for another collection")
+        features = _features_from_arrays(path, arrays, stored_settings)
+    except CacheError:
+        raise
+    except _CACHE_READ_ERRORS as error:
+        raise CacheError(path, f"{type(error).__name__}: {error}".splitlines()[0]) from None
+    if n_documents is not None and features.n_documents != n_documents:
+        raise CacheError(path, f"{features.n_documents} documents, the collection has {n_documents}")
+    return features
 
 
 def cached_features(
     collection: Collection, cache_dir: Path | None, settings: FeatureSettings | None = None
 ) -> Features:
-    """Features from the on-disk cache when present, else built and cached (no cache when cache_dir is None)."""
+    """Features from the on-disk cache when present and verified, else built and cached (no cache for None).
+
+    A cache entry that is unreadable, corrupt or made for other input gives one InputWarning and is rebuilt, so
+    the cache never changes a result.
+    """
     settings = settings or FeatureSettings()
     if cache_dir is None:
         return build_features(collection, settings)
-    path = cache_path(Path(cache_dir), collection, settings)
+    digest = collection_digest(collection)
+    path = _cache_file(Path(cache_dir), digest, settings)
     if path.exists():
-        return load_features(path)
+        try:
+            return load_features(path, collection_sha=digest, settings=settings, n_documents=len(collection))
+        except CacheError as error:
+            warnings.warn(f"cache {path} is unreadable ({error.reason}): rebuilding", InputWarning, stacklevel=2)
     features = build_features(collection, settings)
-    save_features(path, features)
+    save_features(path, features, collection_sha=digest)
     return features

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +12,25 @@ from pathlib import Path
 from tarsim.data.atomic import atomic_write
 from tarsim.data.lines import PathLike, iter_lines, parse_json_object
 from tarsim.errors import InputError
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_SPACE = re.compile(r"\s")
+
+
+def docid_problem(docid: object) -> str | None:
+    """What makes `docid` unusable (not a string, empty, control characters, white space), or None when fine.
+
+    Docids go into TREC files and one-line messages, where a NUL, a line break or a space would split them.
+    """
+    if not isinstance(docid, str):
+        return f"docid must be a string, got {docid!r}"
+    if not docid:
+        return "empty docid"
+    if _CONTROL.search(docid):
+        return f"docid {docid!r} contains a NUL or other control character"
+    if _SPACE.search(docid):
+        return f"docid {docid!r} contains white space (TREC files cannot hold it)"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +51,9 @@ class Collection(Sequence[Document]):
         self._documents: list[Document] = []
         self._position: dict[str, int] = {}
         for document in documents:
+            problem = docid_problem(document.docid)
+            if problem:
+                raise InputError(source, None, problem)
             if document.docid in self._position:
                 raise InputError(source, None, f"duplicate docid {document.docid!r}")
             self._position[document.docid] = len(self._documents)
@@ -62,14 +85,23 @@ class Collection(Sequence[Document]):
         return self._documents[self._position[docid]]
 
 
+def _field_names(record: dict) -> str:
+    """The record's field names for a message (JSON-escaped where needed, at most 10)."""
+    names = [json.dumps(name) if _CONTROL.search(name) or not name else name for name in list(record)[:10]]
+    return ", ".join(names) + (", ..." if len(record) > 10 else "") if names else "none"
+
+
 def _document_from_json(path: PathLike, number: int, line: str) -> Document:
     record = parse_json_object(path, number, line)
-    docid = record.get("docid")
-    if not isinstance(docid, str) or not docid:
-        raise InputError(path, number, "missing or non-string 'docid'")
-    if any(ch.isspace() for ch in docid):
-        raise InputError(path, number, f"docid {docid!r} contains white space (TREC files cannot hold it)")
-    text = record.get("text", "")
+    if "docid" not in record:
+        raise InputError(path, number, f'no "docid" field; fields are {_field_names(record)}')
+    docid = record["docid"]
+    problem = docid_problem(docid)
+    if problem:
+        raise InputError(path, number, problem)
+    if "text" not in record:
+        raise InputError(path, number, f'no "text" field; fields are {_field_names(record)}')
+    text = record["text"]
     title = record.get("title", "") or ""
     if not isinstance(text, str) or not isinstance(title, str):
         raise InputError(path, number, "'text' and 'title' must be strings")

@@ -30,9 +30,11 @@ def find_docs_file(directory: PathLike) -> Path:
     directory = Path(directory)
     if not directory.is_dir():
         raise InputError(directory, None, "collection directory does not exist")
-    for name in DOCS_NAMES:
-        if (directory / name).exists():
-            return directory / name
+    present = [directory / name for name in DOCS_NAMES if (directory / name).exists()]
+    if len(present) > 1:
+        raise InputError(directory, None, f"holds both {' and '.join(p.name for p in present)}: keep only one")
+    if present:
+        return present[0]
     raise InputError(directory, None, f"no {' or '.join(DOCS_NAMES)} in the collection directory")
 
 
