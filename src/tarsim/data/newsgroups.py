@@ -40,7 +40,7 @@ def _messages(source: Path) -> Iterator[tuple[tuple[str, str, str], bytes]]:
                     if handle is not None:
                         yield (match.group(1), match.group(2), match.group(3)), handle.read()
     except (tarfile.TarError, EOFError, OSError) as exc:
-        raise InputError(source, None, f"cannot read as a tar archive: {exc}") from None
+        raise InputError(source, None, f"cannot read as a tar archive (.tar, .tar.gz): {type(exc).__name__}") from None
 
 
 def parse_message(raw: bytes) -> tuple[str, str]:

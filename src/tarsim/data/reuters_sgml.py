@@ -53,7 +53,7 @@ def _sgml_files(source: Path) -> Iterator[tuple[str, bytes]]:
                 if handle is not None:
                     yield f"{source}:{member.name}", handle.read()
     except (tarfile.TarError, EOFError, OSError) as exc:
-        raise InputError(source, None, f"cannot read as a tar archive: {exc}") from None
+        raise InputError(source, None, f"cannot read as a tar archive (.tar, .tar.gz): {type(exc).__name__}") from None
 
 
 def read_reuters_sgml(source: PathLike) -> Dataset:
