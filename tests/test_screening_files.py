@@ -6,6 +6,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tarsim
 from tarsim.cli import main
@@ -258,3 +260,28 @@ def test_file_collection_has_no_query_for_query_seeding(tmp_path):
     assert len(ledger.docids) > 0
     for docid, truth in zip(ledger.docids, ledger.truth, strict=True):  # the file's records and labels
         assert truth == (int(docid) % 3 != 0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=st.one_of(
+        st.binary(max_size=300),
+        st.lists(
+            st.lists(
+                st.sampled_from(["title", "abstract", "included", "1", "0", "", " ", "x", '"', "\n", "2"]), max_size=5
+            ),
+            max_size=6,
+        ).map(lambda rows: "\n".join(",".join(row) for row in rows).encode()),
+        st.text(alphabet="TYIABN1ER -\nASReview_relevant", max_size=200).map(str.encode),
+    ),
+    suffix=st.sampled_from([".csv", ".tsv", ".ris", ".xlsx"]),
+)
+def test_random_bytes_give_a_collection_or_one_line(tmp_path, data, suffix):
+    path = tmp_path / f"fuzz{suffix}"
+    path.write_bytes(data)
+    try:
+        screening = read_screening_file(path, unlabelled="skip")
+    except InputError as error:
+        assert "\n" not in str(error) and str(error).startswith(str(path))
+    else:
+        assert len(screening.collection) == len(screening.qrels["fuzz"]) > 0

@@ -163,10 +163,10 @@ def _choose_columns(path: Path, table: Table) -> dict:
             path,
             header_line,
             f"missing column(s) label_included (or another label column: {', '.join(LABEL_COLUMNS)}); "
-            f"header is {', '.join(table.header)}",
+            f"header is {_shown(table.header)}",
         )
     positions["label"] = label_columns[0]
-    positions["label_name"] = table.header[label_columns[0]].strip()
+    positions["label_name"] = " ".join(table.header[label_columns[0]].split())
     for field, synonyms in (*TEXT_COLUMNS.items(), (RECORD_ID_COLUMN, (RECORD_ID_COLUMN,))):
         for synonym in synonyms:
             found = [i for i, name in enumerate(names) if name == synonym]
@@ -177,8 +177,14 @@ def _choose_columns(path: Path, table: Table) -> dict:
                 positions[field] = found[0]
                 break
     if "title" not in positions and "abstract" not in positions:
-        raise InputError(path, header_line, f"no title or abstract column; header is {', '.join(table.header)}")
+        raise InputError(path, header_line, f"no title or abstract column; header is {_shown(table.header)}")
     return positions
+
+
+def _shown(header: Sequence[str]) -> str:
+    """Header names for a one-line message (line breaks inside quoted names flattened, long headers cut)."""
+    names = [" ".join(name.split()) or "''" for name in header[:20]]
+    return ", ".join(names) + (" ..." if len(header) > 20 else "")
 
 
 def parse_label(path: Path, line: int | None, where: str, column: str, text: str) -> int | None:
