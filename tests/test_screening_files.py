@@ -173,7 +173,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str]:
 HEADER = "title,abstract,label_included\n"
 BAD_FILES = [
     ("missing-label.csv", "title,abstract\na,b\n", 1, "missing column(s) label_included"),
-    ("two.csv", "title,abstract,label_included,included\na,b,1,1\n", 1, "two label columns: 'label_included'"),
+    ("two.csv", "\ntitle,abstract,label_included,included\na,b,1,1\n", 2, "two label columns: 'label_included'"),
     ("dup.csv", "title,abstract,label_included,label_included\na,b,1,0\n", 1, "two label columns"),
     ("header-only.csv", HEADER, None, "no records"),
     ("empty.csv", HEADER + "a,b,1\n,,0\n", 3, "record 1 has an empty title and abstract"),
@@ -247,6 +247,7 @@ def test_data_import_writes_a_collection_directory(tmp_path, capsys):
     assert code == 2 and "already exists and is not an empty folder" in err
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_file_collection_has_no_query_for_query_seeding(tmp_path):
     rows = [
         [f"migraine trial {i}", "triptan headache relief study" if i % 3 else "coffee sleep study", str(i % 3 and 1)]

@@ -66,6 +66,7 @@ class Table:
     header: tuple[str, ...]
     rows: tuple[tuple[int | None, tuple[str, ...]], ...]
     unit: str = "line"
+    header_line: int | None = 1
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,7 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
 def _choose_columns(path: Path, table: Table) -> dict:
     """Positions of the columns used, by ASReview's synonyms; refuses ambiguous or missing label columns."""
     names = [name.strip().lower() for name in table.header]
-    header_line = 1 if table.unit != "record" else None
+    header_line = table.header_line
     positions: dict = {}
     label_columns = [i for i, name in enumerate(names) if name in LABEL_COLUMNS]
     if len(label_columns) > 1:
@@ -230,6 +231,7 @@ def read_delimited(path: Path, fallback: str) -> Table:
     reader = csv.reader(text.splitlines(keepends=True), delimiter=delimiter)
     rows: list[tuple[int | None, tuple[str, ...]]] = []
     header: tuple[str, ...] | None = None
+    header_line = 1
     previous_end = 0
     try:
         for fields in reader:
@@ -237,14 +239,14 @@ def read_delimited(path: Path, fallback: str) -> Table:
             if not fields or not any(field.strip() for field in fields):
                 continue
             if header is None:
-                header = tuple(fields)
+                header, header_line = tuple(fields), start
                 continue
             if len(fields) > len(header):
                 raise InputError(path, start, f"more fields than the {len(header)} header columns")
             rows.append((start, tuple(fields)))
     except csv.Error as exc:
         raise InputError(path, reader.line_num, f"cannot parse as delimited text: {exc}") from None
-    return Table(header or (), tuple(rows))
+    return Table(header or (), tuple(rows), header_line=header_line)
 
 
 def _cell_text(value: object) -> str:
@@ -325,7 +327,7 @@ def read_ris(path: Path) -> Table:
             path, None, "no record has an ASReview_relevant or ASReview_irrelevant note (the RIS labels)"
         )
     # The notes column holds the labels; name it as a label column so the shared checks find it.
-    return Table((*header[:-1], "included"), tuple(rows), unit="record")
+    return Table((*header[:-1], "included"), tuple(rows), unit="record", header_line=None)
 
 
 def _ris_value(value: object) -> str:
