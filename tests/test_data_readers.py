@@ -284,5 +284,5 @@ def test_asreview_csv_undecodable_and_defaults(tmp_path):
     check_one_line(caught.value, path, 3, "undecodable bytes")
     path.write_text("title,abstract,label_included\nFirst, one ,1\nSecond,,0.0\n")
     collection, qrels = read_asreview_csv(path)
-    assert collection.docids == ["1", "2"] and qrels == {"s": {"1": 1, "2": 0}}
-    assert collection.get("1").text == "one"
+    assert collection.docids == ["0", "1"] and qrels == {"s": {"0": 1, "1": 0}}  # row numbers from 0, as ASReview
+    assert collection.get("0").text == "one"

@@ -86,13 +86,14 @@ def resolve_dataset(
     docs: PathLike | None = None,
     qrels: PathLike | None = None,
     topics: PathLike | None = None,
+    unlabelled: str = "error",
 ) -> Dataset:
-    """A Dataset object, a collection directory, explicit files, or (nothing given) the built-in demo."""
+    """A Dataset object, a collection directory or screening file, explicit files, or (nothing given) the demo."""
     if isinstance(dataset, Dataset):
         return dataset
     if dataset is None and docs is None and qrels is None and topics is None:
         return demo_dataset()
-    return load_dataset(dataset, docs=docs, qrels=qrels, topics=topics)
+    return load_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
 
 
 def simulate(

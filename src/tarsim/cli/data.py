@@ -1,4 +1,4 @@
-"""`tarsim data list | fetch NAME | convert NAME SRC DEST`: the dataset registry, downloads and converters."""
+"""`tarsim data list | fetch NAME | convert NAME SRC DEST | import FILE DEST`: registry, downloads, converters."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from tarsim.data.converters import COLLECTIONS, describe
+from tarsim.data.export import default_query, write_dataset_directory
+from tarsim.data.screening import load_screening_dataset
 from tarsim.legal.convert import BENCHMARKS, convert
 from tarsim.registry import REGISTRY, data_dir, describe_size, fetch, get_entry
 
@@ -17,11 +20,20 @@ def register(parser: argparse.ArgumentParser) -> None:
     fetch_parser.add_argument("name", help="dataset name (see `tarsim data list`)")
     fetch_parser.add_argument("--dir", type=Path, help="download folder (default: the cache, see `list`)")
     fetch_parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    convert_parser = sub.add_parser("convert", help="convert published files to tarsim benchmark directories")
-    convert_parser.add_argument("name", choices=BENCHMARKS)
-    convert_parser.add_argument("source", type=Path, help="published files (folder or zip)")
-    convert_parser.add_argument("destination", type=Path, help="benchmark directory to write")
+    convert_parser = sub.add_parser(
+        "convert", help="convert published files to tarsim benchmark or collection directories"
+    )
+    convert_parser.add_argument("name", choices=(*BENCHMARKS, *COLLECTIONS))
+    convert_parser.add_argument("source", type=Path, help="published files (folder, zip or tar.gz)")
+    convert_parser.add_argument("destination", type=Path, help="directory to write (srd: one folder per set)")
     convert_parser.add_argument("--seed", type=int, default=0, help="split seed (reuters-doc2doc)")
+    import_parser = sub.add_parser(
+        "import", help="write a screening file (.csv .tsv .xlsx .ris) as a collection directory"
+    )
+    import_parser.add_argument("file", type=Path, help="screening file, read as `simulate --collection FILE` reads it")
+    import_parser.add_argument("destination", type=Path, help="new collection directory to write")
+    import_parser.add_argument("--unlabelled", choices=["error", "skip"], default="error", help="unlabelled records")
+    import_parser.add_argument("--query", help="query text for topics.tsv (default: the topic name)")
     parser.set_defaults(handler=run)
 
 
@@ -43,6 +55,12 @@ def run(args: argparse.Namespace) -> int:
     if args.data_command == "fetch":
         folder = fetch(get_entry(args.name), directory=args.dir, progress=not args.quiet)
         print(f"{args.name}: files in {folder}", file=sys.stderr)
+        return 0
+    if args.data_command == "import":
+        dataset = load_screening_dataset(args.file, unlabelled=args.unlabelled)
+        write_dataset_directory(dataset, args.destination, query=args.query)
+        query = args.query or default_query(dataset.name)
+        print(f"{dataset.name}: {describe(dataset)} -> {args.destination} (query: {query!r})", file=sys.stderr)
         return 0
     convert(args.name, args.source, args.destination, seed=args.seed, report=lambda line: print(line, file=sys.stderr))
     return 0

@@ -17,7 +17,10 @@ from tarsim.simulator.config import ReviewConfig
 
 def register(parser: argparse.ArgumentParser) -> None:
     data = parser.add_argument_group("data (none: the built-in synthetic demo collection)")
-    data.add_argument("--collection", metavar="DIR", help="collection directory with docs.jsonl, qrels.txt, topics.tsv")
+    data.add_argument(
+        "--collection", metavar="DIR|FILE", help="collection directory, or a screening file (.csv .tsv .xlsx .ris)"
+    )
+    data.add_argument("--unlabelled", choices=["error", "skip"], default="error", help="unlabelled screening records")
     data.add_argument("--docs", metavar="F", help="docs.jsonl or docs.jsonl.gz")
     data.add_argument("--qrels", metavar="F", help="TREC qrels")
     data.add_argument("--topics", metavar="F", help="topics.tsv (topic id, query text)")
@@ -115,7 +118,9 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.collection and (args.docs or args.qrels or args.topics):
         raise ConfigError("give either --collection DIR or --docs/--qrels/--topics files, not both")
-    dataset = resolve_dataset(args.collection, docs=args.docs, qrels=args.qrels, topics=args.topics)
+    dataset = resolve_dataset(
+        args.collection, docs=args.docs, qrels=args.qrels, topics=args.topics, unlabelled=args.unlabelled
+    )
     topics = check_topics(dataset, args.topic)
     bar = TerminalProgress("topic", "reviewing")
     tick = bar.open(len(topics))

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tarsim.data import load_dataset
+from tarsim.data.converters import COLLECTIONS, convert_collection
 from tarsim.data.lines import PathLike
 from tarsim.errors import ConfigError, InputError
 from tarsim.legal.bbsard import LANGUAGES as BBSARD_LANGUAGES
@@ -69,7 +70,12 @@ def load_any(name: str, source: PathLike, *, seed: int = 0) -> list[Benchmark]:
 def convert(
     name: str, source: PathLike, destination: PathLike, *, seed: int = 0, report: Callable[[str], None] | None = None
 ) -> list[Path]:
-    """Convert published files to benchmark directories under `destination` (bBSARD: one per language)."""
+    """Convert published files to benchmark directories under `destination` (bBSARD: one per language).
+
+    The review collections (COLLECTIONS: reuters21578, 20newsgroups, srd) become collection directories.
+    """
+    if name in COLLECTIONS:
+        return convert_collection(name, source, destination, report)
     benchmarks = load_published(name, source, seed=seed)
     written = []
     for benchmark in benchmarks:

@@ -22,3 +22,10 @@ class SeedingChoice:
             raise ConfigError(f"seeding {self.kind!r} unknown; accepted: {', '.join(SEEDING_CHOICES)}")
         if self.kind == "documents" and not self.docids:
             raise ConfigError("seeding 'documents' needs at least one seed docid")
+
+
+def query_text(topic: str, query: str) -> str:
+    """The topic's query text for `query` seeding; an empty query cannot seed a review (file collections)."""
+    if not query.strip():
+        raise ConfigError(f"topic {topic!r} has no query text: use --seeding random or documents")
+    return query

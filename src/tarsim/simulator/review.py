@@ -22,6 +22,7 @@ from tarsim.errors import ConfigError
 from tarsim.features import Features
 from tarsim.learners import check_learner, fit_and_score, make_learner
 from tarsim.policies import make_batch_schedule, make_selection_policy
+from tarsim.policies.seeding import query_text
 from tarsim.policies.selection import RandomSampling
 from tarsim.simulator.config import Budget, ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
@@ -102,7 +103,8 @@ class ReviewSimulation:
         n = features.n_documents
         self.state = _State(judged=np.zeros(n, dtype=bool), in_flight=np.zeros(n, dtype=bool), available=n)
         self.sentence_doc = np.repeat(np.arange(n), np.diff(features.sentence_offsets))
-        self.query_row = features.vectorise(review.query) if config.seeding.kind == "query" else None
+        query = query_text(review.topic, review.query) if config.seeding.kind == "query" else None
+        self.query_row = features.vectorise(query) if query is not None else None
         self.env = simpy.Environment()
         self.judgment_count_changed = self.env.event()
         self.ranking_published = self.env.event()

@@ -1,0 +1,76 @@
+"""`tarsim data convert` for review collections: Reuters-21578 SGML, 20 Newsgroups, screening-set archives."""
+
+from __future__ import annotations
+
+import tempfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+from tarsim.data.dataset import Dataset
+from tarsim.data.export import write_dataset_directory
+from tarsim.data.lines import PathLike
+from tarsim.data.newsgroups import read_20newsgroups
+from tarsim.data.reuters_sgml import read_reuters_sgml
+from tarsim.data.screening import MissingLabelColumn, find_screening_files, load_screening_dataset
+from tarsim.errors import InputError
+
+COLLECTIONS = ("reuters21578", "20newsgroups", "srd")
+"""Registry names whose published files convert to collection directories."""
+
+
+def describe(dataset: Dataset) -> str:
+    """`N documents, T topics, P relevant pairs` for one report line."""
+    pairs = sum(1 for judged in dataset.qrels.values() for grade in judged.values() if grade > 0)
+    return f"{len(dataset.collection)} documents, {len(dataset.qrels)} topics, {pairs} relevant pairs"
+
+
+def screening_archive(source: PathLike, report: Callable[[str], None] | None = None) -> list[Dataset]:
+    """One dataset per screening file in a folder or zip; files without a label column are reported, skipped."""
+    source = Path(source)
+    with tempfile.TemporaryDirectory() as tmp:
+        if source.is_file():
+            try:
+                with zipfile.ZipFile(source) as archive:
+                    archive.extractall(tmp)
+            except zipfile.BadZipFile:
+                raise InputError(source, None, "not a zip archive or folder of screening files") from None
+            folder = Path(tmp)
+        else:
+            folder = source
+        datasets: dict[str, tuple[Path, Dataset]] = {}
+        for path in find_screening_files(folder):
+            try:
+                dataset = load_screening_dataset(path)
+            except MissingLabelColumn:
+                if report:
+                    report(f"{path.relative_to(folder)}: skipped (no label column)")
+                continue
+            if dataset.name in datasets:
+                first = datasets[dataset.name][0].relative_to(folder)
+                raise InputError(path, None, f"a second screening set named {dataset.name!r} (first: {first})")
+            datasets[dataset.name] = (path, dataset)
+    if not datasets:
+        raise InputError(source, None, "no labelled screening file (.csv .tsv .tab .xlsx .ris)")
+    return [dataset for _path, dataset in datasets.values()]
+
+
+def convert_collection(
+    name: str, source: PathLike, destination: PathLike, report: Callable[[str], None] | None = None
+) -> list[Path]:
+    """Write DESTINATION (reuters21578, 20newsgroups) or DESTINATION/<set> per screening set (srd)."""
+    source, destination = Path(source), Path(destination)
+    if not source.exists():
+        raise InputError(source, None, "no such file or directory")
+    if name == "reuters21578":
+        targets = [(read_reuters_sgml(source), destination)]
+    elif name == "20newsgroups":
+        targets = [(read_20newsgroups(source), destination)]
+    else:
+        targets = [(dataset, destination / dataset.name) for dataset in screening_archive(source, report)]
+    written = []
+    for dataset, target in targets:
+        written.append(write_dataset_directory(dataset, target))
+        if report:
+            report(f"{dataset.name}: {describe(dataset)} -> {target}")
+    return written

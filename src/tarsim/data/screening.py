@@ -1,0 +1,379 @@
+"""Screening files (CSV, TSV, Excel .xlsx, RIS) read as ASReview 3 reads them: one file, one topic.
+
+Column names are lowercased and stripped and matched against ASReview's synonyms (`title` or `primary_title`,
+`abstract`, `notes_abstract` or `abstract note`; the label column from ASReview's list). RIS labels come from
+ASReview's `ASReview_relevant` / `ASReview_irrelevant` notes. A document's text is the abstract and its title
+the title (ASReview's tf-idf reads title + abstract only; keywords, authors and doi are not used). Docids are
+the `record_id` column when there is one, else the record's row number from 0 (ASReview's record ids).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tarsim.data.collection import Collection, Document
+from tarsim.data.dataset import Dataset
+from tarsim.data.lines import PathLike, open_binary
+from tarsim.data.qrels import Qrels
+from tarsim.errors import ConfigError, InputError, InputWarning
+
+DELIMITED_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+"""ASReview's CSV reader takes .csv, .tsv and .tab and sniffs the delimiter; the suffix gives the fallback."""
+EXCEL_SUFFIXES = (".xlsx",)
+RIS_SUFFIXES = (".ris", ".txt")
+"""ASReview reads .txt files as RIS (its RIS reader claims .txt; no tabular reader does)."""
+SCREENING_SUFFIXES = (*DELIMITED_SUFFIXES, *EXCEL_SUFFIXES, *RIS_SUFFIXES)
+
+LABEL_COLUMNS = (
+    "asreview_label",
+    "included",
+    "label",
+    "final_included",
+    "label_included",
+    "included_label",
+    "included_final",
+    "included_flag",
+    "include",
+)
+"""ASReview 3's accepted names of the inclusion-label column (data/base.py), in its order of preference."""
+TEXT_COLUMNS = {
+    "title": ("title", "primary_title"),
+    "abstract": ("abstract", "notes_abstract", "abstract note"),
+}
+"""ASReview 3's synonyms of the text columns, first found wins (as in ASReview)."""
+RECORD_ID_COLUMN = "record_id"
+UNLABELLED_CHOICES = ("error", "skip")
+LABEL_WORDS = {"yes": 1, "y": 1, "no": 0, "n": 0}
+"""Label words ASReview maps to 0/1 (lowercase only, as ASReview's standardize_included_label)."""
+RIS_NOTES = {"ASReview_relevant": 1, "ASReview_irrelevant": 0, "ASReview_not_seen": None}
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_RIS_START = re.compile(r"^TY  - ")
+
+
+class MissingLabelColumn(InputError):
+    """A table without a label column: not a screening set for simulation."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A file's rows as text cells: the header and, per row, the line (or sheet row) where it starts."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[int | None, tuple[str, ...]], ...]
+    unit: str = "line"
+    header_line: int | None = 1
+
+
+@dataclass(frozen=True)
+class ScreeningSet:
+    """One screening file read: its documents, the labels of the kept records and the row numbers left out."""
+
+    topic: str
+    collection: Collection
+    qrels: Qrels
+    skipped: tuple[int, ...] = ()
+
+
+def is_screening_file(path: PathLike) -> bool:
+    """True for an existing file with a screening suffix (what `--collection FILE` accepts)."""
+    path = Path(path)
+    return path.is_file() and path.suffix.lower() in SCREENING_SUFFIXES
+
+
+def topic_name(path: PathLike) -> str:
+    """The topic id of a screening file: its stem, white space replaced by `_` (TREC ids cannot hold it)."""
+    return re.sub(r"\s+", "_", Path(path).stem.strip()) or "screening"
+
+
+def read_screening_file(path: PathLike, topic: str | None = None, *, unlabelled: str = "error") -> ScreeningSet:
+    """Read a CSV/TSV/XLSX/RIS screening file; every kept record is judged 0 or 1 for `topic` (default: stem).
+
+    `unlabelled="skip"` leaves records without a label out (their row numbers are in `skipped`); the default
+    refuses them naming the row.
+    """
+    if unlabelled not in UNLABELLED_CHOICES:
+        raise ConfigError(f"unlabelled {unlabelled!r} unknown; accepted: {', '.join(UNLABELLED_CHOICES)}")
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in DELIMITED_SUFFIXES:
+        table = read_delimited(path, DELIMITED_SUFFIXES[suffix])
+    elif suffix in EXCEL_SUFFIXES:
+        table = read_xlsx(path)
+    elif suffix in RIS_SUFFIXES:
+        table = read_ris(path)
+    else:
+        raise InputError(path, None, f"not a screening file: the name must end in {', '.join(SCREENING_SUFFIXES)}")
+    return records_from_table(path, table, topic or topic_name(path), unlabelled)
+
+
+def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) -> ScreeningSet:
+    """Documents and labels from a table, checked: labels 0/1, unique record ids, some title or abstract."""
+    if not table.rows:
+        raise InputError(path, None, "no records (only a header)" if table.header else "no records")
+    columns = _choose_columns(path, table)
+    documents: list[Document] = []
+    labels: dict[str, int] = {}
+    skipped: list[int] = []
+    first_seen: dict[str, int | None] = {}
+    for index, (line, cells) in enumerate(table.rows):
+
+        def cell(name: str, cells: tuple[str, ...] = cells) -> str:
+            position = columns.get(name)
+            return cells[position].strip() if position is not None and position < len(cells) else ""
+
+        where = f"record {index}"
+        label = parse_label(path, line, where, columns["label_name"], cell("label"))
+        if label is None:
+            if unlabelled == "skip":
+                skipped.append(index)
+                continue
+            hint = "no ASReview_relevant/ASReview_irrelevant note" if table.unit == "record" else "empty label"
+            raise InputError(path, line, f"{where} has no label ({hint}; leave such records out: --unlabelled skip)")
+        docid = cell(RECORD_ID_COLUMN) if RECORD_ID_COLUMN in columns else str(index)
+        if not docid or any(ch.isspace() for ch in docid):
+            raise InputError(path, line, f"{where}: invalid record_id {docid!r}")
+        if docid in first_seen:
+            raise InputError(path, line, f"{where}: duplicate record_id {docid!r}")
+        first_seen[docid] = line
+        title, abstract = cell("title"), cell("abstract")
+        if not title and not abstract:
+            raise InputError(path, line, f"{where} has an empty title and abstract (nothing to screen)")
+        labels[docid] = label
+        documents.append(Document(docid=docid, title=title, text=abstract))
+    if not documents:
+        raise InputError(path, None, f"no labelled records ({len(skipped)} unlabelled left out)")
+    return ScreeningSet(topic, Collection(documents, source=str(path)), {topic: labels}, tuple(skipped))
+
+
+def _choose_columns(path: Path, table: Table) -> dict:
+    """Positions of the columns used, by ASReview's synonyms; refuses ambiguous or missing label columns."""
+    names = [name.strip().lower() for name in table.header]
+    header_line = table.header_line
+    positions: dict = {}
+    label_columns = [i for i, name in enumerate(names) if name in LABEL_COLUMNS]
+    if len(label_columns) > 1:
+        shown = " and ".join(f"{table.header[i]!r} (column {i + 1})" for i in label_columns)
+        raise InputError(path, header_line, f"two label columns: {shown}; keep one")
+    if not label_columns:
+        raise MissingLabelColumn(
+            path,
+            header_line,
+            f"missing column(s) label_included (or another label column: {', '.join(LABEL_COLUMNS)}); "
+            f"header is {_shown(table.header)}",
+        )
+    positions["label"] = label_columns[0]
+    positions["label_name"] = " ".join(table.header[label_columns[0]].split())
+    for field, synonyms in (*TEXT_COLUMNS.items(), (RECORD_ID_COLUMN, (RECORD_ID_COLUMN,))):
+        for synonym in synonyms:
+            found = [i for i, name in enumerate(names) if name == synonym]
+            if len(found) > 1:
+                shown = " and ".join(f"{table.header[i]!r} (column {i + 1})" for i in found)
+                raise InputError(path, header_line, f"two {field} columns: {shown}; keep one")
+            if found:
+                positions[field] = found[0]
+                break
+    if "title" not in positions and "abstract" not in positions:
+        raise InputError(path, header_line, f"no title or abstract column; header is {_shown(table.header)}")
+    return positions
+
+
+def _shown(header: Sequence[str]) -> str:
+    """Header names for a one-line message (line breaks inside quoted names flattened, long headers cut)."""
+    names = [" ".join(name.split()) or "''" for name in header[:20]]
+    return ", ".join(names) + (" ..." if len(header) > 20 else "")
+
+
+def parse_label(path: Path, line: int | None, where: str, column: str, text: str) -> int | None:
+    """0 or 1 from a label cell (`1`, `1.0`, `yes`, `y`, ...); None when empty; anything else is an error."""
+    value = text.strip()
+    if not value:
+        return None
+    if value in LABEL_WORDS:
+        return LABEL_WORDS[value]
+    if _NUMBER.fullmatch(value):
+        number = float(value)
+        if number in (0.0, 1.0):
+            return int(number)
+    raise InputError(path, line, f"{where}: {column} is not 0 or 1: {value!r} (an empty cell means unlabelled)")
+
+
+# ---- readers: each returns a Table of text cells ----------------------------------------------------------------
+
+
+def decode_text(path: Path) -> str:
+    """The whole file as text (UTF-8, BOM allowed); undecodable bytes are an error naming their line."""
+    with open_binary(path) as raw:
+        data = raw.read()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(
+            path, line, f"undecodable bytes (not UTF-8) at byte {exc.start}; save the file as UTF-8"
+        ) from None
+
+
+def read_delimited(path: Path, fallback: str) -> Table:
+    """CSV or TSV: the delimiter sniffed from the header line as ASReview (pandas `sep=None`) does."""
+    text = decode_text(path)
+    if not text.strip():
+        raise InputError(path, None, "empty file")
+    first_line = text.lstrip("\r\n").splitlines()[0]
+    try:
+        delimiter = csv.Sniffer().sniff(first_line, delimiters=",;\t|").delimiter
+    except csv.Error:
+        delimiter = fallback
+    reader = csv.reader(text.splitlines(keepends=True), delimiter=delimiter)
+    rows: list[tuple[int | None, tuple[str, ...]]] = []
+    header: tuple[str, ...] | None = None
+    header_line = 1
+    previous_end = 0
+    try:
+        for fields in reader:
+            start, previous_end = previous_end + 1, reader.line_num
+            if not fields or not any(field.strip() for field in fields):
+                continue
+            if header is None:
+                header, header_line = tuple(fields), start
+                continue
+            if len(fields) > len(header):
+                raise InputError(path, start, f"more fields than the {len(header)} header columns")
+            rows.append((start, tuple(fields)))
+    except csv.Error as exc:
+        raise InputError(path, reader.line_num, f"cannot parse as delimited text: {exc}") from None
+    return Table(header or (), tuple(rows), header_line=header_line)
+
+
+def _cell_text(value: object) -> str:
+    """An Excel cell as text: integral numbers without `.0`, booleans as 1/0, empty as ''."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def read_xlsx(path: Path) -> Table:
+    """Excel .xlsx: the sheet whose header names most of ASReview's columns (as ASReview chooses it)."""
+    import openpyxl
+
+    open_binary(path).close()  # one-line errors for a missing file or a directory
+    try:
+        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises zip, XML, key and value errors for damaged files
+        problem = " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(path, None, f"cannot read as an Excel .xlsx workbook: {problem}") from None
+    try:
+        sheets = [(sheet.title, [tuple(row) for row in sheet.iter_rows(values_only=True)]) for sheet in workbook]
+    except Exception as exc:
+        raise InputError(path, None, f"cannot read as an Excel .xlsx workbook: {exc}") from None
+    finally:
+        workbook.close()
+    wanted = {RECORD_ID_COLUMN, "authors", "keywords", "year", "doi", "url", *LABEL_COLUMNS}
+    wanted.update(name for synonyms in TEXT_COLUMNS.values() for name in synonyms)
+    best: list[tuple] = []
+    best_score = -1
+    for _title, rows in sheets:
+        header = {_cell_text(v).strip().lower() for v in rows[0]} if rows else set()
+        score = len(header & wanted)
+        if score > best_score:
+            best, best_score = rows, score
+    if not best or not any(_cell_text(v).strip() for v in best[0]):
+        raise InputError(path, None, "empty file (no header row in the workbook)")
+    header = tuple(_cell_text(v) for v in best[0])
+    rows = tuple(
+        (number, tuple(_cell_text(v) for v in row))
+        for number, row in enumerate(best[1:], start=2)
+        if any(_cell_text(v).strip() for v in row)
+    )
+    return Table(header, rows, unit="row")
+
+
+def read_ris(path: Path) -> Table:
+    """RIS via rispy; labels from ASReview's notes, a table with ASReview's column names (union of tags)."""
+    import rispy
+
+    text = decode_text(path)
+    if not text.strip():
+        raise InputError(path, None, "empty file")
+    try:
+        entries = rispy.loads(text, skip_unknown_tags=True)
+    except Exception as exc:  # rispy raises on malformed tags
+        raise InputError(path, None, f"cannot read as RIS: {' '.join(str(exc).split())}") from None
+    starts = [number for number, line in enumerate(text.splitlines(), start=1) if _RIS_START.match(line)]
+    if len(starts) != len(entries):
+        raise InputError(
+            path, None, f"{len(starts)} RIS records start with 'TY  - ' but {len(entries)} end with 'ER  - '"
+        )
+    keys: dict[str, None] = {}
+    for entry in entries:
+        keys.update(dict.fromkeys(key for key in entry if key not in ("notes", "label")))
+    header = (*keys, "notes")
+    rows = []
+    for line, entry in zip(starts, entries, strict=True):
+        cells = [_ris_value(entry.get(key)) for key in keys]
+        label = _ris_label(entry.get("notes"))
+        cells.append("" if label is None else str(label))
+        rows.append((line, tuple(cells)))
+    if not any(_ris_label(entry.get("notes")) is not None for entry in entries):
+        raise MissingLabelColumn(
+            path, None, "no record has an ASReview_relevant or ASReview_irrelevant note (the RIS labels)"
+        )
+    # The notes column holds the labels; name it as a label column so the shared checks find it.
+    return Table((*header[:-1], "included"), tuple(rows), unit="record", header_line=None)
+
+
+def _ris_value(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ";".join(str(v) for v in value)
+    return str(value)
+
+
+def _ris_label(notes: object) -> int | None:
+    """ASReview's reading of the notes: the first note naming a label decides."""
+    if not isinstance(notes, list):
+        return None
+    for note in notes:
+        for key, label in RIS_NOTES.items():
+            if key in str(note):
+                return label
+    return None
+
+
+def warn_skipped(path: PathLike, skipped: Sequence[int]) -> None:
+    """One warning line with the count of unlabelled records left out (`--unlabelled skip`)."""
+    if skipped:
+        shown = ", ".join(str(i) for i in list(skipped)[:5]) + (" ..." if len(skipped) > 5 else "")
+        warnings.warn(
+            f"{path}: {len(skipped)} unlabelled record(s) left out (--unlabelled skip): {shown}",
+            InputWarning,
+            stacklevel=3,
+        )
+
+
+def find_screening_files(folder: PathLike) -> list[Path]:
+    """Screening files under a folder (recursively, sorted), for converting an archive of review sets."""
+    folder = Path(folder)
+    suffixes = (*DELIMITED_SUFFIXES, *EXCEL_SUFFIXES, ".ris")  # not .txt: a README is no RIS file
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in suffixes)
+
+
+def load_screening_dataset(path: PathLike, *, unlabelled: str = "error") -> Dataset:
+    """A screening file as a one-topic Dataset named after its stem; the topic's query text is empty."""
+    screening = read_screening_file(path, unlabelled=unlabelled)
+    warn_skipped(path, screening.skipped)
+    return Dataset(
+        collection=screening.collection,
+        qrels=screening.qrels,
+        topics={screening.topic: ""},
+        name=screening.topic,
+    )

@@ -1,0 +1,288 @@
+"""Screening files (CSV, TSV, XLSX, RIS) as collections: ASReview's reading, bad input, `tarsim data import`."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tarsim
+from tarsim.cli import main
+from tarsim.data import load_dataset, read_collection, read_qrels
+from tarsim.data.screening import read_screening_file
+from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.policies import SeedingChoice
+
+DATASETS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
+
+# Three records, as written below in each format; docids are row numbers from 0 (no record_id column).
+RECORDS = [
+    ("Triptans for migraine", "Sumatriptan relieves migraine headache.", 1),
+    ("Coffee and sleep", "", 0),
+    ("", "An abstract without a title about aspirin.", 0),
+]
+EXPECTED_DOCS = [
+    ("0", "Triptans for migraine", "Sumatriptan relieves migraine headache."),
+    ("1", "Coffee and sleep", ""),
+    ("2", "", "An abstract without a title about aspirin."),
+]
+EXPECTED_QRELS = {"0": 1, "1": 0, "2": 0}
+
+
+def write_delimited(path: Path, header: list[str], rows: list[list[str]], delimiter: str = ",") -> Path:
+    import csv
+
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, delimiter=delimiter)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def write_xlsx(path: Path, sheets: dict[str, list[list[object]]]) -> Path:
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    workbook.remove(workbook.active)
+    for name, rows in sheets.items():
+        sheet = workbook.create_sheet(name)
+        for row in rows:
+            sheet.append(row)
+    workbook.save(path)
+    return path
+
+
+def write_ris(path: Path, records: list[tuple[str, str, str | None]]) -> Path:
+    lines = []
+    for title, abstract, note in records:
+        lines.append("TY  - JOUR")
+        if title:
+            lines.append(f"TI  - {title}")
+        if abstract:
+            lines.append(f"AB  - {abstract}")
+        lines.append("KW  - migraine")
+        if note:
+            lines.append(f"N1  - {note}")
+        lines.append("ER  - ")
+        lines.append("")
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def as_tuples(collection) -> list[tuple[str, str, str]]:
+    return [(doc.docid, doc.title, doc.text) for doc in collection]
+
+
+def test_same_records_give_the_same_collection_in_every_format(tmp_path):
+    rows = [[t, a, str(label)] for t, a, label in RECORDS]
+    (tmp_path / "semi").mkdir()
+    paths = [
+        write_delimited(tmp_path / "review.csv", ["title", "abstract", "label_included"], rows),
+        # ASReview lowercases and strips column names and accepts synonyms; label words and 1.0 count as 0/1.
+        write_delimited(
+            tmp_path / "review.tsv",
+            [" Primary_Title ", "Abstract Note", "Included"],
+            [[t, a, {1: "1.0", 0: "no"}[label]] for t, a, label in RECORDS],
+            "\t",
+        ),
+        write_delimited(tmp_path / "review.tab", ["title", "abstract", "final_included"], rows, "\t"),
+        # a semicolon-separated .csv: ASReview sniffs the delimiter
+        write_delimited(tmp_path / "semi" / "review.csv", ["title", "abstract", "label"], rows, ";"),
+        write_xlsx(
+            tmp_path / "review.xlsx",
+            {
+                "notes": [["comment"], ["not the records"]],
+                "records": [
+                    ["Title", "Abstract", "label_included"],
+                    *[[t or None, a or None, lab] for t, a, lab in RECORDS],
+                ],
+            },
+        ),
+        write_ris(
+            tmp_path / "review.ris",
+            [(t, a, "ASReview_relevant" if label else "ASReview_irrelevant") for t, a, label in RECORDS],
+        ),
+    ]
+    for path in paths:
+        dataset = load_dataset(path)
+        assert dataset.name == "review", path
+        assert as_tuples(dataset.collection) == EXPECTED_DOCS, path
+        assert dataset.qrels == {"review": EXPECTED_QRELS}, path
+        assert dataset.topics == {"review": ""}, path
+
+
+def test_record_id_column_gives_the_docids(tmp_path):
+    path = write_delimited(
+        tmp_path / "ids.csv",
+        ["record_id", "title", "abstract", "label_included"],
+        [["17", "a", "b", "1"], ["5", "c", "", "0"]],
+    )
+    screening = read_screening_file(path)
+    assert screening.collection.docids == ["17", "5"]
+    assert screening.qrels == {"ids": {"17": 1, "5": 0}}
+
+
+def test_ris_not_seen_and_unlabelled_skip(tmp_path):
+    path = write_ris(
+        tmp_path / "r.ris",
+        [
+            ("First", "one", "ASReview_relevant"),
+            ("Second", "two", "ASReview_not_seen"),
+            ("Third", "three", "ASReview_irrelevant"),
+        ],
+    )
+    with pytest.raises(InputError) as caught:
+        read_screening_file(path)
+    # the second record starts on line 8 (TY TI AB KW N1 ER and a blank line: 7 lines a record)
+    assert str(caught.value).startswith(f"{path}:8: record 1 has no label")
+    with warnings.catch_warnings(record=True) as caught_warnings:
+        warnings.simplefilter("always")
+        dataset = load_dataset(path, unlabelled="skip")
+    assert [str(w.message) for w in caught_warnings if w.category is InputWarning] == [
+        f"{path}: 1 unlabelled record(s) left out (--unlabelled skip): 1"
+    ]
+    assert dataset.collection.docids == ["0", "2"] and dataset.qrels == {"r": {"0": 1, "2": 0}}
+
+
+@pytest.mark.parametrize(
+    ("csv_name", "review"), [("Triptans", "Cohen_2006_Triptans"), ("Kitchenham_2010", "Kitchenham_2010")]
+)
+def test_real_asreview_csv_matches_the_normalised_copy(csv_name, review):
+    csv_path = DATASETS / "raw" / "asreview_csv" / f"{csv_name}.csv"
+    base = DATASETS / "srd" / review
+    if not csv_path.exists() or not base.exists():
+        pytest.skip(f"{csv_path} or {base} is absent (the shared datasets are not on this machine)")
+    dataset = load_dataset(csv_path)
+    copy = read_collection(base / "docs.jsonl")
+    reference = read_qrels(base / "qrels.txt")[review]
+    assert dataset.name == csv_name and len(dataset.collection) == len(copy)
+    for position, (imported, expected) in enumerate(zip(dataset.collection, copy, strict=True)):
+        assert imported.docid == str(position + 1)  # the files' record_id column counts from 1
+        assert (imported.title, imported.text) == (expected.title.strip(), expected.text.strip())
+        assert dataset.qrels[csv_name][imported.docid] == reference[expected.docid]
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().err
+
+
+HEADER = "title,abstract,label_included\n"
+BAD_FILES = [
+    ("missing-label.csv", "title,abstract\na,b\n", 1, "missing column(s) label_included"),
+    ("two.csv", "\ntitle,abstract,label_included,included\na,b,1,1\n", 2, "two label columns: 'label_included'"),
+    ("dup.csv", "title,abstract,label_included,label_included\na,b,1,0\n", 1, "two label columns"),
+    ("header-only.csv", HEADER, None, "no records"),
+    ("empty.csv", HEADER + "a,b,1\n,,0\n", 3, "record 1 has an empty title and abstract"),
+    ("unlabelled.csv", HEADER + "a,b,1\nc,d,\n", 3, "record 1 has no label"),
+    ("undecodable.csv", None, 3, "undecodable bytes"),
+]
+BAD_FILES += [
+    (f"label-{i}.csv", HEADER + f"a,b,1\nc,d,{value}\n", 3, f"label_included is not 0 or 1: '{value}'")
+    for i, value in enumerate(["2", "1.5", "0.9", "-0.5", "inf", "nan", "Yes", "1_0"])
+]
+
+
+@pytest.mark.parametrize(("name", "content", "line", "fragment"), BAD_FILES, ids=[case[0] for case in BAD_FILES])
+def test_bad_screening_file_is_one_line_and_exit_2(tmp_path, capsys, name, content, line, fragment):
+    path = tmp_path / name
+    if content is None:
+        path.write_bytes(HEADER.encode() + b"a,b,1\nc,\xff,0\n")
+    else:
+        path.write_text(content, encoding="utf-8")
+    code, err = run_cli(capsys, "simulate", "--collection", str(path), "--out", str(tmp_path / "out"))
+    where = f"{path}:{line}: " if line is not None else f"{path}: "
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith(f"tarsim: error: {where}"), err
+    assert fragment in err
+
+
+def test_unreadable_xlsx_and_bad_ris_are_one_line(tmp_path, capsys):
+    broken = tmp_path / "broken.xlsx"
+    broken.write_bytes(b"PK\x03\x04 this is not a workbook")
+    code, err = run_cli(capsys, "data", "import", str(broken), str(tmp_path / "out"))
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith(f"tarsim: error: {broken}: cannot read as an Excel .xlsx workbook")
+    unterminated = tmp_path / "cut.ris"
+    unterminated.write_text("TY  - JOUR\nTI  - a\nN1  - ASReview_relevant\nER  - \nTY  - JOUR\nTI  - b\n")
+    code, err = run_cli(capsys, "data", "import", str(unterminated), str(tmp_path / "out"))
+    assert code == 2 and "2 RIS records start with 'TY  - ' but 1 end with 'ER  - '" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_xlsx_labels_and_rows(tmp_path):
+    path = write_xlsx(
+        tmp_path / "x.xlsx",
+        {
+            "s": [
+                ["record_id", "title", "abstract", "included"],
+                [10, "a", "b", 1.0],
+                [11, "c", None, True],
+                [12, "e", "f", 2],
+            ]
+        },
+    )
+    with pytest.raises(InputError) as caught:
+        read_screening_file(path)
+    assert str(caught.value) == f"{path}:4: record 2: included is not 0 or 1: '2' (an empty cell means unlabelled)"
+
+
+def test_data_import_writes_a_collection_directory(tmp_path, capsys):
+    source = write_delimited(
+        tmp_path / "My Review.csv", ["title", "abstract", "label_included"], [[t, a, str(lab)] for t, a, lab in RECORDS]
+    )
+    destination = tmp_path / "collections" / "mine"
+    code, err = run_cli(capsys, "data", "import", str(source), str(destination), "--query", "triptans for migraine")
+    assert code == 0, err
+    assert sorted(p.name for p in destination.iterdir()) == ["docs.jsonl.gz", "qrels.txt", "topics.tsv"]
+    assert [p.name for p in destination.parent.iterdir()] == ["mine"]  # no temporary folder left
+    assert (destination / "topics.tsv").read_text() == "My_Review\ttriptans for migraine\n"
+    assert (destination / "qrels.txt").read_text() == "My_Review 0 0 1\nMy_Review 0 1 0\nMy_Review 0 2 0\n"
+    loaded = load_dataset(destination)
+    assert as_tuples(loaded.collection) == EXPECTED_DOCS
+    code, err = run_cli(capsys, "data", "import", str(source), str(destination))
+    assert code == 2 and "already exists and is not an empty folder" in err
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_file_collection_has_no_query_for_query_seeding(tmp_path):
+    rows = [
+        [f"migraine trial {i}", "triptan headache relief study" if i % 3 else "coffee sleep study", str(i % 3 and 1)]
+        for i in range(12)
+    ]
+    path = write_delimited(tmp_path / "tiny.csv", ["title", "abstract", "label_included"], rows)
+    with pytest.raises(ConfigError, match=r"topic 'tiny' has no query text: use --seeding random or documents"):
+        tarsim.simulate(str(path))
+    result = tarsim.simulate(str(path), seeding=SeedingChoice("random"))
+    ledger = result.ledgers["tiny"]
+    assert len(ledger.docids) > 0
+    for docid, truth in zip(ledger.docids, ledger.truth, strict=True):  # the file's records and labels
+        assert truth == (int(docid) % 3 != 0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=st.one_of(
+        st.binary(max_size=300),
+        st.lists(
+            st.lists(
+                st.sampled_from(["title", "abstract", "included", "1", "0", "", " ", "x", '"', "\n", "2"]), max_size=5
+            ),
+            max_size=6,
+        ).map(lambda rows: "\n".join(",".join(row) for row in rows).encode()),
+        st.text(alphabet="TYIABN1ER -\nASReview_relevant", max_size=200).map(str.encode),
+    ),
+    suffix=st.sampled_from([".csv", ".tsv", ".ris", ".xlsx"]),
+)
+def test_random_bytes_give_a_collection_or_one_line(tmp_path, data, suffix):
+    path = tmp_path / f"fuzz{suffix}"
+    path.write_bytes(data)
+    try:
+        screening = read_screening_file(path, unlabelled="skip")
+    except InputError as error:
+        assert "\n" not in str(error) and str(error).startswith(str(path))
+    else:
+        assert len(screening.collection) == len(screening.qrels["fuzz"]) > 0
