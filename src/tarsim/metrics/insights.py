@@ -216,7 +216,7 @@ def measures(screen: Screening, with_td: bool = True) -> dict:
 
 def mean_measures(rows: Sequence[dict]) -> dict:
     """Mean of every numeric measure over rows (None when any row lacks it: a mean over fewer would mislead)."""
-    keys = [k for k in rows[0] if k not in ("topic", "tool", "td", "recall_at_effort")] if rows else []
+    keys = [k for k in rows[0] if k not in ("topic", "tool", "td", "recall_at_effort", "source")] if rows else []
     mean: dict = {"topics": len({row["topic"] for row in rows}), "runs": len(rows)}
     for key in keys:
         values = [row[key] for row in rows]
@@ -227,3 +227,21 @@ def mean_measures(rows: Sequence[dict]) -> dict:
         values = [row["recall_at_effort"][key] for row in rows]
         mean["recall_at_effort"][key] = None if any(v is None for v in values) else math.fsum(values) / len(values)
     return mean
+
+
+def metrics_document(
+    ledgers: Sequence[Ledger], priors: str = "exclude", qrels: Qrels | None = None, version: str = ""
+) -> dict:
+    """`tarsim metrics --format json`: every review's measures (with TD) and their mean per tool."""
+    rows = []
+    for ledger in ledgers:
+        row = measures(screening(ledger, priors, qrels))
+        row["source"] = ledger.source
+        rows.append(row)
+    tools = list(dict.fromkeys(row["tool"] for row in rows))
+    return {
+        "tarsim": version,
+        "priors": check_priors(priors),
+        "reviews": rows,
+        "mean": {tool: mean_measures([row for row in rows if row["tool"] == tool]) for tool in tools},
+    }
