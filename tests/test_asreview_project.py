@@ -92,3 +92,17 @@ def test_bad_project_files(tmp_path, capsys):
     assert main(["metrics", str(empty)]) == 2
     err = capsys.readouterr().err
     assert "needs project.json and results.db" in err and len(err.strip().splitlines()) == 1
+
+
+def test_plot_and_compare_take_projects_and_order_files(tmp_path, capsys):
+    project = make_project(tmp_path / "tiny.asreview")
+    order = tmp_path / "other.txt"
+    order.write_text("".join(f"{rid} {INCLUDED[rid]}\n" for rid in (5, 2, 7, 1, 3, 4, 6)))
+    figure = tmp_path / "wss.png"
+    assert main(["plot", str(project), str(order), "--kind", "wss", "--out", str(figure)]) == 0
+    assert "2 review(s) plotted" in capsys.readouterr().out
+    assert figure.read_bytes().startswith(b"\x89PNG")
+    from tarsim.reporting.compare import load_ledgers
+
+    tools = [ledger.header["tool"] for ledger in load_ledgers([project, order])]
+    assert tools == ["asreview", "other.txt"]

@@ -31,8 +31,13 @@ def recall_at_effort_frame(
 
 
 def summary_frame(ledgers: Iterable[Ledger]) -> pd.DataFrame:
-    """One row per topic: R, judgments, documents to 80/95/100% recall, WSS@95, final recall."""
-    return pd.DataFrame([summary_row(ledger) for ledger in ledgers])
+    """One row per topic: R, judgments, documents to 80/95/100% recall, WSS@95 (ASReview Insights', as the printed
+    per-topic table), final recall."""
+    rows = []
+    for ledger in ledgers:
+        screen = insights.screening(ledger)
+        rows.append({**summary_row(ledger), "wss_95": insights.wss(screen.labels, 0.95, screen.relevant)})
+    return pd.DataFrame(rows)
 
 
 def mean_recall_table(table: pd.DataFrame) -> pd.DataFrame:
