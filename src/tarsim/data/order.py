@@ -2,10 +2,11 @@
 
 Format: one record a line, `docid label` in review order (whitespace separated), label 0 or 1, optionally a third
 field `prior` marking a prior record (judged before the model ranked anything); `#` starts a comment line, blank
-lines are skipped. The topic is the file's stem. Without qrels the file must list every record of the collection
-(as ASReview's and TARexp's full orders do): N is the number of records listed, R the number labelled 1. With qrels,
-R comes from the qrels of the topic (the stem, or the qrels' only topic), N is the number of records the qrels list
-for the topic (screening qrels list every record; at least the records in the file), and relevance is the qrels'.
+lines are skipped. The topic is the file name up to its first dot. Without qrels the file must list every record of
+the collection (as ASReview's and TARexp's full orders do): N is the number of records listed, R the number labelled
+1. With qrels, R comes from the qrels of the topic (that name, or the qrels' only topic), N is the number of records
+the qrels list for the topic (screening qrels list every record; at least the records in the file), and relevance is
+the qrels'.
 """
 
 from __future__ import annotations
