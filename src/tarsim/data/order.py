@@ -11,6 +11,7 @@ the qrels'.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import numpy as np
 from tarsim.data.ledger import Ledger, read_ledger
 from tarsim.data.lines import PathLike, iter_lines
 from tarsim.data.qrels import Qrels
-from tarsim.errors import InputError
+from tarsim.errors import InputError, InputWarning
 
 
 def foreign_ledger(
@@ -102,7 +103,15 @@ def read_order(path: PathLike, qrels: Qrels | None = None) -> Ledger:
         grades = qrels[topic]
         truth = [grades.get(docid, 0) for docid in docids]
         relevant = sum(1 for grade in grades.values() if grade > 0)
-        size = max(len(grades), len(set(grades) | set(docids)))
+        unknown = [docid for docid in docids if docid not in grades]
+        if unknown:
+            warnings.warn(
+                f"{path}: {len(unknown)} record(s) not in the qrels of topic {topic!r} (first {unknown[0]!r}), "
+                "counted as non-relevant and added to N",
+                InputWarning,
+                stacklevel=2,
+            )
+        size = len(set(grades) | set(docids))
     return foreign_ledger(
         tool=path.name,
         topic=topic,
