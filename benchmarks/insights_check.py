@@ -11,6 +11,10 @@ every ledger marks its first two judgments `"prior": true`. Insights' own functi
 .metrics: _recall, _wss, _erf, _time_to_discovery) score the sequences in a subprocess; tarsim scores the
 ledgers; the script prints the largest absolute difference per measure and exits 1 if any exceeds 1e-12.
 
+With --asreview-project FILE (an ASReview 3 project, e.g. from `asreview simulate -o FILE`), the label sequences
+come from ASReview's own API instead (run with --asreview-python: Project.load, the results table with and without
+priors, the records of the data store), so tarsim's reader of .asreview files is checked too.
+
 Insights' time to discovery ignores --priors (get_metrics calls time_to_discovery without it, so TD always
 leaves priors out); tarsim's TD follows the priors convention, so TD and ATD are compared with priors excluded.
 """
@@ -33,6 +37,23 @@ from tarsim.metrics.insights import metrics_document
 SRD = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "srd"
 MEASURES = {"rrf_5": ("recall", 0.05), "rrf_10": ("recall", 0.10), "wss_95": ("wss", 0.95)}
 MEASURES |= {"wss_100": ("wss", 1.0), "erf_10": ("erf", 0.10)}
+
+ASREVIEW_SCRIPT = r"""
+import json, sys, tempfile
+from asreview import Project
+with tempfile.TemporaryDirectory() as tmp:
+    project = Project.load(sys.argv[1], tmp)
+    n_records, n_priors = len(project.db.input), len(project.db.get_priors())
+    out = {}
+    for priors in (False, True):
+        table = project.db.get_results_table(columns=["record_id", "label"], priors=priors)
+        labels = [int(v) for v in table["label"]]
+        used = n_records - (0 if priors else n_priors)
+        ids = [str(int(r)) for r in table["record_id"]]
+        out[str(priors)] = {"labels": labels + [0] * (used - len(labels)), "ids": ids, "raw": labels}
+    project.close()
+print(json.dumps(out))
+"""
 
 INSIGHTS_SCRIPT = r"""
 import json, sys
@@ -84,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ledgers", type=Path, help="use these ledgers instead of simulating")
     parser.add_argument("--topics", type=int, default=3, help="the N smallest srd topics")
     parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--asreview-project", type=Path, nargs="*", default=[], help="ASReview 3 project files")
+    parser.add_argument("--asreview-python", default="/work/PEERS/bin/python", help="python with ASReview 3")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         if args.ledgers:
@@ -104,6 +127,20 @@ def main(argv: list[str] | None = None) -> int:
             cases.append({"labels": labels, "measures": MEASURES, "td": td})
             row = metrics_document([ledger], "include" if priors else "exclude")["reviews"][0]
             ours.append(row)
+    for project in args.asreview_project:
+        from tarsim.data.asreview_project import read_asreview_project
+
+        peer = subprocess.run(
+            [args.asreview_python, "-c", ASREVIEW_SCRIPT, str(project)], capture_output=True, text=True, check=True
+        )
+        sequences = json.loads(peer.stdout)
+        ledger = read_asreview_project(project)
+        for priors in (False, True):
+            sequence = sequences[str(priors)]
+            td = None if priors else {"ids": sequence["ids"], "labels": sequence["raw"]}
+            cases.append({"labels": sequence["labels"], "measures": MEASURES, "td": td})
+            ours.append(metrics_document([ledger], "include" if priors else "exclude")["reviews"][0])
+            reviews.append(ledger)
     answer = subprocess.run(
         [args.insights_python, "-c", INSIGHTS_SCRIPT], input=json.dumps(cases), capture_output=True, text=True
     )
@@ -118,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
                 worst["td"] = max(worst.get("td", 0.0), 0.0 if mine["td"] == value else 1.0)
                 continue
             worst[name] = max(worst.get(name, 0.0), abs((mine[name] if mine[name] is not None else np.nan) - value))
-    print(f"{len(reviews)} reviews ({len(ledgers)} ledgers, each also with 2 priors) x 2 priors conventions")
+    print(f"{len(ledgers)} ledgers, each also with 2 priors, and {len(args.asreview_project)} ASReview project(s)")
+    print(f"{len(cases)} label sequences (2 priors conventions each) scored by tarsim and by ASReview Insights")
     for name, difference in worst.items():
         print(f"  {name:8s} max |tarsim - Insights| = {difference:.3g}")
     return 0 if all(d <= 1e-12 for d in worst.values()) else 1
