@@ -66,8 +66,13 @@ def test_time_to_discovery_by_hand(ledger):
 
 
 def test_wss_and_effort_to_recall_by_hand(ledger):
-    assert wss(ledger, 0.5) == pytest.approx((20 - 3) / 20 - 0.5)
-    assert wss(ledger, 0.95) is None  # never reached
+    # Insights' WSS@50 with R = 4: the 2nd relevant is found at position 3 (2 records before it); random order,
+    # round(linspace(0, 4, 20)) = round(4i/19), first reaches 2 at i = 8 (7.6/19*4 = 1.68 -> 2): (8 - 2) / 20
+    assert wss(ledger, 0.5) == pytest.approx((8 - 2) / 20)
+    # WSS@95 is read at the largest recall level j/4 <= 0.95, j = 3 (Insights' slice): the 3rd relevant at position 6
+    # (5 before it); round(4i/19) first reaches 3 at i = 12 (2.53): (12 - 5) / 20
+    assert wss(ledger, 0.95) == pytest.approx((12 - 5) / 20)
+    assert wss(ledger, 1.0) is None  # the 4th relevant is never found
     assert effort_to_recall(ledger, 0.75) == 6
     assert effort_to_recall(ledger, 0.75, "sent") == 21
     assert effort_to_recall(ledger, 0.75, "lambda:0.5") == pytest.approx((6 + 21) / 2)
@@ -86,7 +91,7 @@ def test_recall_and_cost_at_stop_by_hand(ledger):
 
 def test_measures_row(ledger):
     row = tar_measures(ledger, percents=(10, 50))
-    assert row["rrf_50"] == 0.75 and row["erf_10"] == 0.25 and row["wss_95"] is None
+    assert row["rrf_50"] == 0.75 and row["erf_10"] == 0.25 and row["wss_95"] == pytest.approx(0.35)
     assert row["effort_to_80"] is None and row["atd"] == pytest.approx(10 / 3)
 
 
@@ -121,6 +126,10 @@ def test_against_a_naive_implementation():
         assert rrf(ledger, percent) == pytest.approx(expected_rrf)
         assert erf(ledger, percent) == pytest.approx(expected_erf)
         assert average_time_to_discovery(ledger) == pytest.approx(expected_atd)
-        n_r = next((i + 1 for i, f in enumerate(np.cumsum(truth)) if f >= 0.95 * relevant - 1e-9), None)
-        expected_wss = None if n_r is None else (size - n_r) / size - 0.05
+        # Insights' WSS@95: the j-th relevant, j the largest with j/R <= 0.95 (R when none), found after n_r - 1
+        # records; random order finds it after i records, the first i with round(i * R / (N - 1)) >= j.
+        j = max((j for j in range(1, relevant + 1) if Fraction(j, relevant) <= Fraction(95, 100)), default=relevant)
+        n_r = next((i + 1 for i, f in enumerate(np.cumsum(truth)) if f >= j), None)
+        random_i = next(i for i in range(size) if round(Fraction(i * relevant, size - 1)) >= j)
+        expected_wss = None if n_r is None else (random_i - (n_r - 1)) / size
         assert wss(ledger, 0.95) == pytest.approx(expected_wss)

@@ -21,6 +21,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     # name: (module, one-line help)
     "evaluate": ("tarsim.cli.evaluate", "evaluate TREC runs against qrels with ranked-list measures"),
     "simulate": ("tarsim.cli.simulate", "simulate a CAL review and compute Recall@E"),
+    "metrics": (
+        "tarsim.cli.metrics",
+        "ASReview Insights' measures (WSS, RRF, ERF, ATD) of ledgers, .asreview and order files",
+    ),
     "report": ("tarsim.cli.report", "recompute Recall@E tables from the ledgers of a simulate output"),
     "sweep": ("tarsim.cli.sweep", "run a study: topics x policies x strategies x seeds (joblib or Dask)"),
     "plot": ("tarsim.cli.plot", "plot recall-effort curves from ledgers"),

@@ -46,6 +46,15 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--columns", type=int, metavar="N", help="panels per row with --per-topic")
     parser.add_argument("--title", help="figure title")
+    parser.add_argument(
+        "--kind",
+        choices=("effort", "recall", "wss", "erf"),
+        default="effort",
+        help="effort: recall by effort (default); recall, wss, erf: ASReview Insights' figures, one line per tool",
+    )
+    parser.add_argument(
+        "--priors", choices=("exclude", "include"), default="exclude", help="priors in Insights' figures"
+    )
     parser.set_defaults(handler=run, per_topic=False)
 
 
@@ -88,6 +97,15 @@ def run(args: argparse.Namespace) -> int:
     if args.columns is not None and args.columns < 1:
         raise ConfigError(f"--columns must be >= 1, got {args.columns}")
     ledgers = load_ledgers(args.ledgers)
+    if args.kind != "effort":
+        from tarsim.reporting.plots import plot_insights
+
+        fields = [f.strip() for f in args.group_by.split(",")] if args.group_by else None
+        path = save_figure(
+            plot_insights(ledgers, args.kind, priors=args.priors, group_by=fields, title=args.title), args.out
+        )
+        print(f"{len(ledgers)} review(s) plotted to {path}")
+        return 0
     figure = plot_recall_effort(
         ledgers,
         args.effort,

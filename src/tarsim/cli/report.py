@@ -1,4 +1,4 @@
-"""`tarsim report OUT`: recompute the Recall@E and summary tables from the ledgers alone."""
+"""`tarsim report OUT`: recompute the per-topic, Recall@E and hours-to-recall tables from the ledgers alone."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import InputError
-from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, format_recall_table
+from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, format_review_tables
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -39,5 +39,5 @@ def run(args: argparse.Namespace) -> int:
             summary = Path(args.out) / "summary.json"
             skipped = json.loads(summary.read_text()).get("skipped", {}) if summary.exists() else {}
             write_simulation_reports(Path(args.out), list(result.ledgers.values()), effort, skipped)
-    print(format_recall_table(result.recall_at_effort()))
+    print(format_review_tables(result.ledgers.values(), effort))
     return 0

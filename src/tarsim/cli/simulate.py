@@ -11,7 +11,7 @@ from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError
 from tarsim.learners import DEFAULT_LAMBDA, LEARNERS
 from tarsim.policies import SeedingChoice
-from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, format_recall_table
+from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, format_review_tables
 from tarsim.simulator.config import ReviewConfig
 
 
@@ -142,6 +142,6 @@ def run(args: argparse.Namespace) -> int:
         f"{'demo collection' if not (args.collection or args.docs) else dataset.name}: "
         f"{len(dataset.collection)} documents, strategy {config.strategy}, seed {config.seed}"
     )
-    print(format_recall_table(result.recall_at_effort()))
+    print(format_review_tables(result.ledgers.values(), result.effort_models))
     print(f"ledgers, recall_at_effort.csv and summary.json written to {args.out}")
     return 0

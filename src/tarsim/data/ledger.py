@@ -82,6 +82,11 @@ class Ledger:
     round: np.ndarray
     effort: dict[str, np.ndarray]
     source: str = "<memory>"
+    prior: np.ndarray | None = None  # bool, True on prior judgments (`"prior": true`); None is read as all False
+
+    def __post_init__(self) -> None:
+        if self.prior is None:
+            object.__setattr__(self, "prior", np.zeros(len(self.docids), dtype=bool))
 
     @property
     def topic(self) -> str:
@@ -155,6 +160,7 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
             round=np.array([j["round"] for j in judgments], dtype=np.int64),
             effort=effort,
             source=source,
+            prior=np.array([j.get("prior", False) is True for j in judgments], dtype=bool),
         )
         found = {docid for docid, grade in zip(ledger.docids, ledger.truth, strict=True) if grade > 0}
     except KeyError as exc:

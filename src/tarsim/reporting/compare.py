@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tarsim.data.ledger import Ledger, is_temporary, read_ledger
+from tarsim.data.ledger import Ledger, is_temporary
 from tarsim.data.lines import PathLike
+from tarsim.data.order import read_review
 from tarsim.errors import ConfigError, InputError
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
 from tarsim.simulator.config import normalise_config
@@ -66,7 +67,7 @@ def load_ledgers(paths: Iterable[PathLike]) -> list[Ledger]:
     """Read every ledger found under `paths` (see ledger_paths); incomplete ledgers are rejected."""
     ledgers = []
     for path in ledger_paths(paths):
-        ledger = read_ledger(path)
+        ledger = read_review(path)  # a ledger, an ASReview project (.asreview) or an order file
         if not ledger.complete:
             raise InputError(path, None, "ledger has no end record (an unfinished review)")
         ledgers.append(ledger)

@@ -336,3 +336,86 @@ def save_figure(fig, path) -> Path:
     with atomic_write(path, "wb") as handle, plt.rc_context({"svg.hashsalt": "tarsim", "svg.fonttype": "none"}):
         fig.savefig(handle, format=suffix, dpi=200, metadata=metadata, bbox_inches="tight", pad_inches=0.05)
     return path
+
+
+# ---- ASReview Insights' figures ---------------------------------------------------------------------------------
+INSIGHTS_KINDS = ("recall", "wss", "erf")
+INSIGHTS_GRID = 1001
+
+
+def _insights_curve(screen, kind: str, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One review's curve on `grid` (share screened, or recall for wss) and its random-screening reference."""
+    from tarsim.metrics.insights import _random_found
+
+    n, r = screen.n, screen.relevant
+    found = np.cumsum(screen.labels)
+    if kind == "wss":
+        levels = np.arange(1, r + 1)
+        when = np.searchsorted(found, levels).astype(float)
+        when[when >= n] = np.nan  # a level never reached has no WSS
+        values = (np.searchsorted(_random_found(r, n), levels) - when) / n
+        index = np.searchsorted(levels / r, grid, side="right") - 1
+        return np.where(index >= 0, values[np.maximum(index, 0)], np.nan), np.zeros_like(grid)
+    k = np.searchsorted(np.arange(1, n + 1) / n, grid, side="right")  # records screened at each share
+    got = np.where(k > 0, found[np.maximum(k - 1, 0)], 0) / r
+    random = np.where(k > 0, _random_found(r, n)[np.maximum(k - 1, 0)], 0) / r
+    if kind == "recall":
+        return got, random
+    return got - random, np.zeros_like(grid)
+
+
+def plot_insights(
+    ledgers: Sequence[Ledger],
+    kind: str = "recall",
+    *,
+    priors: str = "exclude",
+    group_by: Sequence[str] | None = None,
+    title: str | None = None,
+):
+    """ASReview Insights' recall, WSS or ERF figure, one line per tool (tarsim preset or strategy, "asreview", an
+    order file's name; or per `group_by` fields), averaged over its reviews; the reference lines are Insights':
+    random screening (and, for recall, a perfect review); WSS and ERF are 0 for random screening."""
+    from tarsim.metrics.insights import screening, tool_of
+
+    if kind not in INSIGHTS_KINDS:
+        raise ConfigError(f"plot kind {kind!r} unknown; accepted: effort, {', '.join(INSIGHTS_KINDS)}")
+    if not ledgers:
+        raise ConfigError("nothing to plot: no ledgers")
+    groups: dict[str, list[Ledger]] = {}
+    if group_by:
+        groups = group_ledgers(ledgers, group_by)
+    else:
+        for ledger in ledgers:
+            groups.setdefault(tool_of(ledger), []).append(ledger)
+    screens = {name: [screening(ledger, priors) for ledger in runs] for name, runs in groups.items()}
+    screens = {name: [s for s in runs if s.relevant > 0] for name, runs in screens.items()}
+    if not any(screens.values()):
+        raise ConfigError("nothing to plot: no review has a relevant record")
+    styles = group_styles(list(screens))
+    grid = np.linspace(0.0, 1.0, INSIGHTS_GRID)
+    plt = _matplotlib()
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(6.4, 4.4), layout="constrained")
+        references = []
+        for name, runs in screens.items():
+            if not runs:
+                continue
+            curves = [_insights_curve(screen, kind, grid) for screen in runs]
+            mean = np.mean([c[0] for c in curves], axis=0)
+            references.extend(c[1] for c in curves)
+            colour, style = styles[name]
+            ax.step(grid, mean, where="post", color=colour, ls=style, lw=1.8, label=f"{name} ({len(runs)})")
+        reviews = [screen for runs in screens.values() for screen in runs]
+        ax.step(grid, np.mean(references, axis=0), where="post", color="black", lw=1.0, label="random screening")
+        if kind == "recall":
+            perfect = np.mean([np.minimum(1.0, np.floor(grid * s.n + 1e-9) / s.relevant) for s in reviews], axis=0)
+            ax.step(grid, perfect, where="post", color="grey", lw=1.0, label="perfect review")
+        ax.set_ylim(-0.05, 1.05)
+        labels = {"recall": ("Recall", "Recall"), "wss": ("Work Saved over Sampling (WSS) given Recall", "WSS")}
+        heading, ylabel = labels.get(kind, ("Extra Relevant Records Found (ERF)", "ERF"))
+        ax.set_xlabel("Recall" if kind == "wss" else "Proportion of labeled records")
+        ax.set_ylabel(ylabel)
+        topics = len({screen.topic for screen in reviews})
+        ax.set_title(title or heading + (f", mean over {topics} topics" if topics > 1 else ""))
+        ax.legend(loc="best", frameon=False)
+    return fig

@@ -11,10 +11,15 @@ import pandas as pd
 from tarsim import __version__
 from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
-from tarsim.metrics.recall_effort import recall_at_effort, summary_row
+from tarsim.effort_models import make_effort_model
+from tarsim.metrics import insights
+from tarsim.metrics.recall_effort import recall_at_effort, recall_curve, summary_row
 
 DEFAULT_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds", "clock")
 RECALL_COLUMNS = ["topic", "strategy", "effort_model", "a", "b", "effort", "recall"]
+TIME_MODELS = ("seconds", "clock")
+"""Effort models in seconds: shown as hours to 80/95/100% recall, where an aR+b budget of seconds means nothing."""
+HOURS_LEVELS = (0.8, 0.95, 1.0)
 
 
 def recall_at_effort_frame(
@@ -26,8 +31,13 @@ def recall_at_effort_frame(
 
 
 def summary_frame(ledgers: Iterable[Ledger]) -> pd.DataFrame:
-    """One row per topic: R, judgments, documents to 80/95/100% recall, WSS@95, final recall."""
-    return pd.DataFrame([summary_row(ledger) for ledger in ledgers])
+    """One row per topic: R, judgments, documents to 80/95/100% recall, WSS@95 (ASReview Insights', as the printed
+    per-topic table), final recall."""
+    rows = []
+    for ledger in ledgers:
+        screen = insights.screening(ledger)
+        rows.append({**summary_row(ledger), "wss_95": insights.wss(screen.labels, 0.95, screen.relevant)})
+    return pd.DataFrame(rows)
 
 
 def mean_recall_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -100,3 +110,120 @@ def write_simulation_reports(
         json.dump(document, handle, indent=2, sort_keys=True)
         handle.write("\n")
     return table
+
+
+def _number(value, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "n/a"
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:.{digits}f}"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _text_table(header: Sequence[str], rows: Sequence[Sequence]) -> str:
+    cells = [list(header)] + [[_number(v) if not isinstance(v, str) else v for v in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    lines = [
+        "  ".join(
+            cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in cells
+    ]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def topic_table_rows(ledgers: Iterable[Ledger]) -> list[dict]:
+    """Per topic: R, judged, documents to 95% recall, WSS@95 (Insights', priors excluded), Recall@2R+100 (judge)."""
+    rows = []
+    for ledger in ledgers:
+        screen = insights.screening(ledger)
+        curve = recall_curve(ledger, "judge")
+        reached = curve.effort_to(0.95)
+        rows.append(
+            {
+                "topic": ledger.topic,
+                "R": ledger.relevant,
+                "judged": len(ledger),
+                "docs_to_95": None if reached is None else int(reached),
+                "wss_95": insights.wss(screen.labels, 0.95, screen.relevant),
+                "recall_2R+100": curve.recall_at(2 * curve.relevant + 100),
+            }
+        )
+    return rows
+
+
+def format_topic_table(ledgers: Iterable[Ledger]) -> str:
+    """The per-topic table printed before the mean Recall@E table."""
+    rows = topic_table_rows(ledgers)
+    header = ["topic", "R", "judged", "docs to 95%", "WSS@95", "Recall@2R+100"]
+    return "Per topic\n" + _text_table(header, [list(row.values()) for row in rows])
+
+
+def hours_to_recall(ledgers: Sequence[Ledger], effort_models: Sequence[str]) -> pd.DataFrame:
+    """Mean hours to reach 80/95/100% recall under each time-based effort model (NaN when a topic never does)."""
+    frame = {}
+    for spec in effort_models:
+        model = make_effort_model(spec)
+        column = []
+        for level in HOURS_LEVELS:
+            times = [recall_curve(ledger, model).effort_to(level) for ledger in ledgers]
+            column.append(float("nan") if any(t is None for t in times) else sum(times) / len(times) / 3600.0)
+        frame[model.name] = column
+    return pd.DataFrame(frame, index=[f"{round(level * 100)}%" for level in HOURS_LEVELS])
+
+
+def format_review_tables(ledgers: Iterable[Ledger], effort_models: Sequence[str] = DEFAULT_EFFORT_MODELS) -> str:
+    """What `tarsim simulate` and `tarsim report` print: the per-topic table, the mean Recall@E table of the
+    count-based effort models (judge, sent, lambda) and the mean hours to 80/95/100% recall of `seconds`/`clock`."""
+    ledgers = list(ledgers)
+    if not ledgers:
+        return "no topic was reviewed"
+    counted = [spec for spec in effort_models if make_effort_model(spec).name not in TIME_MODELS]
+    timed = [spec for spec in effort_models if make_effort_model(spec).name in TIME_MODELS]
+    parts = [format_topic_table(ledgers)]
+    if counted:
+        parts.append(format_recall_table(recall_at_effort_frame(ledgers, counted)))
+    if timed:
+        hours = hours_to_recall(ledgers, timed)
+        text = hours.to_string(float_format=lambda v: f"{v:.2f}", na_rep="n/a")
+        parts.append(f"Mean hours to reach recall over {len(ledgers)} topic(s)\n{text}")
+    return "\n\n".join(parts)
+
+
+def format_metrics_table(document: Mapping) -> str:
+    """`tarsim metrics --format table`: one row per review and the mean per tool, then the mean Recall@E grid."""
+    columns = [
+        ("topic", "topic"),
+        ("tool", "tool"),
+        ("N", "N"),
+        ("R", "R"),
+        ("judged", "judged"),
+        ("wss_95", "WSS@95"),
+        ("wss_100", "WSS@100"),
+        ("rrf_5", "RRF@5"),
+        ("rrf_10", "RRF@10"),
+        ("erf_10", "ERF@10"),
+        ("atd", "ATD"),
+        ("docs_to_80", "to 80%"),
+        ("docs_to_95", "to 95%"),
+        ("docs_to_100", "to 100%"),
+    ]
+    rows = [[row[key] for key, _ in columns] for row in document["reviews"]]
+    for tool, mean in document["mean"].items():
+        rows.append([f"mean ({mean['runs']})", tool] + [mean[key] for key, _ in columns[2:]])
+    text = f"Measures as ASReview Insights' `asreview metrics` (priors {document['priors']}d)\n"
+    text += _text_table([title for _, title in columns], rows)
+    budgets = list(next(iter(document["mean"].values()))["recall_at_effort"]) if document["mean"] else []
+    grid = [[budget] + [mean["recall_at_effort"][budget] for mean in document["mean"].values()] for budget in budgets]
+    text += "\n\nMean Recall@E, E = aR+b records screened\n" + _text_table(["E", *document["mean"]], grid)
+    return text
+
+
+def metrics_frame(document: Mapping) -> pd.DataFrame:
+    """`tarsim metrics --format csv`: one row per review, the Recall@E grid as `recall@aR+b` columns, no TD."""
+    rows = []
+    for row in document["reviews"]:
+        flat = {k: v for k, v in row.items() if k not in ("td", "recall_at_effort")}
+        flat.update({f"recall@{budget}": value for budget, value in row["recall_at_effort"].items()})
+        rows.append(flat)
+    return pd.DataFrame(rows)

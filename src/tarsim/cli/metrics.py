@@ -1,0 +1,72 @@
+"""`tarsim metrics INPUT...`: ASReview Insights' measures (WSS, RRF, ERF, TD/ATD) and more of any review: tarsim
+simulate outputs and ledgers, ASReview project files (.asreview) and plain order files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from tarsim.metrics.insights import PRIORS
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="a `tarsim simulate` output or ledger directory, ledger files, ASReview .asreview projects, order files",
+    )
+    parser.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output (default: table)")
+    parser.add_argument(
+        "--priors",
+        choices=PRIORS,
+        default="exclude",
+        help="leave prior records out of every measure (default, as ASReview Insights) or count them (--priors there)",
+    )
+    parser.add_argument("--qrels", metavar="FILE", help="qrels giving R, N and relevance to order files")
+    parser.add_argument("--out", metavar="FILE", help="write the output to FILE instead of printing it")
+    parser.set_defaults(handler=run)
+
+
+def load_reviews(inputs, qrels_path: str | None = None) -> list:
+    """Ledgers of every input: directories searched for ledgers, files read by their kind (tarsim.data.order)."""
+    from tarsim.data.order import read_review
+    from tarsim.data.qrels import read_qrels
+    from tarsim.errors import InputError
+    from tarsim.reporting.compare import ledger_paths
+
+    qrels = read_qrels(qrels_path) if qrels_path else None
+    ledgers = []
+    for given in inputs:
+        path = Path(given)
+        paths = ledger_paths([path]) if path.is_dir() else [path]
+        for found in paths:
+            ledger = read_review(found, qrels)
+            if not ledger.complete:
+                raise InputError(found, None, "ledger has no end record (an unfinished review)")
+            ledgers.append(ledger)
+    return ledgers
+
+
+def run(args: argparse.Namespace) -> int:
+    from tarsim import __version__
+    from tarsim.data.atomic import atomic_write
+    from tarsim.metrics.insights import metrics_document
+    from tarsim.reporting.tables import format_metrics_table, metrics_frame
+
+    document = metrics_document(load_reviews(args.inputs, args.qrels), args.priors, version=__version__)
+    if args.format == "json":
+        text = json.dumps(document, indent=2, sort_keys=True) + "\n"
+    elif args.format == "csv":
+        text = metrics_frame(document).to_csv(index=False, lineterminator="\n")
+    else:
+        text = format_metrics_table(document) + "\n"
+    if args.out:
+        with atomic_write(Path(args.out)) as handle:
+            handle.write(text)
+        print(f"{len(document['reviews'])} review(s) measured, written to {args.out}")
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,87 @@
+"""ASReview project files (`.asreview`, ASReview 3's layout) read as ledgers, so their reviews get tarsim's measures.
+
+The file is a zip holding `project.json` (the project's name) and `results.db`, an SQLite database with the
+`record` table (the imported data: `record_id`, `included`, and `group_id` for duplicate groups) and the `results`
+table (one row per labelling decision, in `rowid` order: `record_id`, `label`, `querier`, ...). As ASReview
+does, a result whose `querier` is NULL is a prior, a result without a label is pending (left out), and of a group
+of duplicates only its base record (record_id == group_id) counts. The ledger: topic = the project's name (else the
+file's stem), docids = record ids, order = the results' order, truth = the data's `included` labels,
+N = the records of the data (duplicate groups once), R = those labelled included in the data (what Insights uses
+for a finished simulation).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import tempfile
+import zipfile
+from pathlib import Path
+
+from tarsim.data.ledger import Ledger
+from tarsim.data.lines import PathLike
+from tarsim.data.order import foreign_ledger
+from tarsim.errors import InputError
+
+PROJECT_JSON = "project.json"
+RESULTS_DB = "results.db"
+
+
+def read_asreview_project(path: PathLike) -> Ledger:
+    """Read the review in an ASReview 3 project file as a ledger whose tool is "asreview"."""
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            if PROJECT_JSON not in names or RESULTS_DB not in names:
+                raise InputError(path, None, f"not an ASReview 3 project (needs {PROJECT_JSON} and {RESULTS_DB})")
+            config = json.loads(archive.read(PROJECT_JSON).decode("utf-8"))
+            with tempfile.TemporaryDirectory() as tmp:
+                database = Path(archive.extract(RESULTS_DB, tmp))
+                records, results = _read_tables(path, database)
+    except zipfile.BadZipFile:
+        raise InputError(path, None, "not an ASReview project file (not a zip archive)") from None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise InputError(path, None, f"{PROJECT_JSON} is not valid JSON") from None
+    topic = str(config.get("name") or path.stem) if isinstance(config, dict) else path.stem
+    included = {record_id: int(flag == 1) for record_id, flag in records}
+    docids, labels, truth, prior = [], [], [], []
+    for record_id, label, querier in results:
+        if record_id not in included:
+            continue  # a duplicate's member: ASReview counts its group's base record
+        docids.append(str(record_id))
+        labels.append(int(label == 1))
+        truth.append(included[record_id])
+        prior.append(querier is None)
+    if len(set(docids)) != len(docids):
+        raise InputError(path, None, "a record labelled twice in the results table")
+    return foreign_ledger(
+        tool="asreview",
+        topic=topic,
+        docids=docids,
+        labels=labels,
+        truth=truth,
+        prior=prior,
+        relevant=sum(included.values()),
+        collection_size=len(included),
+        source=str(path),
+    )
+
+
+def _read_tables(path: Path, database: Path) -> tuple[list[tuple], list[tuple]]:
+    """(record_id, included) of the base records, and (record_id, label, querier) of the labelled results."""
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(record)")}
+        if not {"record_id", "included"} <= columns:
+            raise InputError(path, None, "results.db has no `record` table with record_id and included")
+        base = " WHERE record_id = group_id" if "group_id" in columns else ""
+        records = connection.execute(f"SELECT record_id, included FROM record{base} ORDER BY record_id").fetchall()
+        results = connection.execute(
+            "SELECT record_id, label, querier FROM results WHERE label IS NOT NULL ORDER BY rowid"
+        ).fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise InputError(path, None, f"results.db cannot be read: {exc}") from None
+    finally:
+        connection.close()
+    return records, results

@@ -1,0 +1,140 @@
+"""ASReview Insights' measures (tarsim.metrics.insights) on small reviews worked out by hand from the definitions,
+priors in the ledger, the per-topic and hours tables, and `tarsim metrics` on ledgers and order files."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import ledger_factory
+from tarsim.cli import main
+from tarsim.data.ledger import ledger_from_lines
+from tarsim.metrics import insights
+from tarsim.metrics.tar import average_time_to_discovery, rrf, wss
+from tarsim.reporting.tables import format_review_tables, hours_to_recall
+
+# N = 10 records, R = 2; relevant found at positions 1 and 3.
+LABELS = [1, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+
+
+def test_measures_by_hand():
+    labels = np.array(LABELS)
+    assert insights.rrf(labels, 10) == 0.5  # k = 1 record screened: 1 of 2 found
+    assert insights.rrf(labels, 5) == 0.0  # 5% of 10 is less than one record
+    assert insights.rrf(labels, 30) == 1.0
+    # random order finds round(2i/9) after i+1 records: 0, 0, 0, 1 (0.67), ..., 2 from i = 7 (1.56)
+    assert insights.erf(labels, 10) == 0.5  # (1 - 0) / 2
+    assert insights.erf(labels, 40) == pytest.approx((2 - 1) / 2)  # k = 4: round(2*3/9) = round(0.67) = 1
+    # WSS@95 reads recall level j = 1 (1/2 <= 0.95 < 2/2): found after 0 records, random after 3
+    assert insights.wss(labels, 0.95) == pytest.approx((3 - 0) / 10)
+    # WSS@100, j = 2: found after 2 records, random after 7
+    assert insights.wss(labels, 1.0) == pytest.approx((7 - 2) / 10)
+    assert insights.docs_to_recall(labels, 0.8) == 3  # 0.8 * 2 needs both
+    assert insights.docs_to_recall(labels, 0.5) == 1
+
+
+def test_wss_never_reached_is_none_and_r_is_the_topics():
+    # R = 3 but only 2 found: recall never reaches 100%; RRF counts over R = 3
+    labels = np.array(LABELS)
+    assert insights.wss(labels, 1.0, relevant=3) is None
+    assert insights.rrf(labels, 30, relevant=3) == pytest.approx(2 / 3)
+
+
+def _prior_ledger():
+    """p1 (relevant) and p2 are priors; then a, b (relevant), c; N = 10, R = 2."""
+    lines = ledger_factory.ledger_lines([1, 0, 0, 1, 0], docids=["p1", "p2", "a", "b", "c"], size=10, relevant=2)
+    for index in (1, 2):  # judgment lines of p1 and p2
+        record = json.loads(lines[index])
+        record["prior"] = True
+        lines[index] = json.dumps(record)
+    return ledger_from_lines(lines)
+
+
+def test_ledger_prior_column():
+    ledger = _prior_ledger()
+    assert ledger.prior.tolist() == [True, True, False, False, False]
+    plain = ledger_factory.make_ledger([1, 0])
+    assert plain.prior.tolist() == [False, False]
+
+
+def test_priors_excluded_by_default_and_included_on_request():
+    ledger = _prior_ledger()
+    excluded = insights.screening(ledger)
+    # without priors: sequence a, b, c padded to N = 8, R = 1
+    assert (excluded.n, excluded.relevant, excluded.priors) == (8, 1, 2)
+    assert excluded.labels.tolist() == [0, 1, 0, 0, 0, 0, 0, 0]
+    assert insights.time_to_discovery(excluded) == [("b", 2)]
+    # WSS@100: found after 1 record; random round(i/7) first reaches 1 at i = 4 (0.57)
+    assert insights.wss(excluded.labels, 1.0, excluded.relevant) == pytest.approx((4 - 1) / 8)
+    included = insights.screening(ledger, "include")
+    assert (included.n, included.relevant) == (10, 2)
+    assert insights.time_to_discovery(included) == [("p1", 1), ("b", 4)]
+    # WSS@100: 2nd relevant after 3 records; random round(2i/9) first reaches 2 at i = 7
+    assert insights.wss(included.labels, 1.0, included.relevant) == pytest.approx((7 - 3) / 10)
+    assert wss(ledger, 1.0) == pytest.approx(3 / 8) and wss(ledger, 1.0, priors="include") == pytest.approx(0.4)
+    assert average_time_to_discovery(ledger) == 2.0
+    assert average_time_to_discovery(ledger, priors="include") == 2.5
+    assert rrf(ledger, 10) == 0.0 and rrf(ledger, 10, priors="include") == 0.5
+    with pytest.raises(Exception, match="priors"):
+        insights.screening(ledger, "both")
+
+
+def test_recall_grid_and_mean():
+    screen = insights.Screening("t", "x", [f"d{i}" for i in range(10)], np.array(LABELS), 2, 0)
+    row = insights.measures(screen)
+    assert row["recall_at_effort"]["1R+0"] == 0.5  # E = 2 records: 1 found
+    assert row["recall_at_effort"]["2R+0"] == 1.0
+    assert row["atd"] == 2.0 and row["td"] == [["d0", 1], ["d2", 3]]
+    other = dict(row, atd=4.0, wss_95=None)
+    mean = insights.mean_measures([row, other])
+    assert mean["atd"] == 3.0 and mean["wss_95"] is None and mean["runs"] == 2
+
+
+def test_review_tables_show_hours_for_time_models():
+    # 2 relevant of 2 found at judgments 1 and 3; each judgment costs 2 s per sentence, 1 sentence each
+    ledger = ledger_factory.make_ledger([1, 0, 1], size=10, relevant=2, seconds_per_sentence=1800.0)
+    hours = hours_to_recall([ledger], ["seconds"])
+    assert hours.loc["80%", "seconds"] == pytest.approx(1.5)  # 3 judgments x 0.5 h
+    assert hours.loc["100%", "seconds"] == pytest.approx(1.5)
+    text = format_review_tables([ledger], ["judge", "seconds"])
+    assert "Per topic" in text and "Recall@2R+100" in text and "Mean hours" in text
+    assert "seconds" not in text.split("Mean hours")[0].split("Mean Recall@E")[1]
+
+
+def test_metrics_cli_on_an_order_file(tmp_path, capsys):
+    order = tmp_path / "screening.txt"
+    order.write_text("# docid label\nd0 1\nd1 0\n\nd2 1\n" + "".join(f"d{i} 0\n" for i in range(3, 10)))
+    assert main(["metrics", str(order), "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    (review,) = document["reviews"]
+    assert (review["N"], review["R"], review["tool"], review["topic"]) == (10, 2, "screening.txt", "screening")
+    assert review["wss_100"] == pytest.approx(0.5) and review["atd"] == 2.0
+    assert document["mean"]["screening.txt"]["rrf_10"] == 0.5
+    assert main(["metrics", str(order), "--format", "csv"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert "wss_95" in header and "recall@2R+100" in header and "td" not in header.split(",")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"screening 0 d{i} {int(i in (0, 5))}\n" for i in range(20)))
+    assert main(["metrics", str(order), "--qrels", str(qrels), "--format", "json"]) == 0
+    review = json.loads(capsys.readouterr().out)["reviews"][0]
+    assert (review["N"], review["R"], review["judged"]) == (20, 2, 10)
+    assert review["td"] == [["d0", 1], ["d5", 6]]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("d0 2\n", "1: label must be 0 or 1"),
+        ("d0 1\nd0 0\n", "2: record 'd0' listed twice"),
+        ("d0\n", "1: expected `docid label`"),
+        ("# nothing\n", "no record"),
+    ],
+)
+def test_metrics_cli_bad_order_file(tmp_path, capsys, text, problem):
+    order = tmp_path / "o.txt"
+    order.write_text(text)
+    assert main(["metrics", str(order)]) == 2
+    err = capsys.readouterr().err
+    assert problem in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
