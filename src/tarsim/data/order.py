@@ -132,12 +132,12 @@ def read_review(path: PathLike, qrels: Qrels | None = None) -> Ledger:
         from tarsim.data.asreview_project import read_asreview_project
 
         return read_asreview_project(path)
-    if _starts_with_header(path):
+    if path.suffix == ".jsonl" or _starts_like_json(path):  # a ledger, even a damaged one: its reader says what is wrong
         return read_ledger(path)
     return read_order(path, qrels)
 
 
-def _starts_with_header(path: Path) -> bool:
+def _starts_like_json(path: Path) -> bool:
     for _, line in iter_lines(path):
-        return line.lstrip().startswith("{") and '"header"' in line
+        return line.lstrip().startswith("{")
     return False
