@@ -8,7 +8,9 @@
 - `clock`: elapsed time on the SimPy clock (several reviewers work at once; retraining may keep them waiting).
 """
 
+from tarsim.effort_models.budget import Budget
 from tarsim.effort_models.models import (
+    DEFAULT_EFFORT_MODELS,
     EFFORT_MODELS,
     ClockEffort,
     EffortModel,
@@ -16,12 +18,15 @@ from tarsim.effort_models.models import (
     LambdaEffort,
     SecondsEffort,
     SentenceEffort,
+    ledger_increments,
     make_effort_model,
 )
 from tarsim.effort_models.reading import TimeModel, sentences_read
 
 __all__ = [
+    "DEFAULT_EFFORT_MODELS",
     "EFFORT_MODELS",
+    "Budget",
     "ClockEffort",
     "EffortModel",
     "JudgeEffort",
@@ -29,6 +34,7 @@ __all__ = [
     "SecondsEffort",
     "SentenceEffort",
     "TimeModel",
+    "ledger_increments",
     "make_effort_model",
     "sentences_read",
 ]
