@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import pandas as pd
 from sklearn.base import BaseEstimator
 
+from tarsim.components import validate
 from tarsim.data.dataset import Dataset, load_dataset
 from tarsim.data.ledger import Ledger, iter_ledger_paths, read_ledger
 from tarsim.data.lines import PathLike
-from tarsim.effort_models import make_effort_model
-from tarsim.errors import InputError
+from tarsim.errors import ConfigError, InputError
 from tarsim.metrics.recall_effort import RecallCurve, recall_curve
+from tarsim.policies import SeedingChoice
 from tarsim.reporting.tables import (
     DEFAULT_EFFORT_MODELS,
     format_recall_table,
@@ -22,7 +24,7 @@ from tarsim.reporting.tables import (
     summary_frame,
     write_simulation_reports,
 )
-from tarsim.simulator.config import ReviewConfig, normalise_config
+from tarsim.simulator.config import STRATEGIES, ReviewConfig, normalise_config
 from tarsim.simulator.run import review_topics
 from tarsim.synthetic import demo_dataset
 
@@ -43,7 +45,7 @@ class SimulationResult:
 
     def curves(self, effort_model: str = "judge") -> dict[str, RecallCurve]:
         """The recall-effort curve of every topic under one effort model."""
-        make_effort_model(effort_model)
+        validate("effort", effort_model)
         return {topic: recall_curve(ledger, effort_model) for topic, ledger in self.ledgers.items()}
 
     def summary(self) -> pd.DataFrame:
@@ -111,14 +113,16 @@ def simulate(
     """Simulate the review of each topic and return its ledgers and Recall@E tables.
 
     `dataset` is a Dataset, a collection directory, or None for the built-in demo (or give docs/qrels/topics
-    files). Review settings are a ReviewConfig or its fields as keywords (feedback="sentence", seed=3, ...).
-    `learner` is a named learner ("bmi", "logistic": tarsim.learners.LEARNERS) or any scikit-learn classifier.
+    files). Review settings are a ReviewConfig or its settings as keywords, by the CLI's names and values
+    (feedback="sentence", seeding="random", seed_doc=[...], strategy="sentence/document", seed=3, ...).
+    `learner` is a named learner (`tarsim list learner`) or any scikit-learn classifier.
     With `out`, ledgers and tables are written there as by the CLI.
     """
     for model in effort:
-        make_effort_model(model)
+        validate("effort", model)
     if isinstance(learner, str):  # a named learner is part of the configuration, recorded in every ledger
         settings["learner"], learner = learner, None
+    settings = review_settings(settings)
     config = replace(config, **settings) if config is not None else ReviewConfig(**settings)
     data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics)
     wanted = [topic] if isinstance(topic, str) else topic
@@ -129,3 +133,25 @@ def simulate(
     if out is not None:
         write_simulation_reports(Path(out), list(batch.ledgers.values()), effort, batch.skipped)
     return result
+
+
+def review_settings(settings: dict) -> dict:
+    """ReviewConfig keyword arguments from settings named as on the CLI (`lambda`, `seed_doc`, `strategy`)."""
+    values = dict(settings)
+    if "lambda" in values:
+        values["lambda_"] = values.pop("lambda")
+    if "strategy" in values:
+        strategy = values.pop("strategy")
+        if strategy not in STRATEGIES:
+            raise ConfigError(f"strategy {strategy!r} unknown; accepted: {', '.join(STRATEGIES)}")
+        values["feedback"], values["train_on"] = STRATEGIES[strategy]
+    if "seed_doc" in values:
+        docids = tuple(values.pop("seed_doc"))
+        values["seeding"] = SeedingChoice(values.get("seeding", "documents"), docids)
+    accepted = [f.name for f in fields(ReviewConfig)]
+    for key in values:
+        if key not in accepted:
+            close = difflib.get_close_matches(key, accepted, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ConfigError(f"review setting {key!r} unknown; accepted: {', '.join(accepted)}{hint}")
+    return values

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,7 @@ class Param:
     parse: Callable[[str], Any] | None = None
     accepted_text: str = ""
     required: bool = False
+    metavar: str = ""  # shown in specs' signatures instead of the name (lambda:L)
 
     def accepted(self) -> str:
         """What the parameter accepts, e.g. `a number in [0, 1]` or `one of random, uncertainty`."""
@@ -56,9 +58,9 @@ class Param:
         """The value typed and checked (text from a spec or the CLI is converted); ConfigError otherwise."""
         if isinstance(value, str) and self.parse is not None:
             try:
-                return self.check(self.parse(value))
-            except (ValueError, ConfigError) as exc:
-                raise ConfigError(f"{self.name}: {exc}" if isinstance(exc, ConfigError) else self._bad(value)) from None
+                return self.parse(value)
+            except ValueError:
+                raise ConfigError(self._bad(value)) from None
         if isinstance(value, str) and self.kind in (int, float):
             try:
                 value = self.kind(value)
@@ -72,11 +74,16 @@ class Param:
 
     def check(self, value: Any) -> Any:
         """Check an already typed value against the declared type, range and choices."""
-        if value is None and self.default is None:
+        if value is None and self.default is None and not self.required:
             return value
         if self.parse is not None:
-            return value
-        if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
+            if isinstance(value, str):
+                self.convert(value)
+                return value
+            raise ConfigError(self._bad(value))
+        if self.kind is int and isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            value = int(value)
+        elif self.kind is float and isinstance(value, numbers.Real) and not isinstance(value, bool):
             value = float(value)
         if not isinstance(value, self.kind) or (isinstance(value, bool) and self.kind is not bool):
             raise ConfigError(self._bad(value))

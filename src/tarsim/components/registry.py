@@ -88,9 +88,9 @@ class Kind:
             self.load(plugins=True)
         return self.components.get(name)
 
-    def accepted(self) -> str:
+    def accepted(self, plugins: bool = True) -> str:
         """The accepted forms for error messages: every name with its parameters, then the extra forms."""
-        forms = [signature(cls) for cls in (self.components[n] for n in self.names())]
+        forms = [signature(cls) for cls in (self.components[n] for n in self.names(plugins))]
         return ", ".join([*forms, *self.extra_forms])
 
     def unknown(self, name: str, spec: str) -> ConfigError:
@@ -132,7 +132,7 @@ def signature(cls: type) -> str:
     params = params_of(cls)
     if not any(p.required for p in params):  # optional-only parameters are shown by `tarsim list`, not here
         return cls.name
-    return cls.name + "".join(f":{p.name}" if p.required else f"[:{p.name}]" for p in params)
+    return cls.name + "".join(f":{p.metavar or p.name}" if p.required else f"[:{p.metavar or p.name}]" for p in params)
 
 
 def summary(cls: type) -> str:

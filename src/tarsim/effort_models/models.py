@@ -63,7 +63,17 @@ class LambdaEffort(EffortModel):
     name: str = "lambda"
     unit: str = "weighted judgments and sentences"
     params: ClassVar[tuple[Param, ...]] = (
-        Param("lambda", float, None, "weight of sentences read", 0.0, 1.0, accepted_text="in [0, 1]", required=True),
+        Param(
+            "lambda",
+            float,
+            None,
+            "weight of sentences read",
+            0.0,
+            1.0,
+            accepted_text="in [0, 1]",
+            required=True,
+            metavar="L",
+        ),
     )
 
     def __post_init__(self) -> None:
