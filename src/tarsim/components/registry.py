@@ -136,8 +136,8 @@ def signature(cls: type) -> str:
 
 
 def summary(cls: type) -> str:
-    """The first line of a component's docstring."""
-    return (cls.__doc__ or "").strip().splitlines()[0]
+    """The first paragraph of a component's docstring, on one line."""
+    return " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
 
 
 def bind(kind: Kind, cls: type, spec: Spec) -> dict[str, Any]:

@@ -82,7 +82,16 @@ class MixedSampling(SelectionPolicy):
     other: str = "random"
     name: str = "mix"
     params: ClassVar[tuple[Param, ...]] = (
-        Param("share", float, None, "expected share of each batch drawn by the other policy", 0.0, 1.0, required=True),
+        Param(
+            "share",
+            float,
+            None,
+            "expected share of each batch drawn by the other policy",
+            0.0,
+            1.0,
+            required=True,
+            metavar="SHARE",
+        ),
         Param("other", str, "random", "the policy drawing that share", choices=("random", "uncertainty")),
     )
 

@@ -131,7 +131,16 @@ class FileOracle(SentenceOracle):
 
     name = "file"
     form = "FILE"
-    params = (Param("path", str, None, "a sentence qrels file (topic docid sentence_index relevance)", required=True),)
+    params = (
+        Param(
+            "path",
+            str,
+            None,
+            "a sentence qrels file (topic docid sentence_index relevance)",
+            required=True,
+            accepted_text="an existing file",
+        ),
+    )
 
     def __init__(self, path: str) -> None:
         self.path = Path(path)

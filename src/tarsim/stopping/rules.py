@@ -86,8 +86,25 @@ class BudgetRule(StoppingRule):
     effort_model: str = "judge"
     name: ClassVar[str] = "budget"
     params: ClassVar[tuple[Param, ...]] = (
-        Param("budget", str, None, "effort budget aR+b, e.g. 2R+100, 4R or 500", parse=Budget.parse, required=True),
-        Param("model", str, "judge", "effort model the budget is counted in", parse=_effort_model),
+        Param(
+            "budget",
+            str,
+            None,
+            "effort budget aR+b, e.g. 2R+100, 4R or 500",
+            parse=Budget.parse,
+            required=True,
+            accepted_text="aR+b",
+            metavar="aR+b",
+        ),
+        Param(
+            "model",
+            str,
+            "judge",
+            "effort model the budget is counted in",
+            parse=_effort_model,
+            accepted_text="an effort model (tarsim list effort)",
+            metavar="MODEL",
+        ),
     )
 
     @classmethod
@@ -151,7 +168,7 @@ class TargetRule(StoppingRule):
     targets: int = 10
     name: ClassVar[str] = "target"
     params: ClassVar[tuple[Param, ...]] = (
-        Param("targets", int, None, "relevant documents in the target sample", low=1, required=True),
+        Param("targets", int, None, "relevant documents in the target sample", low=1, required=True, metavar="T"),
     )
 
     def sample(self, ledger: Ledger, context: ReplayContext) -> TargetSample:
@@ -182,7 +199,7 @@ class NonRelevantRunRule(StoppingRule):
     run: int = 50
     name: ClassVar[str] = "nonrel"
     params: ClassVar[tuple[Param, ...]] = (
-        Param("run", int, None, "consecutive non-relevant labels", low=1, required=True),
+        Param("run", int, None, "consecutive non-relevant labels", low=1, required=True, metavar="N"),
     )
 
     def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
