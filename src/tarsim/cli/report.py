@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from tarsim.effort_models import make_effort_model
+from tarsim.components import validate
 from tarsim.errors import InputError
 from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, format_recall_table
 
@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
 
     effort = tuple(args.effort or DEFAULT_EFFORT_MODELS)
     for model in effort:
-        make_effort_model(model)
+        validate("effort", model)
     result = SimulationResult.from_directory(args.out, effort)
     if not result.ledgers:
         raise InputError(Path(args.out) / "ledgers", None, "no complete ledger found")

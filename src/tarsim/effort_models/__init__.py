@@ -18,7 +18,6 @@ from tarsim.effort_models.models import (
     LambdaEffort,
     SecondsEffort,
     SentenceEffort,
-    ledger_increments,
     make_effort_model,
 )
 from tarsim.effort_models.reading import TimeModel, sentences_read
@@ -34,7 +33,6 @@ __all__ = [
     "SecondsEffort",
     "SentenceEffort",
     "TimeModel",
-    "ledger_increments",
     "make_effort_model",
     "sentences_read",
 ]

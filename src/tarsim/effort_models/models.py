@@ -29,6 +29,10 @@ class EffortModel:
     def costs(self, increments: Mapping[str, np.ndarray]) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def accumulate(self, spent: float, increments: Mapping[str, float], now: float) -> float:
+        """Effort spent after one more judgment (its `increments`, ending at clock time `now`): a running budget."""
+        return spent + float(self.costs({key: np.float64(value) for key, value in increments.items()}))
+
 
 @register("effort")
 @dataclass(frozen=True)
@@ -120,10 +124,8 @@ class ClockEffort(EffortModel):
         time = np.asarray(increments["time"], dtype=np.float64)
         return np.diff(time, prepend=0.0)
 
-
-def ledger_increments(ledger: Any) -> dict[str, np.ndarray]:
-    """A ledger's effort increments per judgment plus its clock `time` (what every effort model may read)."""
-    return {**ledger.effort, "time": ledger.time}
+    def accumulate(self, spent, increments, now):
+        return now  # the clock itself: summing differences would drift from it
 
 
 def make_effort_model(spec: str) -> EffortModel:

@@ -11,9 +11,9 @@ import pandas as pd
 from tarsim import __version__
 from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
+from tarsim.effort_models import DEFAULT_EFFORT_MODELS  # the one definition, re-exported here
 from tarsim.metrics.recall_effort import recall_at_effort, summary_row
 
-DEFAULT_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds", "clock")
 RECALL_COLUMNS = ["topic", "strategy", "effort_model", "a", "b", "effort", "recall"]
 
 

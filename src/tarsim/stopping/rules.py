@@ -15,7 +15,7 @@ import numpy as np
 
 from tarsim.components import Param, kind, register
 from tarsim.data.ledger import Ledger
-from tarsim.effort_models import Budget, ledger_increments, make_effort_model
+from tarsim.effort_models import Budget, make_effort_model
 from tarsim.errors import ConfigError
 from tarsim.metrics.recall_effort import first_relevant_presentations
 from tarsim.stopping.target import TargetSample, draw_target_sample
@@ -116,7 +116,7 @@ class BudgetRule(StoppingRule):
         return self.a * ledger.relevant + self.b
 
     def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
-        spent = np.cumsum(make_effort_model(self.effort_model).costs(ledger_increments(ledger)))
+        spent = np.cumsum(make_effort_model(self.effort_model).costs({**ledger.effort, "time": ledger.time}))
         reached = np.flatnonzero(spent >= self.budget(ledger) - 1e-9)
         return int(reached[0]) + 1 if reached.size else None
 
