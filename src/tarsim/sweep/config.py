@@ -275,7 +275,7 @@ def _seeds(check: _Checker, value: Any) -> tuple[int, ...]:
         if value > MAX_RUNS:
             check.fail(
                 "sweep.seeds",
-                f"seed count must be at most {MAX_RUNS:,} (runs per sweep), got {value:,}",
+                f"seed count must be at most {MAX_RUNS:,} (the most runs a sweep may plan), got {value:,}",
                 "sweep",
                 "seeds",
             )
@@ -309,9 +309,9 @@ def _review_options(check: _Checker, table: Any) -> dict[str, Any]:
                 )
             options[field_name] = SeedingChoice(value)
             continue
-        if key == "sentence_oracle" and isinstance(value, str) and kind("oracle").resolve(value)[0].name == "file":
-            check.fail("review.sentence_oracle", "a sentence qrels FILE is not available in a sweep", "review", key)
         try:
+            if key == "sentence_oracle" and isinstance(value, str) and kind("oracle").resolve(value)[0].name == "file":
+                raise ConfigError("a sentence qrels FILE is not available in a sweep (give an oracle's name)")
             options[field_name] = toml_value(declaration, value, partial(_build, check, key=key))
         except ConfigError as exc:
             check.fail(f"review.{key}", str(exc), "review", key)
