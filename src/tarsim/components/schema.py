@@ -58,14 +58,10 @@ class Setting:
         else:
             accepted = self.param.accepted()
         default = self.param.default
-        shown = (
-            ""
-            if default is None or self.param.kind is bool
-            else f"; default {default:g}"
-            if isinstance(default, float)
-            else f"; default {default}"
-        )
-        return f"{self.param.help}" + (f": {accepted}" if accepted else "") + shown
+        text = self.param.help + (f": {accepted}" if accepted else "")
+        if default is None or self.param.kind is bool:
+            return text
+        return f"{text}; default {default:g}" if isinstance(default, float) else f"{text}; default {default}"
 
 
 def setting(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from tarsim.components import Param
 from tarsim.components.schema import check_settings, setting
@@ -34,12 +35,14 @@ __all__ = ["STRATEGIES", "Budget", "ReviewConfig", "normalise_config", "normalis
 
 
 def _positive_budget(text: str) -> str:
+    """max_effort: an aR+b budget that allows some effort."""
     if not Budget.parse(text).effort(1) > 0:
         raise ConfigError(f"max_effort {text!r} must be a positive effort")
     return text
 
 
-def _unit(name: str, default: str | None, help_text: str, flag: str, toml: bool) -> Param:
+def _unit(name: str, default: str | None, help_text: str, flag: str, toml: bool) -> Any:
+    """The declaration of a document/sentence setting (a dataclasses.Field)."""
     return setting(Param(name, str, default, help_text, choices=FEEDBACK_UNITS), flag=flag, toml=toml)
 
 
