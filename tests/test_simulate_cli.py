@@ -121,10 +121,10 @@ def test_topic_without_relevant_documents_is_skipped_with_a_reason(tmp_path, cap
     "args, message",
     [
         (["--topic", "nope"], "topic 'nope' is not in the qrels"),
-        (["--effort", "furlongs"], "unknown effort model 'furlongs'"),
+        (["--effort", "furlongs"], "effort model 'furlongs' unknown; accepted: judge"),
         (["--max-effort", "2X+1"], "budget '2X+1'"),
-        (["--policy", "clever"], "unknown policy 'clever'"),
-        (["--reviewers", "0"], "reviewers must be >= 1"),
+        (["--policy", "clever"], "policy 'clever' unknown; accepted: relevance"),
+        (["--reviewers", "0"], "reviewers must be an integer >= 1, got 0"),
     ],
 )
 def test_bad_arguments_give_one_line_and_exit_2(tmp_path, capsys, args, message):

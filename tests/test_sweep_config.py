@@ -89,9 +89,9 @@ def test_other_bad_values(tmp_path, capsys):
         tmp_path, capsys, VALID.replace('"sentence/document"]', '"sentence/documents"]')
     )
     assert "topic 'T9' is not in the qrels" in rejected(tmp_path, capsys, VALID.replace('"T3"', '"T9"'))
-    assert "review: budget 'lots'" in rejected(tmp_path, capsys, VALID.replace('"1R+20"', '"lots"'))
+    assert "review.max_effort: budget 'lots'" in rejected(tmp_path, capsys, VALID.replace('"1R+20"', '"lots"'))
     assert "sweep.toml:1: invalid TOML" in rejected(tmp_path, capsys, "[sweep\nseeds = 1\n")
-    assert "unknown effort model 'minutes'" in rejected(
+    assert "effort model 'minutes' unknown" in rejected(
         tmp_path, capsys, VALID.replace("seeds = 2", 'seeds = 2\neffort_models = ["judge", "minutes"]')
     )
     assert "sweep.stopping" in rejected(tmp_path, capsys, VALID.replace("seeds = 2", 'seeds = 2\nstopping = ["kneel"]'))

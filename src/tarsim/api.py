@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import pandas as pd
 from sklearn.base import BaseEstimator
 
+from tarsim.components import validate
 from tarsim.data.dataset import Dataset, load_dataset
 from tarsim.data.ledger import Ledger, iter_ledger_paths, read_ledger
 from tarsim.data.lines import PathLike
 from tarsim.data.output_lock import output_lock
-from tarsim.effort_models import make_effort_model
-from tarsim.errors import InputError
+from tarsim.errors import ConfigError, InputError
 from tarsim.metrics.recall_effort import RecallCurve, recall_curve
+from tarsim.policies import SeedingChoice
 from tarsim.reporting.tables import (
     DEFAULT_EFFORT_MODELS,
     format_recall_table,
@@ -23,7 +25,7 @@ from tarsim.reporting.tables import (
     summary_frame,
     write_simulation_reports,
 )
-from tarsim.simulator.config import ReviewConfig, normalise_config
+from tarsim.simulator.config import STRATEGIES, ReviewConfig, normalise_config
 from tarsim.simulator.run import review_topics
 from tarsim.synthetic import demo_dataset
 
@@ -44,7 +46,7 @@ class SimulationResult:
 
     def curves(self, effort_model: str = "judge") -> dict[str, RecallCurve]:
         """The recall-effort curve of every topic under one effort model."""
-        make_effort_model(effort_model)
+        validate("effort", effort_model)
         return {topic: recall_curve(ledger, effort_model) for topic, ledger in self.ledgers.items()}
 
     def summary(self) -> pd.DataFrame:
@@ -109,27 +111,53 @@ def simulate(
     learner: BaseEstimator | str | None = None,
     resume: bool = False,
     progress: Callable[[str], None] | None = None,
+    unlabelled: str = "error",
     **settings,
 ) -> SimulationResult:
     """Simulate the review of each topic and return its ledgers and Recall@E tables.
 
     `dataset` is a Dataset, a collection directory, or None for the built-in demo (or give docs/qrels/topics
-    files). Review settings are a ReviewConfig or its fields as keywords (feedback="sentence", seed=3, ...).
-    `learner` is a named learner ("bmi", "logistic": tarsim.learners.LEARNERS) or any scikit-learn classifier.
-    With `out`, ledgers and tables are written there as by the CLI.
+    files). Review settings are a ReviewConfig or its settings as keywords, by the CLI's names and values
+    (feedback="sentence", seeding="random", seed_doc=[...], strategy="sentence/document", seed=3, ...).
+    `learner` is a named learner (`tarsim list learner`) or any scikit-learn classifier.
+    With `out`, ledgers and tables are written there as by the CLI. `unlabelled="skip"` leaves out the unlabelled
+    records of a screening file (default: they are an error).
     """
     for model in effort:
-        make_effort_model(model)
+        validate("effort", model)
     if isinstance(learner, str):  # a named learner is part of the configuration, recorded in every ledger
         settings["learner"], learner = learner, None
+    settings = review_settings(settings)
     config = replace(config, **settings) if config is not None else ReviewConfig(**settings)
     wanted = [topic] if isinstance(topic, str) else topic
     if out is None:
-        data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics)
+        data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
         batch = review_topics(data, config, wanted, None, learner=learner, resume=resume, progress=progress)
         return SimulationResult(batch.ledgers, config, batch.skipped, tuple(effort), None)
     with output_lock(out):  # taken before any work, held until the tables are written: one writer per output
-        data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics)
+        data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
         batch = review_topics(data, config, wanted, Path(out), learner=learner, resume=resume, progress=progress)
         write_simulation_reports(Path(out), list(batch.ledgers.values()), effort, batch.skipped)
     return SimulationResult(batch.ledgers, config, batch.skipped, tuple(effort), Path(out))
+
+
+def review_settings(settings: dict) -> dict:
+    """ReviewConfig keyword arguments from settings named as on the CLI (`lambda`, `seed_doc`, `strategy`)."""
+    values = dict(settings)
+    if "lambda" in values:
+        values["lambda_"] = values.pop("lambda")
+    if "strategy" in values:
+        strategy = values.pop("strategy")
+        if strategy not in STRATEGIES:
+            raise ConfigError(f"strategy {strategy!r} unknown; accepted: {', '.join(STRATEGIES)}")
+        values["feedback"], values["train_on"] = STRATEGIES[strategy]
+    if "seed_doc" in values:
+        docids = tuple(values.pop("seed_doc"))
+        values["seeding"] = SeedingChoice(values.get("seeding", "documents"), docids)
+    accepted = [f.name for f in fields(ReviewConfig)]
+    for key in values:
+        if key not in accepted:
+            close = difflib.get_close_matches(key, accepted, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ConfigError(f"review setting {key!r} unknown; accepted: {', '.join(accepted)}{hint}")
+    return values

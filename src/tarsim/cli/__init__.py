@@ -33,6 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "retrieve": ("tarsim.cli.retrieve", "BM25 retrieval over a collection, writing a TREC run"),
     "bench": ("tarsim.cli.bench", "run a legal-retrieval benchmark's BM25 baseline and its measure table"),
     "data": ("tarsim.cli.data", "list, fetch and convert datasets"),
+    "list": ("tarsim.cli.list", "list learners, policies, batch schedules, effort models, oracles and stopping rules"),
 }
 
 
@@ -77,7 +78,7 @@ def _silence_stdout() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; user errors print one line to stderr and return 2, Ctrl-C returns 130."""
-    arguments = list(sys.argv[1:] if argv is None else argv)
+    arguments = [*(sys.argv[1:] if argv is None else argv)]  # not list(): importing tarsim.cli.list shadows it
     command = next((a for a in arguments if not a.startswith("-")), None)
     parser = build_parser(command if command in SUBCOMMANDS else None)
     args = parser.parse_args(arguments)

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from tarsim.effort_models import make_effort_model
+from tarsim.components import validate
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from tarsim.data.atomic import atomic_write
     from tarsim.reporting.compare import compare, comparison_json, format_comparison, load_ledgers
 
-    make_effort_model(args.effort)
+    validate("effort", args.effort)
     ledgers = load_ledgers(args.ledgers)
     group_by = [f.strip() for f in args.group_by.split(",")] if args.group_by else None
     result = compare(ledgers, args.baseline, args.effort, group_by=group_by, seed=args.seed)

@@ -7,7 +7,7 @@ import contextlib
 import json
 from pathlib import Path
 
-from tarsim.effort_models import make_effort_model
+from tarsim.components import validate
 from tarsim.errors import InputError
 from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, format_review_tables
 
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
 
     effort = tuple(args.effort or DEFAULT_EFFORT_MODELS)
     for model in effort:
-        make_effort_model(model)
+        validate("effort", model)
     with output_lock(args.out) if args.write else contextlib.nullcontext():  # --write: one writer per output
         result = SimulationResult.from_directory(args.out, effort)
         if not result.ledgers:

@@ -132,7 +132,7 @@ def read_review(path: PathLike, qrels: Qrels | None = None) -> Ledger:
         from tarsim.data.asreview_project import read_asreview_project
 
         return read_asreview_project(path)
-    if path.suffix == ".jsonl" or _starts_like_json(path):  # a ledger, even a damaged one: its reader says what is wrong
+    if path.suffix == ".jsonl" or _starts_like_json(path):  # a ledger, even a damaged one (its reader says why)
         return read_ledger(path)
     return read_order(path, qrels)
 

@@ -8,7 +8,9 @@
 - `clock`: elapsed time on the SimPy clock (several reviewers work at once; retraining may keep them waiting).
 """
 
+from tarsim.effort_models.budget import Budget
 from tarsim.effort_models.models import (
+    DEFAULT_EFFORT_MODELS,
     EFFORT_MODELS,
     ClockEffort,
     EffortModel,
@@ -21,7 +23,9 @@ from tarsim.effort_models.models import (
 from tarsim.effort_models.reading import TimeModel, sentences_read
 
 __all__ = [
+    "DEFAULT_EFFORT_MODELS",
     "EFFORT_MODELS",
+    "Budget",
     "ClockEffort",
     "EffortModel",
     "JudgeEffort",

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
+from tarsim.components import Param, make, register
 from tarsim.errors import ConfigError
 
 EFFORT_MODELS = ("judge", "sent", "lambda:L (L in [0, 1])", "seconds", "clock")
+"""The built-in effort models' forms (`tarsim list effort` shows every model, plugins included)."""
+
+DEFAULT_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds", "clock")
+"""The effort models reported when none are named (the one definition; reporting and sweeps import it)."""
 
 
 @dataclass(frozen=True)
@@ -18,13 +24,21 @@ class EffortModel:
 
     name: str = ""
     unit: str = ""
+    params: ClassVar[tuple[Param, ...]] = ()
 
     def costs(self, increments: Mapping[str, np.ndarray]) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def accumulate(self, spent: float, increments: Mapping[str, float], now: float) -> float:
+        """Effort spent after one more judgment (its `increments`, ending at clock time `now`): a running budget."""
+        return spent + float(self.costs({key: np.float64(value) for key, value in increments.items()}))
 
+
+@register("effort")
 @dataclass(frozen=True)
 class JudgeEffort(EffortModel):
+    """One unit per assessment, whatever is shown (E_judge)."""
+
     name: str = "judge"
     unit: str = "judgments"
 
@@ -32,8 +46,11 @@ class JudgeEffort(EffortModel):
         return np.asarray(increments["judge"], dtype=np.float64)
 
 
+@register("effort")
 @dataclass(frozen=True)
 class SentenceEffort(EffortModel):
+    """Sentences read (E_sent): a shown sentence is 1; a shown document is read to its first relevant sentence."""
+
     name: str = "sent"
     unit: str = "sentences read"
 
@@ -41,6 +58,7 @@ class SentenceEffort(EffortModel):
         return np.asarray(increments["sent"], dtype=np.float64)
 
 
+@register("effort")
 @dataclass(frozen=True)
 class LambdaEffort(EffortModel):
     """E_lambda = (1 - lambda) * E_judge + lambda * E_sent."""
@@ -48,11 +66,28 @@ class LambdaEffort(EffortModel):
     lam: float = 0.5
     name: str = "lambda"
     unit: str = "weighted judgments and sentences"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param(
+            "lambda",
+            float,
+            None,
+            "weight of sentences read",
+            0.0,
+            1.0,
+            accepted_text="in [0, 1]",
+            required=True,
+            metavar="L",
+        ),
+    )
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.lam <= 1.0:
             raise ConfigError(f"effort lambda must be in [0, 1], got {self.lam}")
         object.__setattr__(self, "name", f"lambda:{self.lam:g}")
+
+    @classmethod
+    def create(cls, spec: str, **params: Any) -> LambdaEffort:
+        return cls(lam=params["lambda"])
 
     def costs(self, increments):
         judge = np.asarray(increments["judge"], dtype=np.float64)
@@ -60,8 +95,11 @@ class LambdaEffort(EffortModel):
         return (1.0 - self.lam) * judge + self.lam * sent
 
 
+@register("effort")
 @dataclass(frozen=True)
 class SecondsEffort(EffortModel):
+    """Reviewer time from the time model, summed over judgments."""
+
     name: str = "seconds"
     unit: str = "seconds"
 
@@ -69,6 +107,7 @@ class SecondsEffort(EffortModel):
         return np.asarray(increments["seconds"], dtype=np.float64)
 
 
+@register("effort")
 @dataclass(frozen=True)
 class ClockEffort(EffortModel):
     """Elapsed review time on the SimPy clock: with several reviewers or retraining latency it differs from
@@ -78,24 +117,17 @@ class ClockEffort(EffortModel):
     unit: str = "seconds of review time (clock)"
 
     def costs(self, increments):
+        if "time" not in increments:
+            raise ConfigError(
+                "effort model 'clock' needs the judgments' clock time, which this computation was not given"
+            )
         time = np.asarray(increments["time"], dtype=np.float64)
         return np.diff(time, prepend=0.0)
 
+    def accumulate(self, spent, increments, now):
+        return now  # the clock itself: summing differences would drift from it
+
 
 def make_effort_model(spec: str) -> EffortModel:
-    """Parse `judge`, `sent`, `lambda:0.5` or `seconds`."""
-    if spec == "judge":
-        return JudgeEffort()
-    if spec in ("sent", "sentences"):
-        return SentenceEffort()
-    if spec == "seconds":
-        return SecondsEffort()
-    if spec == "clock":
-        return ClockEffort()
-    if spec.startswith("lambda:"):
-        try:
-            lam = float(spec.split(":", 1)[1])
-        except ValueError:
-            raise ConfigError(f"effort model {spec!r}: lambda must be a number in [0, 1]") from None
-        return LambdaEffort(lam=lam)
-    raise ConfigError(f"unknown effort model {spec!r}; accepted: {', '.join(EFFORT_MODELS)}")
+    """Parse `judge`, `sent`, `lambda:0.5`, `seconds`, `clock`, or a plugin's effort model."""
+    return make("effort", spec)

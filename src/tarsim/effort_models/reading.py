@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,8 +36,9 @@ class TimeModel:
 
     def __post_init__(self) -> None:
         for name in ("document_seconds", "sentence_seconds", "seconds_per_word"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"time model {name} must be >= 0, got {getattr(self, name)}")
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise ConfigError(f"time model {name} must be a finite number >= 0, got {value!r}")
 
     def seconds(self, shown: str, words_read: int) -> float:
         """Time to judge one item of kind `shown` ('document' or 'sentence') after reading `words_read` words."""

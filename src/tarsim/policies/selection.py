@@ -7,10 +7,11 @@ numpy Generator; ties in score are broken by collection order (the earlier docum
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from tarsim.errors import ConfigError
+from tarsim.components import Param, make, register
 
 
 def top_k(scores: np.ndarray, candidates: np.ndarray, k: int) -> np.ndarray:
@@ -30,11 +31,13 @@ class SelectionPolicy:
     """Chooses `k` of the `candidates` (document indexes) from their scores."""
 
     name: str = ""
+    params: ClassVar[tuple[Param, ...]] = ()
 
     def select(self, scores: np.ndarray, candidates: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
         raise NotImplementedError  # pragma: no cover
 
 
+@register("policy")
 @dataclass(frozen=True)
 class RelevanceSampling(SelectionPolicy):
     """CAL: the highest-scoring unjudged documents."""
@@ -45,17 +48,20 @@ class RelevanceSampling(SelectionPolicy):
         return top_k(scores, candidates, k)
 
 
+@register("policy")
 @dataclass(frozen=True)
 class UncertaintySampling(SelectionPolicy):
     """The unjudged documents whose score is closest to the decision boundary (0 for decision values)."""
 
     boundary: float = 0.0
     name: str = "uncertainty"
+    params: ClassVar[tuple[Param, ...]] = (Param("boundary", float, 0.0, "the score taken as most uncertain"),)
 
     def select(self, scores, candidates, k, rng):
         return top_k(-np.abs(scores - self.boundary), candidates, k)
 
 
+@register("policy")
 @dataclass(frozen=True)
 class RandomSampling(SelectionPolicy):
     """Unjudged documents uniformly at random (the seeded generator decides)."""
@@ -67,6 +73,7 @@ class RandomSampling(SelectionPolicy):
         return rng.choice(candidates, size=k, replace=False)
 
 
+@register("policy")
 @dataclass(frozen=True)
 class MixedSampling(SelectionPolicy):
     """Relevance sampling with a share of each batch drawn by another policy (uncertainty or random)."""
@@ -74,6 +81,19 @@ class MixedSampling(SelectionPolicy):
     share: float = 0.1
     other: str = "random"
     name: str = "mix"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param(
+            "share",
+            float,
+            None,
+            "expected share of each batch drawn by the other policy",
+            0.0,
+            1.0,
+            required=True,
+            metavar="SHARE",
+        ),
+        Param("other", str, "random", "the policy drawing that share", choices=("random", "uncertainty")),
+    )
 
     def select(self, scores, candidates, k, rng):
         k = min(k, len(candidates))
@@ -87,24 +107,9 @@ class MixedSampling(SelectionPolicy):
 
 
 SELECTION_POLICIES = ("relevance", "uncertainty", "random", "mix:SHARE[:random|uncertainty]")
+"""The built-in policies' forms (`tarsim list policy` shows every policy, plugins included)."""
 
 
 def make_selection_policy(spec: str) -> SelectionPolicy:
-    """Parse `relevance`, `uncertainty`, `random`, or `mix:0.2[:random|uncertainty]`."""
-    if spec == "relevance":
-        return RelevanceSampling()
-    if spec == "uncertainty":
-        return UncertaintySampling()
-    if spec == "random":
-        return RandomSampling()
-    if spec.startswith("mix:"):
-        parts = spec.split(":")
-        try:
-            share = float(parts[1])
-        except (IndexError, ValueError):
-            share = -1.0
-        other = parts[2] if len(parts) > 2 else "random"
-        if not 0.0 <= share <= 1.0 or other not in ("random", "uncertainty") or len(parts) > 3:
-            raise ConfigError(f"policy {spec!r}: expected mix:SHARE[:random|uncertainty] with SHARE in [0, 1]")
-        return MixedSampling(share=share, other=other)
-    raise ConfigError(f"unknown policy {spec!r}; accepted: {', '.join(SELECTION_POLICIES)}")
+    """Parse `relevance`, `uncertainty`, `random`, `mix:0.2[:random|uncertainty]` or a plugin's policy."""
+    return make("policy", spec)

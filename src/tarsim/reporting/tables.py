@@ -11,11 +11,10 @@ import pandas as pd
 from tarsim import __version__
 from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
-from tarsim.effort_models import make_effort_model
+from tarsim.effort_models import DEFAULT_EFFORT_MODELS, make_effort_model  # the one definition, re-exported here
 from tarsim.metrics import insights
 from tarsim.metrics.recall_effort import recall_at_effort, recall_curve, summary_row
 
-DEFAULT_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds", "clock")
 RECALL_COLUMNS = ["topic", "strategy", "effort_model", "a", "b", "effort", "recall"]
 TIME_MODELS = ("seconds", "clock")
 """Effort models in seconds: shown as hours to 80/95/100% recall, where an aR+b budget of seconds means nothing."""

@@ -1,15 +1,22 @@
-"""The configuration of one simulated review: every choice that changes what the ledger records."""
+"""The configuration of one simulated review: every choice that changes what the ledger records.
+
+Each field is declared once (tarsim.components.schema): its public name, type, range or choices, default and
+help. The checks below, the `tarsim simulate` options and a sweep's [review] keys are all derived from them.
+"""
 
 from __future__ import annotations
 
-import re
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
 
-from tarsim.effort_models import TimeModel, make_effort_model
+from tarsim.components import Param
+from tarsim.components.schema import check_settings, setting
+from tarsim.effort_models import Budget, TimeModel
 from tarsim.errors import ConfigError
 from tarsim.features import FeatureSettings
-from tarsim.learners import DEFAULT_LAMBDA, LEARNERS
-from tarsim.policies import SeedingChoice, make_batch_schedule, make_selection_policy
+from tarsim.learners import DEFAULT_LAMBDA, learner_uses_lambda
+from tarsim.policies import SEEDING_CHOICES, SeedingChoice
 
 FEEDBACK_UNITS = ("document", "sentence")
 
@@ -21,99 +28,135 @@ STRATEGIES = {
 }
 """Feedback strategies, named shown/trained."""
 
-_NUMBER = r"\d+(?:\.\d+)?"
-_BUDGET = re.compile(rf"^(?:(?P<a>{_NUMBER})?R(?:\+(?P<b1>{_NUMBER}))?|(?P<b2>{_NUMBER}))$")
+MAX_SEED = 2**32 - 1
+"""numpy's legacy and scikit-learn's random_state take 32-bit seeds."""
+
+__all__ = ["STRATEGIES", "Budget", "ReviewConfig", "normalise_config", "normalise_header", "strategy_config"]
 
 
-@dataclass(frozen=True)
-class Budget:
-    """An effort budget aR + b in the units of an effort model (R: the topic's relevant count)."""
+def _positive_budget(text: str) -> str:
+    """max_effort: an aR+b budget that allows some effort."""
+    if not Budget.parse(text).effort(1) > 0:
+        raise ConfigError(f"max_effort {text!r} must be a positive effort")
+    return text
 
-    a: float = 0.0
-    b: float = 0.0
 
-    @classmethod
-    def parse(cls, text: str) -> Budget:
-        """Parse `2R+100`, `4R`, `1000` or `R+0`."""
-        match = _BUDGET.match(text.replace(" ", "").replace("*", "").upper())
-        if not match:
-            raise ConfigError(f"budget {text!r}: expected aR+b, e.g. 2R+100, 4R or 1000")
-        if match.group("b2") is not None:
-            return cls(0.0, float(match.group("b2")))
-        a = float(match.group("a")) if match.group("a") else 1.0
-        return cls(a, float(match.group("b1") or 0.0))
-
-    def effort(self, relevant: int) -> float:
-        return self.a * relevant + self.b
-
-    def __str__(self) -> str:
-        return f"{self.a:g}R+{self.b:g}"
+def _unit(name: str, default: str | None, help_text: str, flag: str, toml: bool) -> Any:
+    """The declaration of a document/sentence setting (a dataclasses.Field)."""
+    return setting(Param(name, str, default, help_text, choices=FEEDBACK_UNITS), flag=flag, toml=toml)
 
 
 @dataclass(frozen=True)
 class ReviewConfig:
     """How one review is simulated. Defaults reproduce BMI with one reviewer and no reviewer error."""
 
-    feedback: str = "document"
-    train_on: str = "document"
-    rank_by: str | None = None
-    policy: str = "relevance"
-    batch: str = "bmi"
-    seeding: SeedingChoice = field(default_factory=SeedingChoice)
-    presumed_nonrelevant: int = 100
-    sentence_oracle: str = "inherit"
-    oracle_threshold: float = 0.0
-    false_negative_rate: float = 0.0
-    false_positive_rate: float = 0.0
-    reviewers: int = 1
-    async_retrain: bool = False
-    retrain_seconds: float = 0.0
-    time_model: TimeModel = field(default_factory=TimeModel)
-    until: str = "all-relevant"
-    max_effort: str | None = None
-    max_effort_model: str = "judge"
-    lambda_: float = DEFAULT_LAMBDA
-    learner: str = "bmi"
-    features: FeatureSettings = field(default_factory=FeatureSettings)
-    stopping: tuple[str, ...] = ()
-    seed: int = 0
+    feedback: str = _unit("feedback", "document", "what the reviewer is shown", "--feedback", False)
+    train_on: str = _unit("train_on", "document", "what the learner trains on", "--train-on", False)
+    rank_by: str | None = _unit(
+        "rank_by", None, "rank documents by their own or their best sentence's score (default: as shown)",
+        "--rank-by", True,
+    )  # fmt: skip
+    policy: str = setting(
+        Param("policy", str, "relevance", "which unjudged documents a batch holds"), component="policy",
+        flag="--policy", toml=False, metavar="SPEC",
+    )  # fmt: skip
+    batch: str = setting(
+        Param("batch", str, "bmi", "batch sizes"), component="batch", flag="--batch", metavar="SPEC",
+        numbers_as_text=True,
+    )  # fmt: skip
+    seeding: SeedingChoice = setting(  # noqa: RUF009 - a dataclasses.Field
+        Param("seeding", str, "query", "how the review starts", choices=SEEDING_CHOICES),
+        factory=SeedingChoice, nested=SeedingChoice, flag="--seeding",
+    )  # fmt: skip
+    presumed_nonrelevant: int = setting(
+        Param("presumed_nonrelevant", int, 100, "unjudged documents added as non-relevant to each training round",
+              low=0),
+        flag="--presumed-nonrelevant", metavar="N",
+    )  # fmt: skip
+    sentence_oracle: str = setting(
+        Param("sentence_oracle", str, "inherit", "which sentences are relevant"), component="oracle",
+        flag="--sentence-oracle", metavar="inherit|classifier|FILE",
+    )  # fmt: skip
+    oracle_threshold: float = setting(
+        Param("oracle_threshold", float, 0.0, "the classifier oracle's score threshold"),
+        flag="--oracle-threshold", metavar="T",
+    )  # fmt: skip
+    false_negative_rate: float = setting(
+        Param("false_negative_rate", float, 0.0, "chance the reviewer labels a relevant item non-relevant", 0, 1),
+        flag="--false-negative-rate", metavar="P",
+    )  # fmt: skip
+    false_positive_rate: float = setting(
+        Param("false_positive_rate", float, 0.0, "chance the reviewer labels a non-relevant item relevant", 0, 1),
+        flag="--false-positive-rate", metavar="P",
+    )  # fmt: skip
+    reviewers: int = setting(
+        Param("reviewers", int, 1, "reviewers judging in parallel", low=1), flag="--reviewers", metavar="N"
+    )
+    async_retrain: bool = setting(
+        Param("async_retrain", bool, False, "reviewers keep judging while the learner retrains"),
+        flag="--async-retrain",
+    )  # fmt: skip
+    retrain_seconds: float = setting(
+        Param("retrain_seconds", float, 0.0, "simulated seconds a retraining takes", low=0),
+        flag="--retrain-seconds", metavar="S",
+    )  # fmt: skip
+    time_model: TimeModel = setting(  # noqa: RUF009 - a dataclasses.Field
+        Param("time_model", str, None, "seconds per judgment (document_seconds, sentence_seconds, seconds_per_word)"),
+        factory=TimeModel, nested=TimeModel,
+    )  # fmt: skip
+    until: str = setting(
+        Param("until", str, "all-relevant", "when the review ends", choices=("all-relevant", "exhausted")),
+        flag="--until",
+    )  # fmt: skip
+    max_effort: str | None = setting(
+        Param("max_effort", str, None, "stop at this effort, in the first --effort model's units",
+              parse=_positive_budget, accepted_text="aR+b, e.g. 2R+100, 4R or 1000"),
+        flag="--max-effort", metavar="aR+b", numbers_as_text=True,
+    )  # fmt: skip
+    max_effort_model: str = setting(
+        Param("max_effort_model", str, "judge", "the effort model max_effort is counted in"), component="effort"
+    )
+    lambda_: float = setting(
+        Param("lambda", float, DEFAULT_LAMBDA, "the bmi learner's regularisation", low=0, low_open=True),
+        flag="--lambda", metavar="L",
+    )  # fmt: skip
+    learner: str = setting(
+        Param("learner", str, "bmi", "the classifier that ranks documents"), component="learner",
+        flag="--learner", metavar="NAME",
+    )  # fmt: skip
+    features: FeatureSettings = setting(  # noqa: RUF009 - a dataclasses.Field
+        Param("features", str, None, "how text becomes features (stem, min_df, sublinear_tf)"),
+        factory=FeatureSettings, nested=FeatureSettings,
+    )  # fmt: skip
+    stopping: tuple[str, ...] = setting(
+        Param("stopping", str, None, "stopping rules replayed on the finished ledger"), factory=tuple, toml=False,
+        component="stopping", many=True,
+    )  # fmt: skip
+    seed: int = setting(
+        Param("seed", int, 0, "the review's random seed", low=0, high=MAX_SEED), flag="--seed", toml=False,
+        metavar="N",
+    )  # fmt: skip
 
     def __post_init__(self) -> None:
-        if self.feedback not in FEEDBACK_UNITS:
-            raise ConfigError(f"feedback {self.feedback!r} unknown; accepted: {', '.join(FEEDBACK_UNITS)}")
-        if self.train_on not in FEEDBACK_UNITS:
-            raise ConfigError(f"train_on {self.train_on!r} unknown; accepted: {', '.join(FEEDBACK_UNITS)}")
-        if self.rank_by is not None and self.rank_by not in FEEDBACK_UNITS:
-            raise ConfigError(f"rank_by {self.rank_by!r} unknown; accepted: {', '.join(FEEDBACK_UNITS)}")
-        make_selection_policy(self.policy)
-        make_batch_schedule(self.batch)
-        make_effort_model(self.max_effort_model)
-        if self.max_effort is not None and not Budget.parse(self.max_effort).effort(1) > 0:
-            raise ConfigError(f"max_effort {self.max_effort!r} must be a positive effort")
-        if self.until not in ("all-relevant", "exhausted"):
-            raise ConfigError(f"until {self.until!r} unknown; accepted: all-relevant, exhausted")
-        if self.presumed_nonrelevant < 0:
-            raise ConfigError(f"presumed_nonrelevant must be >= 0, got {self.presumed_nonrelevant}")
-        if self.reviewers < 1:
-            raise ConfigError(f"reviewers must be >= 1, got {self.reviewers}")
-        if self.retrain_seconds < 0:
-            raise ConfigError(f"retrain_seconds must be >= 0, got {self.retrain_seconds}")
-        if not self.lambda_ > 0:
-            raise ConfigError(f"lambda_ (the learner's regularisation) must be > 0, got {self.lambda_}")
-        if self.learner not in LEARNERS:
-            raise ConfigError(f"learner {self.learner!r} unknown; accepted: {', '.join(LEARNERS)}")
-        if self.learner != "bmi" and self.lambda_ != DEFAULT_LAMBDA:
+        self._coerce()
+        check_settings(self)
+        if not learner_uses_lambda(self.learner) and self.lambda_ != DEFAULT_LAMBDA:
             raise ConfigError(f"lambda_ is the bmi learner's regularisation; learner {self.learner!r} has none")
-        if self.seed < 0:
-            raise ConfigError(f"seed must be >= 0, got {self.seed}")
-        if self.stopping:
-            from tarsim.stopping import parse_stopping_rule  # stopping rules are evaluated from ledgers
 
-            for spec in self.stopping:
-                parse_stopping_rule(spec)
-        for name in ("false_negative_rate", "false_positive_rate"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ConfigError(f"{name} must be in [0, 1], got {getattr(self, name)}")
+    def _coerce(self) -> None:
+        """Plain values for nested settings, as the CLI and TOML give them: seeding="random", a time_model dict."""
+        if isinstance(self.seeding, str):
+            object.__setattr__(self, "seeding", SeedingChoice(self.seeding))
+        for name, cls in (("time_model", TimeModel), ("features", FeatureSettings)):
+            value = getattr(self, name)
+            if isinstance(value, Mapping):
+                unknown = sorted(set(value) - {f.name for f in fields(cls)})
+                if unknown:
+                    accepted = ", ".join(f.name for f in fields(cls))
+                    raise ConfigError(f"{name}: unknown key(s) {', '.join(unknown)}; accepted: {accepted}")
+                object.__setattr__(self, name, cls(**value))
+        if isinstance(self.stopping, list):
+            object.__setattr__(self, "stopping", tuple(self.stopping))
 
     @property
     def strategy(self) -> str:
@@ -135,12 +178,9 @@ class ReviewConfig:
 
     @classmethod
     def from_dict(cls, record: dict) -> ReviewConfig:
-        """Rebuild a configuration from a ledger header's `config`."""
+        """Rebuild a configuration from a ledger header's `config` (nested settings are rebuilt by _coerce)."""
         values = {k: v for k, v in record.items() if k != "strategy"}
         values["seeding"] = SeedingChoice(values["seeding"]["kind"], tuple(values["seeding"]["docids"]))
-        values["time_model"] = TimeModel(**values["time_model"])
-        values["features"] = FeatureSettings(**values["features"])
-        values["stopping"] = tuple(values.get("stopping", ()))
         return cls(**values)
 
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
+from tarsim.components import Param, kind, register
 from tarsim.data.collection import Collection
 from tarsim.data.lines import iter_lines, parse_int
 from tarsim.data.qrels import SentenceQrels, read_sentence_qrels
@@ -84,6 +86,71 @@ def explicit_labels(
     return SentenceLabels(labels)
 
 
+class SentenceOracle:
+    """Decides which sentences of a topic are relevant (the truth a sentence-level reviewer judges against)."""
+
+    name: ClassVar[str] = ""
+    params: ClassVar[tuple[Param, ...]] = ()
+
+    def labels(
+        self,
+        topic: str,
+        collection: Collection,
+        features: Features,
+        document_labels: np.ndarray,
+        threshold: float,
+        random_state: int,
+    ) -> SentenceLabels:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+@register("oracle")
+class InheritOracle(SentenceOracle):
+    """Every sentence has its document's label."""
+
+    name = "inherit"
+
+    def labels(self, topic, collection, features, document_labels, threshold, random_state):
+        return inherit_labels(features, document_labels)
+
+
+@register("oracle")
+class ClassifierOracle(SentenceOracle):
+    """A gold classifier trained on the topic's document labels marks sentences of relevant documents
+    (score >= the oracle threshold, and each relevant document's best sentence)."""
+
+    name = "classifier"
+
+    def labels(self, topic, collection, features, document_labels, threshold, random_state):
+        return classifier_labels(features, document_labels, threshold, random_state)
+
+
+@register("oracle")
+class FileOracle(SentenceOracle):
+    """Explicit sentence qrels: listed sentences with relevance > 0 are relevant, all others are not."""
+
+    name = "file"
+    form = "FILE"
+    params = (
+        Param(
+            "path",
+            str,
+            None,
+            "a sentence qrels file (topic docid sentence_index relevance)",
+            required=True,
+            accepted_text="an existing file",
+        ),
+    )
+
+    def __init__(self, path: str) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ConfigError(f"sentence oracle {path!r}: no such sentence qrels file")
+
+    def labels(self, topic, collection, features, document_labels, threshold, random_state):
+        return explicit_labels(self.path, topic, collection, features)
+
+
 def make_sentence_labels(
     oracle: str,
     topic: str,
@@ -93,17 +160,8 @@ def make_sentence_labels(
     threshold: float = 0.0,
     random_state: int = 0,
 ) -> SentenceLabels:
-    """`inherit`, `classifier`, or the path of a sentence qrels file."""
-    if oracle == "inherit":
-        return inherit_labels(features, document_labels)
-    if oracle == "classifier":
-        return classifier_labels(features, document_labels, threshold, random_state)
-    path = Path(oracle)
-    if not path.exists():
-        raise ConfigError(
-            f"sentence oracle {oracle!r}: expected inherit, classifier, or an existing sentence qrels file"
-        )
-    return explicit_labels(path, topic, collection, features)
+    """`inherit`, `classifier`, the path of a sentence qrels file, or a plugin's oracle."""
+    return kind("oracle").make(oracle).labels(topic, collection, features, document_labels, threshold, random_state)
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
+from tarsim.components import Param, kind, register
 from tarsim.data.ledger import Ledger
-from tarsim.effort_models import make_effort_model
+from tarsim.effort_models import Budget, make_effort_model
 from tarsim.errors import ConfigError
 from tarsim.metrics.recall_effort import first_relevant_presentations
 from tarsim.stopping.target import TargetSample, draw_target_sample
@@ -42,6 +44,12 @@ class StoppingRule:
     """A stopping rule; `stop_position` is the number of judgments reviewed when it fires (None: it never did)."""
 
     spec: str
+    params: ClassVar[tuple[Param, ...]] = ()
+
+    @classmethod
+    def create(cls, spec: str, **params: Any) -> StoppingRule:
+        """The rule of a spec whose parameters the registry has checked."""
+        return cls(spec, **params)
 
     @property
     def kind(self) -> str:
@@ -54,6 +62,21 @@ class StoppingRule:
         return self.spec
 
 
+def _effort_model(text: str) -> str:
+    make_effort_model(text)
+    return text
+
+
+def _knee_threshold(text: str) -> float | None:
+    if text.lower() == "adjusted":
+        return None
+    rho = float(text)
+    if not rho > 0 or rho == float("inf"):
+        raise ValueError(text)
+    return rho
+
+
+@register("stopping")
 @dataclass(frozen=True)
 class BudgetRule(StoppingRule):
     """Stop once the effort spent reaches aR + b in an effort model's units (R known, as to an oracle)."""
@@ -61,16 +84,44 @@ class BudgetRule(StoppingRule):
     a: float = 0.0
     b: float = 0.0
     effort_model: str = "judge"
+    name: ClassVar[str] = "budget"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param(
+            "budget",
+            str,
+            None,
+            "effort budget aR+b, e.g. 2R+100, 4R or 500",
+            parse=Budget.parse,
+            required=True,
+            accepted_text="aR+b",
+            metavar="aR+b",
+        ),
+        Param(
+            "model",
+            str,
+            "judge",
+            "effort model the budget is counted in",
+            parse=_effort_model,
+            accepted_text="an effort model (tarsim list effort)",
+            metavar="MODEL",
+        ),
+    )
+
+    @classmethod
+    def create(cls, spec: str, **params: Any) -> BudgetRule:
+        budget = params["budget"]
+        return cls(spec, budget.a, budget.b, params["model"])
 
     def budget(self, ledger: Ledger) -> float:
         return self.a * ledger.relevant + self.b
 
     def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
-        spent = np.cumsum(make_effort_model(self.effort_model).costs(ledger.effort))
+        spent = np.cumsum(make_effort_model(self.effort_model).costs({**ledger.effort, "time": ledger.time}))
         reached = np.flatnonzero(spent >= self.budget(ledger) - 1e-9)
         return int(reached[0]) + 1 if reached.size else None
 
 
+@register("stopping")
 @dataclass(frozen=True)
 class KneeRule(StoppingRule):
     """Cormack & Grossman (SIGIR 2016) knee method, checked at the end of each training round.
@@ -82,6 +133,17 @@ class KneeRule(StoppingRule):
 
     rho: float | None = None  # None: the adjusted threshold 156 - min(relret, 150)
     min_reviewed: int = KNEE_MIN_REVIEWED
+    name: ClassVar[str] = "knee"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param(
+            "rho",
+            float,
+            None,
+            "slope-ratio threshold (default: adjusted, 156 - min(relret, 150))",
+            parse=_knee_threshold,
+            accepted_text="a number > 0 or 'adjusted'",
+        ),
+    )
 
     def threshold(self, relret: int) -> float:
         return 156.0 - min(relret, 150) if self.rho is None else self.rho
@@ -97,12 +159,17 @@ class KneeRule(StoppingRule):
         return None
 
 
+@register("stopping")
 @dataclass(frozen=True)
 class TargetRule(StoppingRule):
     """The target method: a random sample drawn before review until T relevant documents (the targets) are found;
     stop when the review has presented every target. The sample's judgments count as effort too."""
 
     targets: int = 10
+    name: ClassVar[str] = "target"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("targets", int, None, "relevant documents in the target sample", low=1, required=True, metavar="T"),
+    )
 
     def sample(self, ledger: Ledger, context: ReplayContext) -> TargetSample:
         if context.docids is None or context.qrels is None:
@@ -124,11 +191,16 @@ class TargetRule(StoppingRule):
         return None
 
 
+@register("stopping")
 @dataclass(frozen=True)
 class NonRelevantRunRule(StoppingRule):
     """Stop after N consecutive judgments the reviewer labelled non-relevant."""
 
     run: int = 50
+    name: ClassVar[str] = "nonrel"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("run", int, None, "consecutive non-relevant labels", low=1, required=True, metavar="N"),
+    )
 
     def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
         streak = 0
@@ -139,9 +211,12 @@ class NonRelevantRunRule(StoppingRule):
         return None
 
 
+@register("stopping")
 @dataclass(frozen=True)
 class OracleRule(StoppingRule):
     """Stop when every relevant document has been presented (a reference line, not a usable rule)."""
+
+    name: ClassVar[str] = "oracle"
 
     def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
         qrels = dict(context.qrels) if context.qrels is not None else None
@@ -175,47 +250,15 @@ def slope_ratio(gain: np.ndarray) -> float:
     return float(before / after)
 
 
-def _fail(spec: str, problem: str) -> ConfigError:
-    return ConfigError(f"stopping rule {spec!r}: {problem}; accepted: {'; '.join(ACCEPTED)}")
-
-
-def _positive_int(spec: str, text: str, what: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise _fail(spec, f"{what} must be an integer >= 1, got {text!r}")
-    return int(text)
-
-
 def parse_stopping_rule(spec: str) -> StoppingRule:
     """Parse a stopping-rule spec (see ACCEPTED); a ConfigError names the spec and the accepted forms."""
     if not isinstance(spec, str) or not spec.strip():
-        raise _fail(str(spec), "empty spec")
-    spec = spec.strip()
-    kind, _, rest = spec.partition(":")
-    kind = kind.lower()
-    if kind == "oracle" and not rest:
-        return OracleRule(spec)
-    if kind == "knee":
-        if not rest or rest.lower() == "adjusted":
-            return KneeRule(spec)
-        try:
-            rho = float(rest)
-        except ValueError:
-            raise _fail(spec, f"knee threshold must be a number > 0 or 'adjusted', got {rest!r}") from None
-        if not rho > 0:
-            raise _fail(spec, f"knee threshold must be > 0, got {rest!r}")
-        return KneeRule(spec, rho=rho)
-    if kind == "target":
-        return TargetRule(spec, targets=_positive_int(spec, rest, "the number of targets"))
-    if kind == "nonrel":
-        return NonRelevantRunRule(spec, run=_positive_int(spec, rest, "the run of non-relevant labels"))
-    if kind == "budget":
-        from tarsim.simulator.config import Budget  # the one aR+b parser (imported late: it pulls in the simulator)
-
-        expression, _, model = rest.partition(":")
-        try:
-            budget = Budget.parse(expression)
-            make_effort_model(model or "judge")
-        except ConfigError as exc:
-            raise _fail(spec, str(exc)) from None
-        return BudgetRule(spec, budget.a, budget.b, model or "judge")
-    raise _fail(spec, f"unknown rule {kind!r}" if kind not in ("oracle",) else "oracle takes no parameter")
+        raise ConfigError(f"stopping rule {str(spec)!r}: empty spec; accepted: {'; '.join(ACCEPTED)}")
+    rules = kind("stopping")
+    try:
+        return rules.make(spec.strip())
+    except ConfigError as exc:
+        message = str(exc)
+        if " unknown; accepted: " not in message or not message.startswith(f"stopping rule {spec.strip()!r} unknown"):
+            message = f"{message}; accepted stopping rules: {rules.accepted()}"
+        raise ConfigError(message) from None

@@ -11,15 +11,17 @@ import glob
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from tarsim.effort_models import EFFORT_MODELS, TimeModel, make_effort_model
+from tarsim.components import kind, validate
+from tarsim.components.schema import toml_keys, toml_value
+from tarsim.effort_models import DEFAULT_EFFORT_MODELS as ALL_EFFORT_MODELS
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import FeatureSettings
-from tarsim.learners import LEARNERS
-from tarsim.policies import SELECTION_POLICIES, SeedingChoice, make_selection_policy
+from tarsim.policies import SeedingChoice
 from tarsim.simulator.config import STRATEGIES, ReviewConfig, strategy_config
 
 if sys.version_info >= (3, 11):
@@ -33,31 +35,14 @@ DEMO = "demo"
 TOP_KEYS = ("sweep", "collections", "review")
 SWEEP_KEYS = ("out", "base_seed", "seeds", "policies", "strategies", "effort_models", "stopping", "recall_target")
 COLLECTION_KEYS = ("path", "topics", "name")
-TIME_MODEL_KEYS = ("document_seconds", "sentence_seconds", "seconds_per_word")
-FEATURE_KEYS = ("stem", "min_df", "sublinear_tf")
+MAX_RUNS = 100_000
+"""A sweep plans at most this many runs (and at most this many seeds): larger ones are refused, not attempted."""
 
-# [review] key -> (ReviewConfig field, expected TOML type(s), accepted values shown in errors)
-REVIEW_KEYS: dict[str, tuple[str, tuple[type, ...], str]] = {
-    "rank_by": ("rank_by", (str,), "document, sentence"),
-    "batch": ("batch", (str, int), "bmi or a positive integer"),
-    "seeding": ("seeding", (str,), "query, random"),
-    "presumed_nonrelevant": ("presumed_nonrelevant", (int,), "an integer >= 0"),
-    "sentence_oracle": ("sentence_oracle", (str,), "inherit, classifier"),
-    "oracle_threshold": ("oracle_threshold", (int, float), "a number"),
-    "false_negative_rate": ("false_negative_rate", (int, float), "a number in [0, 1]"),
-    "false_positive_rate": ("false_positive_rate", (int, float), "a number in [0, 1]"),
-    "reviewers": ("reviewers", (int,), "an integer >= 1"),
-    "async_retrain": ("async_retrain", (bool,), "true, false"),
-    "retrain_seconds": ("retrain_seconds", (int, float), "a number >= 0"),
-    "until": ("until", (str,), "all-relevant, exhausted"),
-    "max_effort": ("max_effort", (str, int, float), "aR+b, e.g. 2R+100, 4R or 1000"),
-    "max_effort_model": ("max_effort_model", (str,), ", ".join(EFFORT_MODELS)),
-    "lambda": ("lambda_", (int, float), "a number > 0"),
-    "learner": ("learner", (str,), ", ".join(LEARNERS)),
-    "time_model": ("time_model", (dict,), "a table with " + ", ".join(TIME_MODEL_KEYS)),
-    "features": ("features", (dict,), "a table with " + ", ".join(FEATURE_KEYS)),
-}
-DEFAULT_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds")
+REVIEW_KEYS = toml_keys(ReviewConfig)
+"""[review] key -> (ReviewConfig field, its declared Setting): derived from ReviewConfig's one schema."""
+
+DEFAULT_EFFORT_MODELS = tuple(model for model in ALL_EFFORT_MODELS if model != "clock")
+"""A sweep's default effort models: tarsim's defaults but `clock`, which stopping-rule replay cannot price yet."""
 
 
 @dataclass(frozen=True)
@@ -186,11 +171,11 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
     base = path.parent
 
     policies = check.strings(
-        sweep.get("policies", ["relevance"]), "sweep.policies", ", ".join(SELECTION_POLICIES), "sweep", "policies"
+        sweep.get("policies", ["relevance"]), "sweep.policies", kind("policy").accepted(), "sweep", "policies"
     )
     for policy in policies:
         try:
-            make_selection_policy(policy)
+            validate("policy", policy)
         except ConfigError as exc:
             check.fail("sweep.policies", str(exc), "sweep", "policies")
     strategies = check.strings(
@@ -209,13 +194,13 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
     effort_models = check.strings(
         sweep.get("effort_models", list(DEFAULT_EFFORT_MODELS)),
         "sweep.effort_models",
-        ", ".join(EFFORT_MODELS),
+        kind("effort").accepted(),
         "sweep",
         "effort_models",
     )
     for model in effort_models:
         try:
-            make_effort_model(model)
+            validate("effort", model)
         except ConfigError as exc:
             check.fail("sweep.effort_models", str(exc), "sweep", "effort_models")
     stopping = _stopping_rules(check, sweep.get("stopping", []))
@@ -287,6 +272,13 @@ def _seeds(check: _Checker, value: Any) -> tuple[int, ...]:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             check.fail("sweep.seeds", f"seed count must be >= 1, got {value}; accepted: {accepted}", "sweep", "seeds")
+        if value > MAX_RUNS:
+            check.fail(
+                "sweep.seeds",
+                f"seed count must be at most {MAX_RUNS:,} (the most runs a sweep may plan), got {value:,}",
+                "sweep",
+                "seeds",
+            )
         return tuple(range(value))
     if (
         isinstance(value, list)
@@ -305,37 +297,35 @@ def _review_options(check: _Checker, table: Any) -> dict[str, Any]:
     check.keys(table, list(REVIEW_KEYS), "review.", "review")
     options: dict[str, Any] = {}
     for key, value in table.items():
-        field_name, types, accepted = REVIEW_KEYS[key]
-        check.typed(value, types, f"review.{key}", accepted, "review", key)
+        field_name, declaration = REVIEW_KEYS[key]
         if key == "seeding":
             if value not in ("query", "random"):
                 check.fail(
                     "review.seeding",
-                    f"unknown seeding {value!r}; accepted: {accepted} "
+                    f"unknown seeding {value!r}; accepted: query, random "
                     "(seed documents differ per topic, so 'documents' is not available in a sweep)",
                     "review",
                     key,
                 )
-            value = SeedingChoice(value)
-        elif key == "sentence_oracle" and value not in ("inherit", "classifier"):
-            check.fail("review.sentence_oracle", f"unknown oracle {value!r}; accepted: {accepted}", "review", key)
-        elif key == "batch" or key == "max_effort":
-            value = str(value)
-        elif key == "time_model":
-            check.keys(value, TIME_MODEL_KEYS, "review.time_model.", "review.time_model")
-            value = _build(check, TimeModel, value, "review.time_model")
-        elif key == "features":
-            check.keys(value, FEATURE_KEYS, "review.features.", "review.features")
-            value = _build(check, FeatureSettings, value, "review.features")
-        options[field_name] = value
+            options[field_name] = SeedingChoice(value)
+            continue
+        try:
+            if key == "sentence_oracle" and isinstance(value, str) and kind("oracle").resolve(value)[0].name == "file":
+                raise ConfigError("a sentence qrels FILE is not available in a sweep (give an oracle's name)")
+            options[field_name] = toml_value(declaration, value, partial(_build, check, key=key))
+        except ConfigError as exc:
+            check.fail(f"review.{key}", str(exc), "review", key)
     return options
 
 
 def _build(check: _Checker, cls: type, values: dict, key: str):
+    """A nested [review.KEY] table as its dataclass (unknown keys and bad values refused with the line)."""
+    section = f"review.{key}"
+    check.keys(values, [f.name for f in fields(cls)], f"{section}.", section)
     try:
         return cls(**values)
     except (ConfigError, TypeError) as exc:
-        return check.fail(key, str(exc), key)
+        return check.fail(section, str(exc), section)
 
 
 def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEntry, ...]:

@@ -16,7 +16,7 @@ import numpy as np
 from tarsim.data.dataset import Dataset, load_dataset
 from tarsim.errors import ConfigError
 from tarsim.simulator.run import check_topics, ledger_name
-from tarsim.sweep.config import SweepConfig
+from tarsim.sweep.config import MAX_RUNS, SweepConfig
 from tarsim.synthetic import demo_dataset
 
 
@@ -75,6 +75,11 @@ def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list
             if not any(grade > 0 and docid in dataset.collection for docid, grade in judged.items()):
                 skipped[f"{entry.name}/{topic}"] = "no relevant document in the collection"
                 continue
+            if len(runs) + len(config.policies) * len(config.strategies) * len(config.seeds) > MAX_RUNS:
+                raise ConfigError(
+                    f"{config.source}: the sweep plans more than {MAX_RUNS:,} runs (topics x sweep.policies x "
+                    "sweep.strategies x sweep.seeds); split it into several sweeps"
+                )
             for policy in config.policies:
                 for strategy in config.strategies:
                     for seed in config.seeds:

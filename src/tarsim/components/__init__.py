@@ -1,0 +1,48 @@
+"""Components declared once: a registry per kind, declared parameters, one spec grammar, plugins by entry point.
+
+`make("policy", "mix:0.2")` builds a component from its spec; `validate(kind, spec)` checks one without building;
+`components(kind)` lists a kind's classes (plugins included). See docs/architecture.md.
+"""
+
+from tarsim.components.params import Param
+from tarsim.components.registry import (
+    KINDS,
+    Kind,
+    components,
+    kind,
+    make,
+    params_of,
+    register,
+    signature,
+    summary,
+    validate,
+)
+from tarsim.components.spec import Spec, parse_spec
+
+PLUGIN_GROUPS = {
+    "learner": "tarsim.learners",
+    "features": "tarsim.features",
+    "policy": "tarsim.policies",
+    "batch": "tarsim.batches",
+    "effort": "tarsim.effort_models",
+    "oracle": "tarsim.oracles",
+    "stopping": "tarsim.stopping",
+}
+"""The entry-point group through which a third-party package adds components of each kind."""
+
+__all__ = [
+    "KINDS",
+    "PLUGIN_GROUPS",
+    "Kind",
+    "Param",
+    "Spec",
+    "components",
+    "kind",
+    "make",
+    "params_of",
+    "parse_spec",
+    "register",
+    "signature",
+    "summary",
+    "validate",
+]

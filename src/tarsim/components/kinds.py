@@ -1,0 +1,42 @@
+"""The seven kinds of component, declared once: label in messages, modules declaring built-ins, plugin group."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tarsim.components.registry import KINDS, Kind, declare_kind
+from tarsim.components.spec import Spec, parse_spec
+
+
+def _fixed_batch(text: str) -> Spec | None:
+    """A bare integer is a fixed batch size: `10` means `fixed:10`."""
+    return Spec(text, "fixed", (text,)) if text.lstrip("-").isdigit() else None
+
+
+def _oracle_file(text: str) -> Spec | None:
+    """A sentence oracle that is not a registered name but an existing file is a sentence qrels file."""
+    name = text.partition(":")[0]
+    if KINDS["oracle"].get(name) is None and Path(text).is_file():
+        return Spec(text, "file", (text,))
+    return None
+
+
+def _lower_name(text: str) -> Spec:
+    """Stopping rules are named case-insensitively (`KNEE` is `knee`)."""
+    spec = parse_spec(text)
+    return Spec(spec.text, spec.name.lower(), spec.positional, spec.named)
+
+
+LEARNER = declare_kind(Kind("learner", "learner", ("tarsim.learners",), "tarsim.learners"))
+FEATURES = declare_kind(Kind("features", "feature extractor", ("tarsim.components.extractors",), "tarsim.features"))
+POLICY = declare_kind(Kind("policy", "policy", ("tarsim.policies.selection",), "tarsim.policies"))
+BATCH = declare_kind(
+    Kind("batch", "batch size", ("tarsim.policies.batches",), "tarsim.batches", ("N (a fixed size)",), _fixed_batch)
+)
+EFFORT = declare_kind(Kind("effort", "effort model", ("tarsim.effort_models.models",), "tarsim.effort_models"))
+ORACLE = declare_kind(
+    Kind("oracle", "sentence oracle", ("tarsim.simulator.oracle",), "tarsim.oracles", shorthand=_oracle_file)
+)
+STOPPING = declare_kind(
+    Kind("stopping", "stopping rule", ("tarsim.stopping.rules",), "tarsim.stopping", shorthand=_lower_name)
+)

@@ -1,0 +1,218 @@
+"""The component registry: every learner, feature extractor, selection policy, batch schedule, effort model,
+sentence oracle and stopping rule is a class declared once (name, docstring, parameters) and found by name.
+
+Built-in components are declared next to their code and registered when their module is imported (lazily, on
+the first look-up of their kind); third-party packages add components through entry points (see PLUGIN_GROUPS),
+loaded with importlib.metadata only when a name is not built in or when every component is listed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any, TypeVar
+
+from tarsim.components.params import Param
+from tarsim.components.spec import Spec, parse_spec
+from tarsim.errors import ConfigError, InputWarning
+
+T = TypeVar("T", bound=type)
+
+
+@dataclass
+class Kind:
+    """One kind of component: its label in messages, where the built-ins are declared, and its plugin group."""
+
+    key: str
+    label: str
+    modules: tuple[str, ...]
+    group: str
+    extra_forms: tuple[str, ...] = ()
+    shorthand: Callable[[str], Spec | None] | None = None
+    components: dict[str, type] = field(default_factory=dict)
+    loaded: bool = False
+    plugins_loaded: bool = False
+
+    def load(self, plugins: bool = False) -> None:
+        """Import the modules declaring the built-ins; with `plugins`, also load the entry points."""
+        if not self.loaded:
+            self.loaded = True
+            for module in self.modules:
+                importlib.import_module(module)
+        if plugins and not self.plugins_loaded:
+            self.plugins_loaded = True
+            for point in entry_points(group=self.group):
+                if point.name in self.components:
+                    continue
+                try:
+                    cls = point.load()
+                except Exception as exc:  # a broken plugin must not break tarsim: say so and go on
+                    warnings.warn(
+                        f"plugin {point.name!r} ({point.value}) failed to load: {exc}", InputWarning, stacklevel=2
+                    )
+                    continue
+                if getattr(cls, "name", None) != point.name:
+                    warnings.warn(
+                        f"plugin {point.name!r} ({point.value}) is not a component named {point.name!r}",
+                        InputWarning,
+                        stacklevel=2,
+                    )
+                    continue
+                self.add(cls)
+
+    def add(self, cls: type) -> type:
+        """Register a component class (it needs a `name` and a docstring; `params` defaults to none)."""
+        name = getattr(cls, "name", "")
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"{cls.__name__} has no component name")
+        if not (cls.__doc__ or "").strip():
+            raise TypeError(f"{cls.__name__} ({self.key} {name!r}) has no docstring")
+        if name in self.components and self.components[name] is not cls:
+            raise TypeError(f"{self.key} {name!r} is declared twice ({self.components[name].__name__}, {cls.__name__})")
+        self.components[name] = cls
+        return cls
+
+    def names(self, plugins: bool = True) -> list[str]:
+        """Every component name of this kind, built-ins first."""
+        self.load(plugins)
+        return list(self.components)
+
+    def get(self, name: str) -> type | None:
+        """The class named `name`, loading plugins if it is not built in; None if unknown."""
+        self.load()
+        if name not in self.components:
+            self.load(plugins=True)
+        return self.components.get(name)
+
+    def accepted(self, plugins: bool = True) -> str:
+        """The accepted forms for error messages: every name with its parameters, then the extra forms."""
+        forms = [signature(cls) for cls in (self.components[n] for n in self.names(plugins))]
+        return ", ".join([*forms, *self.extra_forms])
+
+    def unknown(self, name: str, spec: str) -> ConfigError:
+        """`policy 'relevence' unknown; accepted: ... (did you mean relevance?)`."""
+        close = difflib.get_close_matches(name, self.names(), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        return ConfigError(f"{self.label} {spec!r} unknown; accepted: {self.accepted()}{hint}")
+
+    def resolve(self, spec: str | Spec) -> tuple[type, dict[str, Any]]:
+        """The class a spec names and its checked parameters (declared defaults filled in)."""
+        if not isinstance(spec, Spec):
+            text = str(spec).strip()
+            if not text:
+                raise ConfigError(f"{self.label} is empty; accepted: {self.accepted()}")
+            parsed = self.shorthand(text) if self.shorthand else None
+            spec = parsed if parsed is not None else parse_spec(text)
+        cls = self.get(spec.name)
+        if cls is None:
+            raise self.unknown(spec.name, spec.text)
+        return cls, bind(self, cls, spec)
+
+    def make(self, spec: str | Spec, **context: Any) -> Any:
+        """An instance of the component a spec names (`create(spec_text, **params, **context)` if defined)."""
+        cls, params = self.resolve(spec)
+        text = spec.text if isinstance(spec, Spec) else str(spec).strip()
+        create = getattr(cls, "create", None)
+        return create(text, **params, **context) if create is not None else cls(**params, **context)
+
+
+def params_of(cls: type) -> tuple[Param, ...]:
+    """A component's declared parameters (none if it declares none)."""
+    return tuple(getattr(cls, "params", ()))
+
+
+def signature(cls: type) -> str:
+    """`name`, or `name:p1[:p2]` when a parameter is required, for messages."""
+    if getattr(cls, "form", None):
+        return cls.form
+    params = params_of(cls)
+    if not any(p.required for p in params):  # optional-only parameters are shown by `tarsim list`, not here
+        return cls.name
+    return cls.name + "".join(f":{p.metavar or p.name}" if p.required else f"[:{p.metavar or p.name}]" for p in params)
+
+
+def summary(cls: type) -> str:
+    """The first paragraph of a component's docstring, on one line."""
+    return " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
+
+
+def bind(kind: Kind, cls: type, spec: Spec) -> dict[str, Any]:
+    """Match a spec's positional and named values to the declared parameters, converting and checking each."""
+    params = params_of(cls)
+    names = [p.name for p in params]
+    where = f"{kind.label} {spec.text!r}"
+    positional = list(spec.positional)
+    if len(positional) > len(params) and params and params[-1].kind is str:  # a nested spec: budget:R:lambda:0.5
+        positional[len(params) - 1 :] = [":".join(positional[len(params) - 1 :])]
+    if len(positional) > len(params):
+        raise ConfigError(f"{where}: too many values; expected {signature(cls)}")
+    values: dict[str, Any] = dict(zip(names, positional, strict=False))
+    for key, value in spec.named.items():
+        if key not in names:
+            close = difflib.get_close_matches(key, names, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            accepted = ", ".join(names) or "none"
+            raise ConfigError(f"{where}: unknown parameter {key!r}; accepted parameters: {accepted}{hint}")
+        if key in values:
+            raise ConfigError(f"{where}: parameter {key!r} given twice")
+        values[key] = value
+    bound = {}
+    for param in params:
+        if param.name not in values:
+            if param.required:
+                raise ConfigError(f"{where}: missing {param.name}; expected {signature(cls)}")
+            bound[param.name] = param.default
+            continue
+        try:
+            bound[param.name] = param.convert(values[param.name])
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    return bound
+
+
+KINDS: dict[str, Kind] = {}
+
+
+def declare_kind(kind: Kind) -> Kind:
+    """Add a kind of component (done once per kind, in tarsim.components.kinds)."""
+    KINDS[kind.key] = kind
+    return kind
+
+
+def kind(key: str) -> Kind:
+    """The Kind registered under `key` (learner, features, policy, batch, effort, oracle, stopping)."""
+    from tarsim.components import kinds  # noqa: F401 - declares the built-in kinds
+
+    if key not in KINDS:
+        raise ConfigError(f"component kind {key!r} unknown; accepted: {', '.join(KINDS)}")
+    return KINDS[key]
+
+
+def register(key: str) -> Callable[[T], T]:
+    """Class decorator: declare a component of kind `key` (its `name`, docstring and `params`)."""
+
+    def decorate(cls: T) -> T:
+        kind(key).add(cls)
+        return cls
+
+    return decorate
+
+
+def make(key: str, spec: str | Spec, **context: Any) -> Any:
+    """Build the component of kind `key` that `spec` names."""
+    return kind(key).make(spec, **context)
+
+
+def validate(key: str, spec: str | Spec) -> None:
+    """Check a spec without building anything."""
+    kind(key).resolve(spec)
+
+
+def components(key: str) -> Iterable[type]:
+    """Every component class of a kind (plugins included)."""
+    registered = kind(key)
+    return [registered.components[name] for name in registered.names()]

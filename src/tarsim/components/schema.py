@@ -1,0 +1,150 @@
+"""One configuration schema: each setting of a configuration dataclass declared once, in its field's metadata
+(public name, type, range or choices, default, help, CLI flag, whether it is a sweep's TOML key, the component kind
+whose spec it holds). Validation, the CLI options and the sweep's TOML keys are all derived from it."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from tarsim.components.params import Param
+from tarsim.components.registry import kind
+from tarsim.errors import ConfigError
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    """How one configuration field is declared: `param` (public name, type, range, default, help) and its uses."""
+
+    param: Param
+    component: str | None = None  # the value is a spec of this kind of component
+    flag: str | None = None  # the CLI option (None: not an option)
+    toml: bool = True  # a key of a sweep's [review] table
+    metavar: str | None = None
+    nested: type | None = None  # the value is this dataclass (a TOML table of its fields)
+    numbers_as_text: bool = False  # a TOML number is taken as its text (batch = 10, max_effort = 500)
+    many: bool = False  # the value is a tuple of component specs
+
+    @property
+    def name(self) -> str:
+        return self.param.name
+
+    def check(self, value: Any) -> None:
+        """Refuse a value the setting does not accept (a component spec is checked by the registry)."""
+        if value is None and self.param.default is None and not self.param.required:
+            return
+        if self.many:
+            if isinstance(value, str) or not all(isinstance(item, str) for item in value):
+                raise ConfigError(f"{self.name} must be a list of {kind(self.component).label} specs, got {value!r}")
+            for item in value:
+                kind(self.component).resolve(item)
+        elif self.component is not None:
+            kind(self.component).resolve(value if isinstance(value, str) else str(value))
+        elif self.nested is not None:
+            if not isinstance(value, self.nested):
+                raise ConfigError(f"{self.name} must be a {self.nested.__name__}, got {value!r}")
+        else:
+            self.param.check(value)
+
+    def help_text(self) -> str:
+        """The option's help: what it does, what it accepts and its default."""
+        if self.component is not None:
+            accepted = " | ".join(kind(self.component).accepted(plugins=False).split(", "))
+            accepted = f"{accepted} (all: tarsim list {self.component})"
+        elif self.param.kind is bool:
+            accepted = ""
+        else:
+            accepted = self.param.accepted()
+        default = self.param.default
+        text = self.param.help + (f": {accepted}" if accepted else "")
+        if default is None or self.param.kind is bool:
+            return text
+        return f"{text}; default {default:g}" if isinstance(default, float) else f"{text}; default {default}"
+
+
+def setting(
+    param: Param, *, factory: Callable[[], Any] | None = None, **uses: Any
+) -> Any:  # a dataclasses.Field, typed Any so that it can stand as a field's default
+    """A dataclass field declared by a Setting (`factory` for mutable or object defaults)."""
+    metadata = {"setting": Setting(param, **uses)}
+    if factory is not None:
+        return dataclasses.field(default_factory=factory, metadata=metadata)
+    return dataclasses.field(default=param.default, metadata=metadata)
+
+
+def declared(cls: type) -> Iterator[tuple[str, Setting]]:
+    """(field name, Setting) for every declared field of a configuration dataclass, in field order."""
+    for field in dataclasses.fields(cls):
+        if "setting" in field.metadata:
+            yield field.name, field.metadata["setting"]
+
+
+def check_settings(config: Any) -> None:
+    """Check every declared field of a configuration instance."""
+    for name, declaration in declared(type(config)):
+        declaration.check(getattr(config, name))
+
+
+def add_options(group: Any, cls: type) -> None:
+    """Add an argparse option for every declared field with a flag (type, choices, default and help derived)."""
+    for name, declaration in declared(cls):
+        if declaration.flag is None:
+            continue
+        param = declaration.param
+        if param.kind is bool:
+            group.add_argument(declaration.flag, dest=name, action="store_true", help=declaration.help_text())
+            continue
+        options: dict[str, Any] = {"dest": name, "default": param.default, "help": declaration.help_text()}
+        if declaration.component is None and param.parse is None and param.kind in (int, float):
+            options["type"] = _option_type(declaration.flag, param)
+        if param.choices is not None:
+            options["choices"] = list(param.choices)
+        elif declaration.metavar:
+            options["metavar"] = declaration.metavar
+        group.add_argument(declaration.flag, **options)
+
+
+def _option_type(flag: str, param: Param) -> Callable[[str], Any]:
+    def convert(text: str) -> Any:
+        try:
+            return param.kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} must be {param.accepted()}, got {text!r}") from None
+
+    convert.__name__ = param.kind.__name__
+    return convert
+
+
+def option_values(args: argparse.Namespace, cls: type) -> dict[str, Any]:
+    """The declared fields' values from parsed CLI options (keyword arguments for `cls`)."""
+    return {name: getattr(args, name) for name, d in declared(cls) if d.flag is not None and hasattr(args, name)}
+
+
+def toml_keys(cls: type) -> dict[str, tuple[str, Setting]]:
+    """TOML key -> (field name, Setting) for the fields a sweep's [review] table may set."""
+    return {d.name: (name, d) for name, d in declared(cls) if d.toml}
+
+
+def toml_value(declaration: Setting, value: Any, table: Callable[[type, Mapping], Any]) -> Any:
+    """A TOML value as the field's value: type-checked, numbers as text where declared, tables built by `table`."""
+    if declaration.nested is not None:
+        if not isinstance(value, dict):
+            raise ConfigError(
+                f"expected a table with {', '.join(f.name for f in dataclasses.fields(declaration.nested))}"
+            )
+        return table(declaration.nested, value)
+    if declaration.numbers_as_text and isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    textual = declaration.component is not None or declaration.param.parse is not None
+    if textual and not isinstance(value, str):
+        raise ConfigError(f"expected {declaration.param.accepted() or 'a string'}, got {value!r}")
+    if textual:
+        declaration.check(value)
+        return value
+    try:
+        declaration.check(value)
+    except ConfigError:
+        raise ConfigError(f"expected {declaration.param.accepted()}, got {value!r}") from None
+    return value
