@@ -22,6 +22,10 @@ class EffortModel:
     def costs(self, increments: Mapping[str, np.ndarray]) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def accumulate(self, spent: float, increments: Mapping[str, float], now: float) -> float:
+        """Effort spent after one more judgment (its `increments`, ending at clock time `now`): a running budget."""
+        return spent + float(self.costs({key: np.float64(value) for key, value in increments.items()}))
+
 
 @dataclass(frozen=True)
 class JudgeEffort(EffortModel):
@@ -80,6 +84,9 @@ class ClockEffort(EffortModel):
     def costs(self, increments):
         time = np.asarray(increments["time"], dtype=np.float64)
         return np.diff(time, prepend=0.0)
+
+    def accumulate(self, spent, increments, now):
+        return now  # the clock itself: summing differences would drift from it
 
 
 def make_effort_model(spec: str) -> EffortModel:

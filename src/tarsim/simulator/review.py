@@ -17,7 +17,7 @@ import scipy.sparse as sp
 import simpy
 from sklearn.base import BaseEstimator
 
-from tarsim.effort_models import make_effort_model, sentences_read
+from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError
 from tarsim.features import Features
 from tarsim.learners import check_learner, fit_and_score, make_learner
@@ -26,6 +26,7 @@ from tarsim.policies.selection import RandomSampling
 from tarsim.simulator.config import Budget, ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
 from tarsim.simulator.oracle import ReviewerErrors, SentenceLabels
+from tarsim.simulator.strategies import Item, ReviewStrategy, TrainingSet
 
 _STREAMS = {"policy": 1, "presumed": 2, "reviewer": 3, "seeding": 4}
 
@@ -60,10 +61,7 @@ class TopicReview:
 class _State:
     judged: np.ndarray
     in_flight: np.ndarray
-    train_docs: list[int] = field(default_factory=list)
-    train_doc_labels: list[int] = field(default_factory=list)
-    train_sentences: list[int] = field(default_factory=list)
-    train_sentence_labels: list[int] = field(default_factory=list)
+    training: TrainingSet = field(default_factory=TrainingSet)
     completed: int = 0
     relevant_found: int = 0
     spent: float = 0.0
@@ -101,7 +99,7 @@ class ReviewSimulation:
         self.rng = {name: stream(config.seed, review.topic, name) for name in _STREAMS}
         n = features.n_documents
         self.state = _State(judged=np.zeros(n, dtype=bool), in_flight=np.zeros(n, dtype=bool), available=n)
-        self.sentence_doc = np.repeat(np.arange(n), np.diff(features.sentence_offsets))
+        self.strategy = ReviewStrategy.from_config(config)
         self.query_row = features.vectorise(review.query) if config.seeding.kind == "query" else None
         self.env = simpy.Environment()
         self.judgment_count_changed = self.env.event()
@@ -190,7 +188,7 @@ class ReviewSimulation:
         self.writer.flush()
 
     def _has_positive_and_negative(self) -> bool:
-        labels = self.state.train_doc_labels + self.state.train_sentence_labels
+        labels = self.state.training.labels
         positive = self.query_row is not None or 1 in labels
         negative = self.config.presumed_nonrelevant > 0 or 0 in labels
         return positive and negative
@@ -203,48 +201,36 @@ class ReviewSimulation:
 
     def _train(self) -> tuple[np.ndarray, np.ndarray | None, dict]:
         """Fit on the judged units, the seed query and fresh presumed non-relevant units; score the pool."""
-        features, state, config = self.features, self.state, self.config
-        unit_matrix = features.documents if config.train_on == "document" else features.sentences
+        features, training, strategy = self.features, self.state.training, self.strategy
+        unit_matrix = strategy.trained.units(features)
         presumed = self.rng["presumed"].choice(
-            unit_matrix.shape[0], size=min(config.presumed_nonrelevant, unit_matrix.shape[0]), replace=False
+            unit_matrix.shape[0], size=min(self.config.presumed_nonrelevant, unit_matrix.shape[0]), replace=False
         )
         parts, labels = [], []
         if self.query_row is not None:
             parts.append(self.query_row)
             labels.append(np.ones(1, dtype=np.int64))
-        if state.train_docs:
-            parts.append(features.documents[state.train_docs])
-            labels.append(np.asarray(state.train_doc_labels, dtype=np.int64))
-        if state.train_sentences:
-            parts.append(features.sentences[state.train_sentences])
-            labels.append(np.asarray(state.train_sentence_labels, dtype=np.int64))
+        if training.docs:
+            parts.append(features.documents[training.docs])
+            labels.append(np.asarray(training.doc_labels, dtype=np.int64))
+        if training.sentences:
+            parts.append(features.sentences[training.sentences])
+            labels.append(np.asarray(training.sentence_labels, dtype=np.int64))
         parts.append(unit_matrix[presumed])
         labels.append(np.zeros(len(presumed), dtype=np.int64))
         X = sp.vstack(parts, format="csr")
         y = np.concatenate(labels)
-        need_sentences = "sentence" in (config.feedback, config.train_on, config.ranking_unit)
-        targets = [features.sentences] if need_sentences else []
-        if config.ranking_unit == "document":
-            targets.append(features.documents)
+        need_sentences = strategy.needs_sentence_scores
+        targets = ([features.sentences] if need_sentences else []) + strategy.ranked.targets(features)
         scored = fit_and_score(self.learner, X, y, *targets)
         sentence_scores = scored[0] if need_sentences else None
-        if config.ranking_unit == "document":
-            document_scores = scored[-1]
-        else:
-            document_scores = np.maximum.reduceat(sentence_scores, features.sentence_offsets[:-1])
-        if config.train_on == "document":
-            presumed_record = [self.review.docids[i] for i in presumed]
-        else:
-            presumed_record = [
-                [self.review.docids[self.sentence_doc[i]], int(i - features.sentence_offsets[self.sentence_doc[i]])]
-                for i in presumed
-            ]
-        training = {
+        document_scores = strategy.ranked.document_scores(scored, sentence_scores, features)
+        training_record = {
             "training_positives": int(y.sum()),
             "training_negatives": int(len(y) - y.sum()),
-            "presumed_nonrelevant": presumed_record,
+            "presumed_nonrelevant": strategy.trained.presumed_record(presumed, self.review.docids, features),
         }
-        return document_scores, sentence_scores, training
+        return document_scores, sentence_scores, training_record
 
     # ---- the reviewer processes ----------------------------------------------------------------------------
     def _next_item(self) -> tuple[int, Ranking] | None:
@@ -282,11 +268,7 @@ class ReviewSimulation:
             self.writer.write(record)
             if record["truth"] > 0:
                 state.relevant_found += 1
-            if self.budget_model.name == "clock":
-                state.spent = self.env.now
-            else:
-                increments = {k: np.float64(v) for k, v in record["effort"].items()}
-                state.spent += float(self.budget_model.costs(increments))
+            state.spent = self.budget_model.accumulate(state.spent, record["effort"], self.env.now)
             self._wake_learner()
 
     def _wake_learner(self) -> None:
@@ -295,9 +277,7 @@ class ReviewSimulation:
 
     def _judge(self, doc: int, ranking: Ranking) -> tuple[dict, float]:
         """What the reviewer sees, reads and says about one document, and what the learner learns from it."""
-        features, config, review = self.features, self.config, self.review
-        grade = int(review.grades[doc])
-        relevant = grade > 0
+        features, review, strategy = self.features, self.review, self.strategy
         labels = review.sentence_labels.of(features, doc)
         first = int(features.sentence_offsets[doc])
         best = (
@@ -305,39 +285,18 @@ class ReviewSimulation:
             if (ranking.sentence_scores is not None)
             else first
         )
-        if config.feedback == "sentence":
-            shown = best
-            truth_of_shown = int(labels[shown - first])
-            label = self.errors.judge(truth_of_shown, self.rng["reviewer"])
-            read = 1
-            words = int(features.sentence_words[shown])
-        else:
-            shown = None
-            label = self.errors.judge(int(relevant), self.rng["reviewer"])
-            read = sentences_read(labels, relevant)
-            words = int(features.sentence_words[first : first + read].sum())
-        if config.train_on == "document":
-            self.state.train_docs.append(doc)
-            self.state.train_doc_labels.append(label)
-        else:
-            if shown is not None:
-                unit = shown
-            elif label and relevant and labels[read - 1] > 0:
-                unit = first + read - 1  # the sentence that convinced the reviewer
-            else:
-                unit = best
-            self.state.train_sentences.append(unit)
-            self.state.train_sentence_labels.append(label)
-        seconds = config.time_model.seconds(config.feedback, words)
+        item = Item(doc, first, labels, best, int(review.grades[doc]))
+        shown = strategy.shown.present(item, features, self.errors, self.rng["reviewer"])
+        learned = strategy.trained.learn(self.state.training, item, shown)
+        seconds = self.config.time_model.seconds(strategy.shown.name, shown.words)
         record = {
             "type": "judgment",
             "round": ranking.round,
             "docid": review.docids[doc],
-            "sentence": None if shown is None else shown - first,
-            "label": label,
-            "truth": grade,
-            "effort": {"judge": 1, "sent": read, "words": words, "seconds": seconds},
+            "sentence": None if shown.shown is None else shown.shown - first,
+            "label": shown.label,
+            "truth": item.grade,
+            "effort": {"judge": 1, "sent": shown.read, "words": shown.words, "seconds": seconds},
+            **learned,
         }
-        if config.train_on == "sentence":
-            record["trained_sentence"] = self.state.train_sentences[-1] - first  # what the learner learned from
         return record, seconds
