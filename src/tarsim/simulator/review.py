@@ -10,6 +10,8 @@ rank order and retrains after every B new judgments while reviewers keep working
 from __future__ import annotations
 
 import zlib
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,7 +28,10 @@ from tarsim.policies.selection import RandomSampling
 from tarsim.simulator.config import Budget, ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
 from tarsim.simulator.oracle import ReviewerErrors, SentenceLabels
+from tarsim.simulator.rounds import LedgerSoFar, RoundState
 from tarsim.simulator.strategies import Item, ReviewStrategy, TrainingSet
+from tarsim.stopping.online import OnlineStop, OnlineStopping
+from tarsim.stopping.rules import ReplayContext
 
 _STREAMS = {"policy": 1, "presumed": 2, "reviewer": 3, "seeding": 4}
 
@@ -66,6 +71,7 @@ class _State:
     relevant_found: int = 0
     spent: float = 0.0
     stopped: str | None = None
+    stop: OnlineStop | None = None  # the stopping rule that fired, and where
     ranking: Ranking | None = None
     available: int = 0  # documents neither judged nor in flight: the stop test reads it in O(1), not O(pool)
 
@@ -101,27 +107,82 @@ class ReviewSimulation:
         self.state = _State(judged=np.zeros(n, dtype=bool), in_flight=np.zeros(n, dtype=bool), available=n)
         self.strategy = ReviewStrategy.from_config(config)
         self.query_row = features.vectorise(review.query) if config.seeding.kind == "query" else None
+        header = {
+            "topic": review.topic,
+            "config": config.to_dict(),
+            "seed": config.seed,
+            "collection_size": n,
+            "relevant": relevant,
+        }
+        self.so_far = LedgerSoFar(header, n)
+        self.stopping = OnlineStopping(config.stopping, self._replay_context()) if config.stopping else None
         self.env = simpy.Environment()
         self.judgment_count_changed = self.env.event()
         self.ranking_published = self.env.event()
+        self._finished_rounds: deque[RoundState] = deque()
+        self.end: dict | None = None
+        self._started = False
 
     # ---- running -------------------------------------------------------------------------------------------
     def run(self) -> dict:
         """Simulate to the end; returns the end record written to the ledger."""
+        for _ in self.rounds():
+            pass
+        return self.end
+
+    def rounds(self) -> Iterator[RoundState]:
+        """Run the review round by round: step the SimPy clock until a training round's batch is done, yield where
+        the review stands, and write the end record once nothing is left to happen."""
+        if self._started:
+            raise ConfigError("a review simulation runs once; make a new ReviewSimulation")
+        self._started = True
         self.env.process(self._learner())
         for reviewer in range(self.config.reviewers):
             self.env.process(self._reviewer(reviewer))
-        self.env.run()
+        while True:
+            while not self._finished_rounds and self.env.peek() != simpy.core.Infinity:
+                self.env.step()
+            if not self._finished_rounds:
+                break
+            yield self._finished_rounds.popleft()
+        self.end = self._finish()
+
+    def _finish(self) -> dict:
         reason = self.state.stopped or "pool exhausted"
+        if self.stopping is not None and self.state.stop is None:  # a rule may fire at the ledger's end
+            self.state.stop = self.stopping.check(self.so_far.view(end={"reason": reason}))
         end = {"reason": reason, "judgments": self.state.completed, "time": round(self.env.now, 6)}
+        if self.state.stop is not None:
+            end["stop"] = self.state.stop.to_record()
         self.writer.finish(end)
         return end
+
+    def _replay_context(self) -> ReplayContext:
+        """What replayed stopping rules may need: the collection's docids and the topic's qrels grades."""
+        grades = self.review.grades
+        judged = {self.review.docids[i]: int(grades[i]) for i in np.flatnonzero(grades)}
+        return ReplayContext(docids=self.review.docids, qrels={self.review.topic: judged})
+
+    def _round_done(self, round_number: int) -> None:
+        state = self.state
+        self._finished_rounds.append(
+            RoundState(
+                round=round_number,
+                judgments=state.completed,
+                relevant_found=state.relevant_found,
+                time=round(self.env.now, 6),
+                stopped=state.stopped,
+                ledger=self.so_far.view(),
+            )
+        )
 
     def _stop_reason(self) -> str | None:
         if self.config.until == "all-relevant" and self.state.relevant_found >= self.relevant:
             return "all relevant documents presented"
         if self.budget is not None and self.state.spent >= self.budget:
             return f"effort budget {self.config.max_effort} ({self.config.max_effort_model}) reached"
+        if self.state.stop is not None:
+            return f"stopping rule {self.state.stop.rule} fired"
         if not self.state.available:
             return "pool exhausted"
         return None
@@ -163,16 +224,16 @@ class ReviewSimulation:
                 break
             k = size if not config.async_retrain else len(candidates)
             order = self.policy.select(scores, candidates, k, self.rng["policy"])
-            self.writer.write(
-                {
-                    "type": "round",
-                    "round": round_number,
-                    "trained_at": trained_at,
-                    "time": round(self.env.now, 6),
-                    "batch_size": size,
-                    **training,
-                }
-            )
+            round_record = {
+                "type": "round",
+                "round": round_number,
+                "trained_at": trained_at,
+                "time": round(self.env.now, 6),
+                "batch_size": size,
+                **training,
+            }
+            self.writer.write(round_record)
+            self.so_far.add_round(round_record)
             ranking = Ranking(round_number, np.asarray(order, dtype=np.int64), sentence_scores)
             if config.async_retrain:
                 self._publish(ranking)
@@ -180,6 +241,7 @@ class ReviewSimulation:
             else:
                 yield from self._dispatch(ranking, wait_for=len(order))
             self.writer.flush()
+            self._round_done(round_number)
 
     def _dispatch(self, ranking: Ranking, wait_for: int):
         target = self.state.completed + wait_for
@@ -266,9 +328,12 @@ class ReviewSimulation:
             state.completed += 1
             record.update(seq=state.completed, time=round(self.env.now, 6), reviewer=reviewer)
             self.writer.write(record)
+            self.so_far.add_judgment(record)
             if record["truth"] > 0:
                 state.relevant_found += 1
             state.spent = self.budget_model.accumulate(state.spent, record["effort"], self.env.now)
+            if self.stopping is not None and state.stop is None:
+                state.stop = self.stopping.check(self.so_far.view())
             self._wake_learner()
 
     def _wake_learner(self) -> None:

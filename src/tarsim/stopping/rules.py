@@ -66,7 +66,7 @@ class BudgetRule(StoppingRule):
         return self.a * ledger.relevant + self.b
 
     def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
-        spent = np.cumsum(make_effort_model(self.effort_model).costs(ledger.effort))
+        spent = np.cumsum(make_effort_model(self.effort_model).costs({**ledger.effort, "time": ledger.time}))
         reached = np.flatnonzero(spent >= self.budget(ledger) - 1e-9)
         return int(reached[0]) + 1 if reached.size else None
 
