@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tarsim.cli.common import float_list
 from tarsim.data import read_collection, read_qrels, read_topics, write_run
 from tarsim.data.dataset import find_docs_file
 from tarsim.errors import ConfigError
@@ -13,17 +14,6 @@ from tarsim.legal.baseline import subsample
 from tarsim.legal.benchmark import Benchmark, load_benchmark
 from tarsim.legal.presets import PRESETS, get_preset
 from tarsim.retrieval import ANALYZERS, PreparedCorpus, get_analyzer, search, tune_bm25
-
-
-def float_list(text: str) -> list[float]:
-    """Parse `0.6,0.9,1.2`."""
-    try:
-        values = [float(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
-    if not values:
-        raise argparse.ArgumentTypeError("empty list")
-    return values
 
 
 def register(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,16 @@
+"""Helpers every CLI module may import (and no other CLI module's internals): argument types."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def float_list(text: str) -> list[float]:
+    """Parse `0.6,0.9,1.2`."""
+    try:
+        values = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError("empty list")
+    return values
