@@ -5,6 +5,11 @@ ranks the pool and publishes a ranking; reviewers take the next unjudged item of
 the time model's seconds on it, and record a judgment in the ledger. Synchronous mode (BMI, the default)
 publishes a batch of B items and retrains when all B are judged; asynchronous mode publishes the whole pool in
 rank order and retrains after every B new judgments while reviewers keep working from the previous ranking.
+
+What is shown, trained on and ranked is the configuration's ReviewStrategy (tarsim.simulator.strategies).
+`rounds()` steps the SimPy environment to the end of each training round and yields a RoundState (the ledger so
+far included); `run()` drives it to the end. Stopping rules of the configuration are checked after every judgment
+(tarsim.stopping.online) and end the review where replaying them on the ledger would.
 """
 
 from __future__ import annotations
