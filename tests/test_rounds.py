@@ -15,6 +15,7 @@ from tarsim.simulator import ReviewConfig, review_topics
 from tarsim.simulator.ledger import MemoryLedgerWriter
 from tarsim.simulator.oracle import inherit_labels
 from tarsim.simulator.review import ReviewSimulation, TopicReview
+from tarsim.simulator.rounds import LedgerSoFar
 from tarsim.simulator.run import topic_grades
 from tarsim.simulator.strategies import (
     RankByBestSentence,
@@ -25,7 +26,8 @@ from tarsim.simulator.strategies import (
     TrainOnDocuments,
     TrainOnSentences,
 )
-from tarsim.stopping import evaluate_stopping
+from tarsim.stopping import ReplayContext, StoppingRule, evaluate_stopping, parse_stopping_rule
+from tarsim.stopping.online import OnlineStopping
 
 TOPIC = "T2"  # 117 relevant documents of 2,000
 
@@ -83,6 +85,42 @@ def test_online_stopping_equals_replaying_the_rule_on_the_finished_ledger(demo, 
     assert len(stopped) < len(full)
     if BASES[seed].reviewers == 1:  # the same review up to the stop
         assert _judgments(stopped) == _judgments(full)[: len(stopped)]
+
+
+class _EveryNth(StoppingRule):
+    """A rule of no built-in kind (as a plugin's): replayed in full after every judgment."""
+
+    def stop_position(self, ledger, context):
+        return 7 if len(ledger) >= 7 else None
+
+
+@pytest.mark.parametrize("seed", sorted(BASES))
+def test_rules_followed_incrementally_stop_where_their_replay_does(demo, full_ledgers, seed):
+    full = full_ledgers[seed]
+    context = ReplayContext(docids=demo.collection.docids, qrels=demo.qrels)
+    rules = ["knee", "knee:3", "knee:6", "nonrel:5", "nonrel:40", "oracle", "target:2", "target:20", "budget:R:sent"]
+    for rule in [*rules, _EveryNth("every7")]:
+        replayed = parse_stopping_rule(rule).stop_position(full, context) if isinstance(rule, str) else 7
+        so_far, online, fired = LedgerSoFar(full.header, len(full)), OnlineStopping([rule], context), None
+        for index in range(len(full)):
+            so_far.add_judgment(_record(full, index))
+            fired = online.check(so_far.view())
+            if fired is not None:
+                break
+        if fired is None:
+            fired = online.check(so_far.view(end=full.end))
+        assert (fired.seq if fired else None) == replayed, rule
+
+
+def _record(ledger, index: int) -> dict:
+    sentence = int(ledger.sentence[index])
+    return {
+        "docid": ledger.docids[index],
+        "sentence": None if sentence < 0 else sentence,
+        **{name: int(getattr(ledger, name)[index]) for name in ("label", "truth", "reviewer", "round")},
+        "time": float(ledger.time[index]),
+        "effort": {key: float(values[index]) for key, values in ledger.effort.items()},
+    }
 
 
 def test_a_rule_that_never_fires_leaves_the_review_as_it_was(demo, features, full_ledgers):
