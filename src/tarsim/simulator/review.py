@@ -155,7 +155,7 @@ class ReviewSimulation:
     def _finish(self) -> dict:
         reason = self.state.stopped or "pool exhausted"
         if self.stopping is not None and self.state.stop is None:  # a rule may fire at the ledger's end
-            self.state.stop = self.stopping.check(self.so_far.view(end={"reason": reason}))
+            self.state.stop = self.stopping.check(self.so_far.view(end={"reason": reason}, stable=False))
         end = {"reason": reason, "judgments": self.state.completed, "time": round(self.env.now, 6)}
         if self.state.stop is not None:
             end["stop"] = self.state.stop.to_record()
@@ -338,7 +338,7 @@ class ReviewSimulation:
                 state.relevant_found += 1
             state.spent = self.budget_model.accumulate(state.spent, record["effort"], self.env.now)
             if self.stopping is not None and state.stop is None:
-                state.stop = self.stopping.check(self.so_far.view())
+                state.stop = self.stopping.check(self.so_far.view(stable=False))
             self._wake_learner()
 
     def _wake_learner(self) -> None:

@@ -40,14 +40,15 @@ class LedgerSoFar:
         for key in EFFORT_KEYS:
             self._effort[key][k] = record["effort"][key]
 
-    def view(self, end: dict | None = None) -> Ledger:
-        """The ledger so far (without an end record unless `end` is given); later judgments do not change it."""
+    def view(self, end: dict | None = None, *, stable: bool = True) -> Ledger:
+        """The ledger so far (without an end record unless `end` is given). A stable view is not changed by later
+        judgments; an unstable one (no copying: for a check that reads it at once) shares the growing lists."""
         k = len(self.docids)
         return Ledger(
             header=self.header,
-            rounds=list(self.rounds),
+            rounds=list(self.rounds) if stable else self.rounds,
             end=end,
-            docids=self.docids[:k],
+            docids=self.docids[:k] if stable else self.docids,
             sentence=self._int["sentence"][:k],
             label=self._int["label"][:k],
             truth=self._int["truth"][:k],
