@@ -220,9 +220,14 @@ def test_replay_equals_what_the_review_recorded(demo):
     ledger = result.ledgers["T1"]
     assert ledger.header["config"]["stopping"] == ["budget:R+20", "oracle"]
     budget, oracle = evaluate_recorded_rules(ledger)
-    assert oracle.stopped and oracle.recall == 1.0 and oracle.position <= budget.position
-    assert ledger.end["reason"].startswith("effort budget")
-    assert budget.stopped and budget.position == len(ledger) == ledger.end["judgments"] == ledger.relevant + 20
+    # the rules run online: the oracle fires first (every relevant document presented) and stops the review
+    assert oracle.stopped and oracle.recall == 1.0 and oracle.position == len(ledger) == ledger.end["stop"]["seq"]
+    assert ledger.end["reason"] == "stopping rule oracle fired" and ledger.end["stop"]["rule"] == "oracle"
+    assert not budget.stopped and len(ledger) < ledger.relevant + 20
+    unstopped = simulate(demo, topic="T1", until="exhausted", max_effort="R+20").ledgers["T1"]
+    budget = evaluate_stopping(unstopped, "budget:R+20")
+    assert unstopped.end["reason"].startswith("effort budget")
+    assert budget.stopped and budget.position == len(unstopped) == unstopped.end["judgments"] == ledger.relevant + 20
     full = simulate(demo, topic="T1").ledgers["T1"]
     replay = evaluate_stopping(full, "oracle")
     assert replay.stopped and replay.position == len(full) and replay.recall == 1.0

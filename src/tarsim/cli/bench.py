@@ -7,16 +7,16 @@ import json
 import sys
 from pathlib import Path
 
-from tarsim.cli.retrieve import float_list
+from tarsim.cli.common import float_list
 from tarsim.data import atomic_write, read_decisions, write_run
 from tarsim.data.paths import check_output_path
 from tarsim.errors import ConfigError
 from tarsim.legal.baseline import BaselineResult, CorpusCache, doc2doc_ablation, run_config
 from tarsim.legal.convert import BENCHMARKS, load_any
 from tarsim.legal.presets import get_preset
-from tarsim.legal.tables import decisions_table, doc2doc_table, language_table
+from tarsim.legal.tables import benchmark_report, decisions_table, results_payload
 from tarsim.registry import data_dir
-from tarsim.retrieval import B_GRID, K1_GRID, get_analyzer, shortening
+from tarsim.retrieval import B_GRID, K1_GRID, get_analyzer
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -94,23 +94,9 @@ def run(args: argparse.Namespace) -> int:
                     **options,
                 )
             ]
+    print(benchmark_report(args.name, benchmarks, results, caches))
     first = benchmarks[0]
     preset = get_preset(first.preset)
-    n_eval = len(next(iter(results.values()))[0].per_query)
-    print(f"{args.name}: BM25 (bm25s, Lucene variant), {preset.eval_split} split, {n_eval} evaluated queries")
-    if preset.doc2doc:
-        queries = list(first.split(preset.eval_split).values())
-        raw_tokens = get_analyzer("raw").tokenize(queries)
-        prep_ids = caches[first.name].get(get_analyzer(preset.analyzer)).query_term_ids(queries)
-        print(
-            f"query preprocessing ({preset.analyzer}) keeps {1 - shortening(raw_tokens, prep_ids):.0%} "
-            f"of the raw tokens on average"
-        )
-        print(doc2doc_table(results[first.name], preset.measures))
-    elif args.name == "bbsard":
-        print(language_table({b.language: results[b.name][0] for b in benchmarks}, preset.measures))
-    else:
-        print(language_table({"BM25": results[first.name][0]}, preset.measures))
     decision_figures = None
     if args.decisions:
         from tarsim.metrics import evaluate_decisions
@@ -130,15 +116,7 @@ def run(args: argparse.Namespace) -> int:
             for index, row in enumerate(rows):
                 write_run(runs_dir / f"{name}.{index}.run", row.run, tag=f"bm25-{index}")
     if json_path is not None:
-        payload = {
-            name: [
-                {"label": r.label, "k1": r.k1, "b": r.b, "summary": r.summary, "per_query": r.per_query} for r in rows
-            ]
-            for name, rows in results.items()
-        }
-        if decision_figures is not None:
-            payload["decisions"] = decision_figures  # type: ignore[assignment]
         with atomic_write(json_path) as handle:
-            json.dump(payload, handle, indent=1, sort_keys=True)
+            json.dump(results_payload(results, decision_figures), handle, indent=1, sort_keys=True)
             handle.write("\n")
     return 0

@@ -65,27 +65,9 @@ def parse_marks(text: str) -> list[tuple[float, float]]:
     return [(budget.a, budget.b) for budget in (Budget.parse(part) for part in text.split(",") if part.strip())]
 
 
-def replay_inputs(collection: str | None, ledgers=()) -> dict:
-    """docids and qrels for stopping rules that draw from the collection (target:T); the collection must be the
-    one the ledgers were reviewed on (their headers record its digest)."""
-    if not collection:
-        return {}
-    from tarsim.data.dataset import load_dataset
-    from tarsim.errors import InputError
-    from tarsim.features import collection_digest
-
-    dataset = load_dataset(collection)
-    digest = collection_digest(dataset.collection)
-    for ledger in ledgers:
-        recorded = ledger.header.get("inputs", {}).get("collection")
-        if recorded is not None and recorded != digest:
-            raise InputError(ledger.source, None, f"was not reviewed on {collection} (its collection digest differs)")
-    return {"docids": dataset.collection.docids, "qrels": dataset.qrels}
-
-
 def run(args: argparse.Namespace) -> int:
     from tarsim.reporting.compare import load_ledgers
-    from tarsim.reporting.plots import plot_recall_effort, save_figure
+    from tarsim.reporting.plots import plot_recall_effort, replay_inputs, save_figure
     from tarsim.stopping import parse_stopping_rule
 
     make_effort_model(args.effort)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
+from tarsim.cli.common import float_list
 from tarsim.data import write_run
 from tarsim.data.paths import check_output_path
 from tarsim.errors import ConfigError
@@ -16,20 +16,6 @@ from tarsim.legal.presets import PRESETS, get_preset
 from tarsim.retrieval import ANALYZERS, PreparedCorpus, check_bm25_parameters, get_analyzer, search, tune_bm25
 
 __all__ = ["analyzer_name", "float_list", "load_directory", "register", "run"]
-
-
-def float_list(text: str) -> list[float]:
-    """Parse `0.6,0.9,1.2` (finite numbers only: a NaN grid point would silently win or lose every comparison)."""
-    try:
-        values = [float(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
-    if not values:
-        raise argparse.ArgumentTypeError("empty list")
-    bad = [value for value in values if not math.isfinite(value)]
-    if bad:
-        raise argparse.ArgumentTypeError(f"expected finite numbers, got {bad[0]!r} in {text!r}")
-    return values
 
 
 def register(parser: argparse.ArgumentParser) -> None:

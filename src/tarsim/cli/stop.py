@@ -41,11 +41,11 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from tarsim.cli.plot import replay_inputs
     from tarsim.effort_models import make_effort_model
     from tarsim.errors import ConfigError
     from tarsim.metrics.tar import cost_at_stop
     from tarsim.reporting.compare import load_ledgers
+    from tarsim.reporting.plots import replay_inputs
     from tarsim.stopping import evaluate_stopping, parse_stopping_rule
 
     if not 0.0 < args.target_recall <= 1.0:

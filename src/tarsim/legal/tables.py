@@ -1,10 +1,14 @@
-"""Text tables in the papers' layouts: doc2doc ablation rows, bBSARD per-language columns, PD hit rates."""
+"""Text tables in the papers' layouts: doc2doc ablation rows, bBSARD per-language columns, PD hit rates; which
+layout a benchmark's report takes, and its figures as JSON."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from tarsim.legal.baseline import BaselineResult
+from tarsim.legal.baseline import BaselineResult, CorpusCache
+from tarsim.legal.benchmark import Benchmark
+from tarsim.legal.presets import get_preset
+from tarsim.retrieval import get_analyzer, shortening
 
 DISPLAY = {"AP": "MAP", "RR": "MRR", "Success": "Recall(hit)"}
 
@@ -53,3 +57,44 @@ def decisions_table(figures: Mapping[str, float]) -> str:
             ]
         )
     return format_table(header, rows)
+
+
+def benchmark_report(
+    name: str,
+    benchmarks: Sequence[Benchmark],
+    results: Mapping[str, Sequence[BaselineResult]],
+    caches: Mapping[str, CorpusCache],
+) -> str:
+    """`tarsim bench`'s report in the paper's layout: doc2doc ablation rows (with the share of query tokens that
+    preprocessing keeps), bBSARD one column per language, otherwise one BM25 column."""
+    first = benchmarks[0]
+    preset = get_preset(first.preset)
+    n_eval = len(next(iter(results.values()))[0].per_query)
+    lines = [f"{name}: BM25 (bm25s, Lucene variant), {preset.eval_split} split, {n_eval} evaluated queries"]
+    if preset.doc2doc:
+        queries = list(first.split(preset.eval_split).values())
+        raw_tokens = get_analyzer("raw").tokenize(queries)
+        prep_ids = caches[first.name].get(get_analyzer(preset.analyzer)).query_term_ids(queries)
+        lines.append(
+            f"query preprocessing ({preset.analyzer}) keeps {1 - shortening(raw_tokens, prep_ids):.0%} "
+            f"of the raw tokens on average"
+        )
+        lines.append(doc2doc_table(results[first.name], preset.measures))
+    elif name == "bbsard":
+        lines.append(language_table({b.language: results[b.name][0] for b in benchmarks}, preset.measures))
+    else:
+        lines.append(language_table({"BM25": results[first.name][0]}, preset.measures))
+    return "\n".join(lines)
+
+
+def results_payload(
+    results: Mapping[str, Sequence[BaselineResult]], decisions: Mapping[str, float] | None = None
+) -> dict:
+    """The figures of every configuration (label, k1, b, summary, per-query values), and decision figures."""
+    payload: dict = {
+        name: [{"label": r.label, "k1": r.k1, "b": r.b, "summary": r.summary, "per_query": r.per_query} for r in rows]
+        for name, rows in results.items()
+    }
+    if decisions is not None:
+        payload["decisions"] = decisions
+    return payload

@@ -21,7 +21,7 @@ import numpy as np
 from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
 from tarsim.effort_models import make_effort_model
-from tarsim.errors import ConfigError
+from tarsim.errors import ConfigError, InputError
 from tarsim.metrics.recall_effort import GRID_A, recall_curve
 from tarsim.reporting.compare import group_ledgers, pair_key
 
@@ -45,6 +45,27 @@ STYLE = {
     "svg.hashsalt": "tarsim",
     "svg.fonttype": "none",
 }
+
+
+def check_collection(ledgers: Sequence[Ledger], digest: str, name: str) -> None:
+    """Refuse ledgers reviewed on another collection than `name` (their headers record its digest)."""
+    for ledger in ledgers:
+        recorded = ledger.header.get("inputs", {}).get("collection")
+        if recorded is not None and recorded != digest:
+            raise InputError(ledger.source, None, f"was not reviewed on {name} (its collection digest differs)")
+
+
+def replay_inputs(collection: str | None, ledgers: Sequence[Ledger] = ()) -> dict:
+    """docids and qrels for stopping rules that draw from the collection (target:T); the collection must be the
+    one the ledgers were reviewed on."""
+    if not collection:
+        return {}
+    from tarsim.data.dataset import load_dataset
+    from tarsim.features import collection_digest
+
+    dataset = load_dataset(collection)
+    check_collection(ledgers, collection_digest(dataset.collection), collection)
+    return {"docids": dataset.collection.docids, "qrels": dataset.qrels}
 
 
 @dataclass(frozen=True)

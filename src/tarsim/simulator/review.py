@@ -5,11 +5,18 @@ ranks the pool and publishes a ranking; reviewers take the next unjudged item of
 the time model's seconds on it, and record a judgment in the ledger. Synchronous mode (BMI, the default)
 publishes a batch of B items and retrains when all B are judged; asynchronous mode publishes the whole pool in
 rank order and retrains after every B new judgments while reviewers keep working from the previous ranking.
+
+What is shown, trained on and ranked is the configuration's ReviewStrategy (tarsim.simulator.strategies).
+`rounds()` steps the SimPy environment to the end of each training round and yields a RoundState (the ledger so
+far included); `run()` drives it to the end. Stopping rules of the configuration are checked after every judgment
+(tarsim.stopping.online) and end the review where replaying them on the ledger would.
 """
 
 from __future__ import annotations
 
 import zlib
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,7 +24,7 @@ import scipy.sparse as sp
 import simpy
 from sklearn.base import BaseEstimator
 
-from tarsim.effort_models import make_effort_model, sentences_read
+from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError
 from tarsim.features import Features
 from tarsim.learners import check_learner, fit_and_score, make_learner
@@ -27,6 +34,10 @@ from tarsim.policies.selection import RandomSampling
 from tarsim.simulator.config import Budget, ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
 from tarsim.simulator.oracle import ReviewerErrors, SentenceLabels
+from tarsim.simulator.rounds import LedgerSoFar, RoundState
+from tarsim.simulator.strategies import Item, ReviewStrategy, TrainingSet
+from tarsim.stopping.online import OnlineStop, OnlineStopping
+from tarsim.stopping.rules import ReplayContext
 
 _STREAMS = {"policy": 1, "presumed": 2, "reviewer": 3, "seeding": 4}
 
@@ -61,14 +72,12 @@ class TopicReview:
 class _State:
     judged: np.ndarray
     in_flight: np.ndarray
-    train_docs: list[int] = field(default_factory=list)
-    train_doc_labels: list[int] = field(default_factory=list)
-    train_sentences: list[int] = field(default_factory=list)
-    train_sentence_labels: list[int] = field(default_factory=list)
+    training: TrainingSet = field(default_factory=TrainingSet)
     completed: int = 0
     relevant_found: int = 0
     spent: float = 0.0
     stopped: str | None = None
+    stop: OnlineStop | None = None  # the stopping rule that fired, and where
     ranking: Ranking | None = None
     available: int = 0  # documents neither judged nor in flight: the stop test reads it in O(1), not O(pool)
 
@@ -102,30 +111,85 @@ class ReviewSimulation:
         self.rng = {name: stream(config.seed, review.topic, name) for name in _STREAMS}
         n = features.n_documents
         self.state = _State(judged=np.zeros(n, dtype=bool), in_flight=np.zeros(n, dtype=bool), available=n)
-        self.sentence_doc = np.repeat(np.arange(n), np.diff(features.sentence_offsets))
+        self.strategy = ReviewStrategy.from_config(config)
         query = query_text(review.topic, review.query) if config.seeding.kind == "query" else None
         self.query_row = features.vectorise(query) if query is not None else None
+        header = {
+            "topic": review.topic,
+            "config": config.to_dict(),
+            "seed": config.seed,
+            "collection_size": n,
+            "relevant": relevant,
+        }
+        self.so_far = LedgerSoFar(header, n)
+        self.stopping = OnlineStopping(config.stopping, self._replay_context()) if config.stopping else None
         self.env = simpy.Environment()
         self.judgment_count_changed = self.env.event()
         self.ranking_published = self.env.event()
+        self._finished_rounds: deque[RoundState] = deque()
+        self.end: dict | None = None
+        self._started = False
 
     # ---- running -------------------------------------------------------------------------------------------
     def run(self) -> dict:
         """Simulate to the end; returns the end record written to the ledger."""
+        for _ in self.rounds():
+            pass
+        return self.end
+
+    def rounds(self) -> Iterator[RoundState]:
+        """Run the review round by round: step the SimPy clock until a training round's batch is done, yield where
+        the review stands, and write the end record once nothing is left to happen."""
+        if self._started:
+            raise ConfigError("a review simulation runs once; make a new ReviewSimulation")
+        self._started = True
         self.env.process(self._learner())
         for reviewer in range(self.config.reviewers):
             self.env.process(self._reviewer(reviewer))
-        self.env.run()
+        while True:
+            while not self._finished_rounds and self.env.peek() != simpy.core.Infinity:
+                self.env.step()
+            if not self._finished_rounds:
+                break
+            yield self._finished_rounds.popleft()
+        self.end = self._finish()
+
+    def _finish(self) -> dict:
         reason = self.state.stopped or "pool exhausted"
+        if self.stopping is not None and self.state.stop is None:  # a rule may fire at the ledger's end
+            self.state.stop = self.stopping.check(self.so_far.view(end={"reason": reason}, stable=False))
         end = {"reason": reason, "judgments": self.state.completed, "time": round(self.env.now, 6)}
+        if self.state.stop is not None:
+            end["stop"] = self.state.stop.to_record()
         self.writer.finish(end)
         return end
+
+    def _replay_context(self) -> ReplayContext:
+        """What replayed stopping rules may need: the collection's docids and the topic's qrels grades."""
+        grades = self.review.grades
+        judged = {self.review.docids[i]: int(grades[i]) for i in np.flatnonzero(grades)}
+        return ReplayContext(docids=self.review.docids, qrels={self.review.topic: judged})
+
+    def _round_done(self, round_number: int) -> None:
+        state = self.state
+        self._finished_rounds.append(
+            RoundState(
+                round=round_number,
+                judgments=state.completed,
+                relevant_found=state.relevant_found,
+                time=round(self.env.now, 6),
+                stopped=state.stopped,
+                ledger=self.so_far.view(),
+            )
+        )
 
     def _stop_reason(self) -> str | None:
         if self.config.until == "all-relevant" and self.state.relevant_found >= self.relevant:
             return "all relevant documents presented"
         if self.budget is not None and self.state.spent >= self.budget:
             return f"effort budget {self.config.max_effort} ({self.config.max_effort_model}) reached"
+        if self.state.stop is not None:
+            return f"stopping rule {self.state.stop.rule} fired"
         if not self.state.available:
             return "pool exhausted"
         return None
@@ -167,16 +231,16 @@ class ReviewSimulation:
                 break
             k = size if not config.async_retrain else len(candidates)
             order = self.policy.select(scores, candidates, k, self.rng["policy"])
-            self.writer.write(
-                {
-                    "type": "round",
-                    "round": round_number,
-                    "trained_at": trained_at,
-                    "time": round(self.env.now, 6),
-                    "batch_size": size,
-                    **training,
-                }
-            )
+            round_record = {
+                "type": "round",
+                "round": round_number,
+                "trained_at": trained_at,
+                "time": round(self.env.now, 6),
+                "batch_size": size,
+                **training,
+            }
+            self.writer.write(round_record)
+            self.so_far.add_round(round_record)
             ranking = Ranking(round_number, np.asarray(order, dtype=np.int64), sentence_scores)
             if config.async_retrain:
                 self._publish(ranking)
@@ -184,6 +248,7 @@ class ReviewSimulation:
             else:
                 yield from self._dispatch(ranking, wait_for=len(order))
             self.writer.flush()
+            self._round_done(round_number)
 
     def _dispatch(self, ranking: Ranking, wait_for: int):
         target = self.state.completed + wait_for
@@ -192,7 +257,7 @@ class ReviewSimulation:
         self.writer.flush()
 
     def _has_positive_and_negative(self) -> bool:
-        labels = self.state.train_doc_labels + self.state.train_sentence_labels
+        labels = self.state.training.labels
         positive = self.query_row is not None or 1 in labels
         negative = self.config.presumed_nonrelevant > 0 or 0 in labels
         return positive and negative
@@ -205,48 +270,36 @@ class ReviewSimulation:
 
     def _train(self) -> tuple[np.ndarray, np.ndarray | None, dict]:
         """Fit on the judged units, the seed query and fresh presumed non-relevant units; score the pool."""
-        features, state, config = self.features, self.state, self.config
-        unit_matrix = features.documents if config.train_on == "document" else features.sentences
+        features, training, strategy = self.features, self.state.training, self.strategy
+        unit_matrix = strategy.trained.units(features)
         presumed = self.rng["presumed"].choice(
-            unit_matrix.shape[0], size=min(config.presumed_nonrelevant, unit_matrix.shape[0]), replace=False
+            unit_matrix.shape[0], size=min(self.config.presumed_nonrelevant, unit_matrix.shape[0]), replace=False
         )
         parts, labels = [], []
         if self.query_row is not None:
             parts.append(self.query_row)
             labels.append(np.ones(1, dtype=np.int64))
-        if state.train_docs:
-            parts.append(features.documents[state.train_docs])
-            labels.append(np.asarray(state.train_doc_labels, dtype=np.int64))
-        if state.train_sentences:
-            parts.append(features.sentences[state.train_sentences])
-            labels.append(np.asarray(state.train_sentence_labels, dtype=np.int64))
+        if training.docs:
+            parts.append(features.documents[training.docs])
+            labels.append(np.asarray(training.doc_labels, dtype=np.int64))
+        if training.sentences:
+            parts.append(features.sentences[training.sentences])
+            labels.append(np.asarray(training.sentence_labels, dtype=np.int64))
         parts.append(unit_matrix[presumed])
         labels.append(np.zeros(len(presumed), dtype=np.int64))
         X = sp.vstack(parts, format="csr")
         y = np.concatenate(labels)
-        need_sentences = "sentence" in (config.feedback, config.train_on, config.ranking_unit)
-        targets = [features.sentences] if need_sentences else []
-        if config.ranking_unit == "document":
-            targets.append(features.documents)
+        need_sentences = strategy.needs_sentence_scores
+        targets = ([features.sentences] if need_sentences else []) + strategy.ranked.targets(features)
         scored = fit_and_score(self.learner, X, y, *targets)
         sentence_scores = scored[0] if need_sentences else None
-        if config.ranking_unit == "document":
-            document_scores = scored[-1]
-        else:
-            document_scores = np.maximum.reduceat(sentence_scores, features.sentence_offsets[:-1])
-        if config.train_on == "document":
-            presumed_record = [self.review.docids[i] for i in presumed]
-        else:
-            presumed_record = [
-                [self.review.docids[self.sentence_doc[i]], int(i - features.sentence_offsets[self.sentence_doc[i]])]
-                for i in presumed
-            ]
-        training = {
+        document_scores = strategy.ranked.document_scores(scored, sentence_scores, features)
+        training_record = {
             "training_positives": int(y.sum()),
             "training_negatives": int(len(y) - y.sum()),
-            "presumed_nonrelevant": presumed_record,
+            "presumed_nonrelevant": strategy.trained.presumed_record(presumed, self.review.docids, features),
         }
-        return document_scores, sentence_scores, training
+        return document_scores, sentence_scores, training_record
 
     # ---- the reviewer processes ----------------------------------------------------------------------------
     def _next_item(self) -> tuple[int, Ranking] | None:
@@ -282,13 +335,12 @@ class ReviewSimulation:
             state.completed += 1
             record.update(seq=state.completed, time=round(self.env.now, 6), reviewer=reviewer)
             self.writer.write(record)
+            self.so_far.add_judgment(record)
             if record["truth"] > 0:
                 state.relevant_found += 1
-            if self.budget_model.name == "clock":
-                state.spent = self.env.now
-            else:
-                increments = {k: np.float64(v) for k, v in record["effort"].items()}
-                state.spent += float(self.budget_model.costs(increments))
+            state.spent = self.budget_model.accumulate(state.spent, record["effort"], self.env.now)
+            if self.stopping is not None and state.stop is None:
+                state.stop = self.stopping.check(self.so_far.view(stable=False))
             self._wake_learner()
 
     def _wake_learner(self) -> None:
@@ -297,9 +349,7 @@ class ReviewSimulation:
 
     def _judge(self, doc: int, ranking: Ranking) -> tuple[dict, float]:
         """What the reviewer sees, reads and says about one document, and what the learner learns from it."""
-        features, config, review = self.features, self.config, self.review
-        grade = int(review.grades[doc])
-        relevant = grade > 0
+        features, review, strategy = self.features, self.review, self.strategy
         labels = review.sentence_labels.of(features, doc)
         first = int(features.sentence_offsets[doc])
         best = (
@@ -307,39 +357,18 @@ class ReviewSimulation:
             if (ranking.sentence_scores is not None)
             else first
         )
-        if config.feedback == "sentence":
-            shown = best
-            truth_of_shown = int(labels[shown - first])
-            label = self.errors.judge(truth_of_shown, self.rng["reviewer"])
-            read = 1
-            words = int(features.sentence_words[shown])
-        else:
-            shown = None
-            label = self.errors.judge(int(relevant), self.rng["reviewer"])
-            read = sentences_read(labels, relevant)
-            words = int(features.sentence_words[first : first + read].sum())
-        if config.train_on == "document":
-            self.state.train_docs.append(doc)
-            self.state.train_doc_labels.append(label)
-        else:
-            if shown is not None:
-                unit = shown
-            elif label and relevant and labels[read - 1] > 0:
-                unit = first + read - 1  # the sentence that convinced the reviewer
-            else:
-                unit = best
-            self.state.train_sentences.append(unit)
-            self.state.train_sentence_labels.append(label)
-        seconds = config.time_model.seconds(config.feedback, words)
+        item = Item(doc, first, labels, best, int(review.grades[doc]))
+        shown = strategy.shown.present(item, features, self.errors, self.rng["reviewer"])
+        learned = strategy.trained.learn(self.state.training, item, shown)
+        seconds = self.config.time_model.seconds(strategy.shown.name, shown.words)
         record = {
             "type": "judgment",
             "round": ranking.round,
             "docid": review.docids[doc],
-            "sentence": None if shown is None else shown - first,
-            "label": label,
-            "truth": grade,
-            "effort": {"judge": 1, "sent": read, "words": words, "seconds": seconds},
+            "sentence": None if shown.shown is None else shown.shown - first,
+            "label": shown.label,
+            "truth": item.grade,
+            "effort": {"judge": 1, "sent": shown.read, "words": shown.words, "seconds": seconds},
+            **learned,
         }
-        if config.train_on == "sentence":
-            record["trained_sentence"] = self.state.train_sentences[-1] - first  # what the learner learned from
         return record, seconds

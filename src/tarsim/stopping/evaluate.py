@@ -107,6 +107,7 @@ def evaluate_stopping(
         unseen = [docid for docid in sample.sampled if docid not in seen]
         extra, estimated = _sample_increments(ledger, unseen, qrels.get(ledger.topic, {}), sample_costs)
         increments = {key: increments[key] + extra[key] for key in EFFORT_KEYS}
+    increments["time"] = float(ledger.time[position - 1]) if position else 0.0  # `clock`: the clock at the stop
     effort = {}
     for spec in effort_models:
         model = make_effort_model(spec)

@@ -72,7 +72,8 @@ class SweepConfig:
 
     def review_config(self, policy: str, strategy: str, seed: int) -> ReviewConfig:
         """The ReviewConfig of one run (its derived seed included)."""
-        return strategy_config(strategy, policy=policy, stopping=self.stopping, seed=seed, **self.review)
+        # no `stopping`: a sweep replays its rules on whole ledgers (in ReviewConfig they would stop the review)
+        return strategy_config(strategy, policy=policy, seed=seed, **self.review)
 
     @property
     def feature_settings(self) -> FeatureSettings:
@@ -231,7 +232,7 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
     try:  # every per-run configuration must be valid before anything runs
         for policy in policies:
             for strategy in strategies:
-                strategy_config(strategy, policy=policy, stopping=stopping, seed=0, **review)
+                strategy_config(strategy, policy=policy, seed=0, **review)
     except ConfigError as exc:
         check.fail("review", str(exc), "review")
     collections = _collections(check, document.get("collections"), base)

@@ -1,0 +1,161 @@
+"""Stopping rules checked while a review runs, so that it stops exactly where replaying the rule would.
+
+After every judgment each rule is replayed on the ledger so far (`StoppingRule.stop_position`); the first rule
+that fires stops the review. A rule checked at the end of a training round (`knee`) learns that a round ended
+from the next round's first judgment, as its replay does, so the review then holds one judgment more than the
+stop position. The built-in rules whose replay walks the whole ledger (`knee`, `nonrel`, `oracle`, `target`) are
+followed incrementally instead, reading only the new judgments, with the replay's arithmetic (tests/test_rounds.py
+checks both give the same stop); any other rule (a plugin's) is replayed in full after every judgment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tarsim.data.ledger import Ledger
+from tarsim.stopping.rules import (
+    KneeRule,
+    NonRelevantRunRule,
+    OracleRule,
+    ReplayContext,
+    StoppingRule,
+    TargetRule,
+    parse_stopping_rule,
+    slope_ratio,
+)
+
+
+@dataclass(frozen=True)
+class OnlineStop:
+    """A rule that fired during a review: its spec and the stop position (judgments reviewed when it fired)."""
+
+    rule: str
+    seq: int
+
+    def to_record(self) -> dict:
+        """The end record's `stop` field."""
+        return {"rule": self.rule, "seq": self.seq}
+
+
+class _TargetCheck:
+    """The target method with its sample drawn once: stop when the last target is presented."""
+
+    def __init__(self, rule: TargetRule) -> None:
+        self.rule = rule
+        self.remaining: set[str] | None = None
+        self.never = False  # no targets: the rule cannot fire
+        self.seen = 0
+
+    def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
+        if self.remaining is None:
+            self.remaining = set(self.rule.sample(ledger, context).targets)
+            self.never = not self.remaining
+        if self.never:
+            return None
+        if not self.remaining:
+            return self.seen
+        for docid in ledger.docids[self.seen :]:
+            self.seen += 1
+            self.remaining.discard(docid)
+            if not self.remaining:
+                return self.seen
+        return None
+
+
+class _NonRelevantRunCheck:
+    """N consecutive non-relevant labels, counted as they come."""
+
+    def __init__(self, rule: NonRelevantRunRule) -> None:
+        self.rule = rule
+        self.streak = 0
+        self.seen = 0
+
+    def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
+        for label in ledger.label[self.seen :]:
+            self.seen += 1
+            self.streak = 0 if label > 0 else self.streak + 1
+            if self.streak >= self.rule.run:
+                return self.seen
+        return None
+
+
+class _OracleCheck:
+    """Every relevant document presented, counted as they come (relevance from the qrels when given)."""
+
+    def __init__(self, rule: OracleRule) -> None:
+        self.rule = rule
+        self.presented: set[str] = set()
+        self.found = 0
+        self.seen = 0
+        self.relevant: int | None = None
+
+    def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
+        judged = context.qrels.get(ledger.topic, {}) if context.qrels is not None else None
+        if self.relevant is None:
+            self.relevant = ledger.relevant if judged is None else sum(g > 0 for g in judged.values())
+        relevant = self.relevant
+        for index in range(self.seen, len(ledger)):
+            docid = ledger.docids[index]
+            self.seen += 1
+            is_relevant = ledger.truth[index] > 0 if judged is None else judged.get(docid, 0) > 0
+            if docid not in self.presented:
+                self.presented.add(docid)
+                self.found += int(is_relevant)
+            if relevant and self.found >= relevant:
+                return self.seen
+        return None
+
+
+class _KneeCheck:
+    """The knee method at each check point as it appears (a round change, or the end of an exhausted pool)."""
+
+    def __init__(self, rule: KneeRule) -> None:
+        self.rule = rule
+        self.seen = 0
+        self.gain = [0.0]
+
+    def _fires(self, s: int) -> bool:
+        if s < self.rule.min_reviewed:
+            return False
+        gain = np.asarray(self.gain[: s + 1], dtype=np.float64)
+        return slope_ratio(gain) >= self.rule.threshold(int(gain[s]))
+
+    def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
+        rounds = ledger.round
+        for index in range(self.seen, len(ledger)):
+            self.seen += 1
+            self.gain.append(self.gain[-1] + float(ledger.label[index] > 0))
+            if index and rounds[index] != rounds[index - 1] and self._fires(index):
+                return index
+        exhausted = len(rounds) >= ledger.collection_size or (ledger.end or {}).get("reason") == "pool exhausted"
+        if len(rounds) and exhausted and self._fires(len(rounds)):
+            return len(rounds)
+        return None
+
+
+_INCREMENTAL = {
+    TargetRule: _TargetCheck,
+    NonRelevantRunRule: _NonRelevantRunCheck,
+    OracleRule: _OracleCheck,
+    KneeRule: _KneeCheck,
+}
+
+
+class OnlineStopping:
+    """The stopping rules of a running review (specs as for parse_stopping_rule), checked on the ledger so far."""
+
+    def __init__(self, specs: Sequence[str | StoppingRule], context: ReplayContext) -> None:
+        self.rules = [parse_stopping_rule(s) if isinstance(s, str) else s for s in specs]
+        self.context = context
+        self._checks = [_INCREMENTAL[type(rule)](rule) if type(rule) in _INCREMENTAL else rule for rule in self.rules]
+
+    def check(self, ledger: Ledger) -> OnlineStop | None:
+        """The first rule (in order) that fires on `ledger`, and where; None when none does."""
+        for rule, check in zip(self.rules, self._checks, strict=True):
+            position = check.stop_position(ledger, self.context)
+            if position is not None:
+                return OnlineStop(rule.spec, position)
+        return None

@@ -1,0 +1,196 @@
+"""A review as an iterator of rounds, online stopping (equal to replaying the rule), and strategies as objects."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from tarsim.data.ledger import ledger_from_lines
+from tarsim.errors import ConfigError
+from tarsim.features import build_features
+from tarsim.simulator import ReviewConfig, review_topics
+from tarsim.simulator.ledger import MemoryLedgerWriter
+from tarsim.simulator.oracle import inherit_labels
+from tarsim.simulator.review import ReviewSimulation, TopicReview
+from tarsim.simulator.rounds import LedgerSoFar
+from tarsim.simulator.run import topic_grades
+from tarsim.simulator.strategies import (
+    RankByBestSentence,
+    RankDocuments,
+    ReviewStrategy,
+    ShowDocument,
+    ShowSentence,
+    TrainOnDocuments,
+    TrainOnSentences,
+)
+from tarsim.stopping import ReplayContext, StoppingRule, evaluate_stopping, parse_stopping_rule
+from tarsim.stopping.online import OnlineStopping
+
+TOPIC = "T2"  # 117 relevant documents of 2,000
+
+BASES = {
+    0: ReviewConfig(until="exhausted", max_effort="2R"),
+    1: ReviewConfig(until="exhausted", max_effort="2R", feedback="sentence", train_on="sentence", seed=1),
+    2: ReviewConfig(until="exhausted", max_effort="2R", reviewers=2, async_retrain=True, retrain_seconds=10, seed=2),
+}
+"""One configuration per seed: BMI; sentences shown and trained on; two reviewers with asynchronous retraining."""
+
+RULES = ("budget:0.5R", "budget:R:clock", "knee:6", "target:5", "nonrel:20", "oracle")
+"""One rule per family (budget also in the clock model, whose costs come from the ledger's times)."""
+
+
+@pytest.fixture(scope="module")
+def features(demo):
+    return build_features(demo.collection)
+
+
+@pytest.fixture(scope="module")
+def full_ledgers(demo, features):
+    return {seed: review_topics(demo, base, [TOPIC], features=features).ledgers[TOPIC] for seed, base in BASES.items()}
+
+
+def _replay(ledger, rule, demo):
+    costs = {docid: {"judge": 1, "sent": 3, "words": 60, "seconds": 8.9} for docid in demo.collection.docids}
+    return evaluate_stopping(
+        ledger,
+        rule,
+        docids=demo.collection.docids,
+        qrels=demo.qrels,
+        sample_costs=costs,  # priced, not estimated from the ledger (an estimate reads the whole ledger)
+        effort_models=("judge", "sent", "lambda:0.5", "seconds", "clock"),
+    )
+
+
+def _judgments(ledger) -> list[tuple]:
+    return list(zip(ledger.docids, ledger.label, ledger.time, ledger.reviewer, ledger.round, strict=True))
+
+
+@pytest.mark.parametrize("seed", sorted(BASES))
+@pytest.mark.parametrize("rule", RULES)
+def test_online_stopping_equals_replaying_the_rule_on_the_finished_ledger(demo, features, full_ledgers, seed, rule):
+    full = full_ledgers[seed]
+    stopped = review_topics(demo, replace(BASES[seed], stopping=(rule,)), [TOPIC], features=features).ledgers[TOPIC]
+    replayed = _replay(full, rule, demo)
+    assert replayed.stopped, "every rule fires within these reviews (else the test shows nothing)"
+    assert _replay(stopped, rule, demo) == replayed
+    assert stopped.end["stop"] == {"rule": rule, "seq": replayed.position}
+    assert stopped.end["reason"] == f"stopping rule {rule} fired"
+    # the review went no further than needed: in-flight judgments of other reviewers, or one judgment more for a
+    # rule checked at a round's end (the next round's first judgment says that the round ended)
+    extra = BASES[seed].reviewers - 1 + (rule.startswith("knee"))
+    assert replayed.position <= len(stopped) <= replayed.position + max(extra, 0) + 1
+    assert len(stopped) < len(full)
+    if BASES[seed].reviewers == 1:  # the same review up to the stop
+        assert _judgments(stopped) == _judgments(full)[: len(stopped)]
+
+
+class _EveryNth(StoppingRule):
+    """A rule of no built-in kind (as a plugin's): replayed in full after every judgment."""
+
+    def stop_position(self, ledger, context):
+        return 7 if len(ledger) >= 7 else None
+
+
+@pytest.mark.parametrize("seed", sorted(BASES))
+def test_rules_followed_incrementally_stop_where_their_replay_does(demo, full_ledgers, seed):
+    full = full_ledgers[seed]
+    context = ReplayContext(docids=demo.collection.docids, qrels=demo.qrels)
+    rules = ["knee", "knee:3", "knee:6", "nonrel:5", "nonrel:40", "oracle", "target:2", "target:20", "budget:R:sent"]
+    for rule in [*rules, _EveryNth("every7")]:
+        replayed = parse_stopping_rule(rule).stop_position(full, context) if isinstance(rule, str) else 7
+        so_far, online, fired = LedgerSoFar(full.header, len(full)), OnlineStopping([rule], context), None
+        for index in range(len(full)):
+            so_far.add_judgment(_record(full, index))
+            fired = online.check(so_far.view())
+            if fired is not None:
+                break
+        if fired is None:
+            fired = online.check(so_far.view(end=full.end))
+        assert (fired.seq if fired else None) == replayed, rule
+
+
+def _record(ledger, index: int) -> dict:
+    sentence = int(ledger.sentence[index])
+    return {
+        "docid": ledger.docids[index],
+        "sentence": None if sentence < 0 else sentence,
+        **{name: int(getattr(ledger, name)[index]) for name in ("label", "truth", "reviewer", "round")},
+        "time": float(ledger.time[index]),
+        "effort": {key: float(values[index]) for key, values in ledger.effort.items()},
+    }
+
+
+def test_a_rule_that_never_fires_leaves_the_review_as_it_was(demo, features, full_ledgers):
+    stopped = review_topics(demo, replace(BASES[0], stopping=("nonrel:1000",)), [TOPIC], features=features)
+    ledger = stopped.ledgers[TOPIC]
+    assert _judgments(ledger) == _judgments(full_ledgers[0])
+    assert "stop" not in ledger.end and ledger.end["reason"] == full_ledgers[0].end["reason"]
+
+
+def test_the_first_rule_to_fire_stops_the_review(demo, features):
+    config = replace(BASES[0], stopping=("nonrel:1000", "budget:30", "budget:10"))
+    ledger = review_topics(demo, config, [TOPIC], features=features).ledgers[TOPIC]
+    assert ledger.end["stop"] == {"rule": "budget:10", "seq": 10}
+    assert len(ledger) == 10
+
+
+def _simulation(demo, features, config: ReviewConfig) -> tuple[ReviewSimulation, MemoryLedgerWriter]:
+    docids = demo.collection.docids
+    grades = topic_grades(demo.qrels[TOPIC], {d: i for i, d in enumerate(docids)}, len(docids))
+    labels = inherit_labels(features, (grades > 0).astype(np.int8))
+    writer = MemoryLedgerWriter({"topic": TOPIC, "relevant": int((grades > 0).sum()), "collection_size": len(docids)})
+    review = TopicReview(TOPIC, demo.topics[TOPIC], grades, labels, docids)
+    return ReviewSimulation(features, review, config, writer), writer
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_rounds_yield_the_ledger_so_far_and_end_as_run_does(demo, features, seed):
+    config = replace(BASES[seed], max_effort="R")
+    stepped, writer = _simulation(demo, features, config)
+    states = list(stepped.rounds())
+    ran, reference = _simulation(demo, features, config)
+    end = ran.run()
+    assert writer.lines == reference.lines  # iterating rounds is the same review as run()
+    assert stepped.end == end
+    ledger = ledger_from_lines(writer.lines)
+    assert [s.round for s in states] == list(range(1, len(ledger.rounds) + 1))
+    assert all(a.judgments <= b.judgments and a.time <= b.time for a, b in itertools.pairwise(states))
+    for state in states:
+        view = state.ledger
+        assert len(view) == state.judgments
+        assert view.docids == ledger.docids[: state.judgments]
+        assert np.array_equal(view.label, ledger.label[: state.judgments])
+        assert state.relevant_found == int((ledger.truth[: state.judgments] > 0).sum())
+        assert state.effort["judge"] == state.judgments
+        assert len(view.rounds) == state.round
+        if config.reviewers == 1:  # synchronous: a round ends when its whole batch is judged
+            assert state.judgments == int((ledger.round <= state.round).sum())
+    assert states[-1].stopped == ledger.end["reason"]
+    # judgments in flight when the last round ended are recorded after it (the end record counts them)
+    assert states[-1].judgments <= len(ledger) == end["judgments"] <= states[-1].judgments + config.reviewers - 1
+
+
+def test_a_simulation_runs_once(demo, features):
+    simulation, _ = _simulation(demo, features, replace(BASES[0], max_effort="5"))
+    simulation.run()
+    with pytest.raises(ConfigError, match="runs once"):
+        simulation.run()
+
+
+@pytest.mark.parametrize(
+    ("settings", "parts"),
+    [
+        ({}, (ShowDocument, TrainOnDocuments, RankDocuments)),
+        ({"feedback": "sentence"}, (ShowSentence, TrainOnDocuments, RankByBestSentence)),
+        ({"feedback": "sentence", "rank_by": "document"}, (ShowSentence, TrainOnDocuments, RankDocuments)),
+        ({"train_on": "sentence"}, (ShowDocument, TrainOnSentences, RankDocuments)),
+        ({"feedback": "sentence", "train_on": "sentence"}, (ShowSentence, TrainOnSentences, RankByBestSentence)),
+    ],
+)
+def test_a_configuration_names_its_strategy_objects(settings, parts):
+    strategy = ReviewStrategy.from_config(ReviewConfig(**settings))
+    assert tuple(type(p) for p in (strategy.shown, strategy.trained, strategy.ranked)) == parts
+    assert strategy.needs_sentence_scores == ("sentence" in settings.values())
