@@ -141,7 +141,8 @@ def _simulation(demo, features, config: ReviewConfig) -> tuple[ReviewSimulation,
     docids = demo.collection.docids
     grades = topic_grades(demo.qrels[TOPIC], {d: i for i, d in enumerate(docids)}, len(docids))
     labels = inherit_labels(features, (grades > 0).astype(np.int8))
-    writer = MemoryLedgerWriter({"topic": TOPIC, "relevant": int((grades > 0).sum()), "collection_size": len(docids)})
+    header = {"topic": TOPIC, "config": config.to_dict(), "relevant": int((grades > 0).sum())}
+    writer = MemoryLedgerWriter({**header, "collection_size": len(docids)})
     review = TopicReview(TOPIC, demo.topics[TOPIC], grades, labels, docids)
     return ReviewSimulation(features, review, config, writer), writer
 
