@@ -4,6 +4,7 @@ ReviewConfig, and the issue-10 values it now refuses (each refused in one line b
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 
@@ -105,10 +106,14 @@ def test_every_simulate_option_has_help_and_its_default_from_the_schema():
     parser = argparse.ArgumentParser()
     add_options(parser, ReviewConfig)
     actions = [a for a in parser._actions if a.option_strings and a.dest != "help"]
-    assert len(actions) == 19 and all(a.help for a in actions)
+    flagged = [f.name for f in dataclasses.fields(ReviewConfig) if getattr(f.metadata.get("setting"), "flag", None)]
+    assert sorted(a.dest for a in actions) == sorted(flagged) and len(actions) >= 19 and all(a.help for a in actions)
+    assert "--stop" in [s for a in actions for s in a.option_strings]
     defaults = ReviewConfig()
     for action in actions:
-        if action.dest != "seeding":
+        if action.dest == "stopping":
+            assert action.default is None and defaults.stopping == ()  # repeatable: no occurrence, no rule
+        elif action.dest != "seeding":
             assert action.default == getattr(defaults, action.dest), action.dest
 
 

@@ -119,7 +119,7 @@ def test_glob_collections_and_relative_paths(tmp_path):
         (tmp_path / "data" / name).mkdir(parents=True)
     config = parse_sweep_config('[[collections]]\npath = "data/*"\n', tmp_path / "s.toml")
     assert [c.name for c in config.collections] == ["a", "b"]
-    with pytest.raises(InputError, match="no directory matches"):
+    with pytest.raises(InputError, match="no collection directory or screening file matches"):
         parse_sweep_config('[[collections]]\npath = "nothing/*"\n', tmp_path / "s.toml")
     with pytest.raises(InputError, match="used twice"):
         parse_sweep_config('collections = ["data/a", "data/a"]\n', tmp_path / "s.toml")

@@ -97,6 +97,8 @@ def add_options(group: Any, cls: type) -> None:
             group.add_argument(declaration.flag, dest=name, action="store_true", help=declaration.help_text())
             continue
         options: dict[str, Any] = {"dest": name, "default": param.default, "help": declaration.help_text()}
+        if declaration.many:  # a repeatable option: each occurrence adds one spec
+            options.update(action="append", default=None, help=declaration.help_text() + " (repeatable)")
         if declaration.component is None and param.parse is None and param.kind in (int, float):
             options["type"] = _option_type(declaration.flag, param)
         if param.choices is not None:
@@ -119,7 +121,11 @@ def _option_type(flag: str, param: Param) -> Callable[[str], Any]:
 
 def option_values(args: argparse.Namespace, cls: type) -> dict[str, Any]:
     """The declared fields' values from parsed CLI options (keyword arguments for `cls`)."""
-    return {name: getattr(args, name) for name, d in declared(cls) if d.flag is not None and hasattr(args, name)}
+    values = {name: getattr(args, name) for name, d in declared(cls) if d.flag is not None and hasattr(args, name)}
+    for name, declaration in declared(cls):
+        if declaration.many and name in values:
+            values[name] = tuple(values[name] or ())
+    return values
 
 
 def toml_keys(cls: type) -> dict[str, tuple[str, Setting]]:

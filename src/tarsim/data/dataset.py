@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tarsim.data.collection import Collection, read_collection
 from tarsim.data.lines import PathLike
-from tarsim.data.qrels import Qrels, read_qrels
+from tarsim.data.qrels import Qrels, check_qrels_in_collection, read_qrels
 from tarsim.data.topics import Topics, read_topics
 from tarsim.errors import ConfigError, InputError, InputWarning
 
@@ -82,6 +82,7 @@ def load_dataset(
     if len(collection) == 0:
         raise InputError(docs_path, None, "empty collection")
     judged = read_qrels(qrels_path)
+    check_qrels_in_collection(judged, set(collection.docids), qrels_path)  # qrels of another collection: say so
     queries = read_topics(topics_path)
     check_topics_cover_qrels(judged, queries, topics_path)
     name = base.resolve().name if base is not None else docs_path.resolve().parent.name

@@ -129,8 +129,8 @@ class ReviewConfig:
         factory=FeatureSettings, nested=FeatureSettings,
     )  # fmt: skip
     stopping: tuple[str, ...] = setting(
-        Param("stopping", str, None, "stopping rules replayed on the finished ledger"), factory=tuple, toml=False,
-        component="stopping", many=True,
+        Param("stopping", str, None, "stop the review online when this rule fires (the first to fire stops it)"),
+        factory=tuple, toml=False, component="stopping", many=True, flag="--stop", metavar="RULE",
     )  # fmt: skip
     seed: int = setting(
         Param("seed", int, 0, "the review's random seed", low=0, high=MAX_SEED), flag="--seed", toml=False,

@@ -370,10 +370,14 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
         if spec == DEMO:
             paths: list[Path | None] = [None]
         elif glob.has_magic(spec):
-            paths = [Path(p) for p in sorted(glob.glob(str(base / spec))) if Path(p).is_dir()]
+            paths = [Path(p) for p in sorted(glob.glob(str(base / spec))) if _is_collection(Path(p), globbed=True)]
             if not paths:
                 check.fail(
-                    f"{key}.path", f"no directory matches {spec!r} (relative to {base})", "collections", "path", index
+                    f"{key}.path",
+                    f"no collection directory or screening file matches {spec!r} (relative to {base})",
+                    "collections",
+                    "path",
+                    index,
                 )
             if "name" in item:
                 check.fail(
@@ -385,17 +389,17 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
                 )
         else:
             directory = base / spec
-            if not directory.is_dir():
+            if not _is_collection(directory):
                 check.fail(
                     f"{key}.path",
-                    f"collection directory {str(directory)!r} does not exist",
+                    f"collection {str(directory)!r} does not exist (a collection directory or a screening file)",
                     "collections",
                     "path",
                     index,
                 )
             paths = [directory]
         for directory in paths:
-            name = item.get("name") or (DEMO if directory is None else directory.name)
+            name = item.get("name") or (DEMO if directory is None else _collection_name(directory))
             if not isinstance(name, str) or not name:
                 check.fail(f"{key}.name", f"expected a non-empty string, got {name!r}", "collections", "name", index)
             entries.append(CollectionEntry(name, directory, topics))
@@ -408,3 +412,17 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
                 "collections",
             )
     return tuple(entries)
+
+
+def _is_collection(path: Path, globbed: bool = False) -> bool:
+    """A collection directory, or a screening file (CSV, TSV, XLSX, RIS: one topic named after its stem); a glob
+    does not take .txt files (RIS or not, they are more often a collection's qrels or notes)."""
+    from tarsim.data.screening import SCREENING_SUFFIXES
+
+    suffix = path.suffix.lower()
+    return path.is_dir() or (path.is_file() and suffix in SCREENING_SUFFIXES and not (globbed and suffix == ".txt"))
+
+
+def _collection_name(path: Path) -> str:
+    """A collection's name in a sweep's tables: a directory's name, a screening file's stem."""
+    return path.name if path.is_dir() else path.stem

@@ -1,0 +1,67 @@
+"""Pieces that join the registry, online stopping and screening files: `tarsim simulate --stop`, and screening files
+as sweep collections (a file path, and a glob over a folder of them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tarsim.cli import main
+from tarsim.sweep import expand_plan, parse_sweep_config
+from tarsim.sweep.plan import load_collections
+
+
+def test_simulate_stop_ends_the_review_where_the_rule_fires(tmp_path):
+    out = tmp_path / "out"
+    assert main(["simulate", "--topic", "T3", "--stop", "budget:0.5R", "--out", str(out)]) == 0
+    lines = (out / "ledgers" / "T3.jsonl").read_text().splitlines()
+    header, end = json.loads(lines[0]), json.loads(lines[-1])
+    judgments = [json.loads(line) for line in lines if '"type":"judgment"' in line]
+    assert header["config"]["stopping"] == ["budget:0.5R"]
+    assert end["stop"]["rule"] == "budget:0.5R" and end["reason"] == "stopping rule budget:0.5R fired"
+    assert len(judgments) == header["relevant"] // 2  # judge effort: one unit a judgment, 0.5 R of them
+
+
+def test_simulate_refuses_an_unknown_stopping_rule_before_any_work(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["simulate", "--stop", "kneee", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "stopping rule 'kneee' unknown" in err and "did you mean knee" in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def _screening_csv(path: Path, labels: list[int]) -> None:
+    rows = ["title,abstract,label_included"]
+    rows += [f"record {i} title,abstract {i} words here,{label}" for i, label in enumerate(labels)]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def test_sweep_takes_screening_files_by_path_and_by_glob(tmp_path):
+    folder = tmp_path / "files"
+    folder.mkdir()
+    _screening_csv(tmp_path / "first.csv", [1, 0, 0, 1, 0, 0])
+    _screening_csv(folder / "third.csv", [0, 0, 1, 0])
+    _screening_csv(folder / "second.csv", [0, 1, 0, 0, 0, 1, 0])
+    (folder / "notes.txt").write_text("not a collection\n", encoding="utf-8")  # a glob skips .txt files
+    text = """\
+[sweep]
+seeds = 1
+
+[[collections]]
+path = "first.csv"
+
+[[collections]]
+path = "files/*"
+
+[review]
+seeding = "random"
+"""
+    config = parse_sweep_config(text, tmp_path / "sweep.toml")
+    collections = load_collections(config)
+    runs, skipped = expand_plan(config, collections)
+    assert not skipped
+    assert sorted({(r.collection, r.topic) for r in runs}) == [
+        ("first", "first"),
+        ("second", "second"),
+        ("third", "third"),
+    ]
