@@ -96,7 +96,7 @@ def test_bad_project_files(tmp_path, capsys):
 
 def test_plot_and_compare_take_projects_and_order_files(tmp_path, capsys):
     project = make_project(tmp_path / "tiny.asreview")
-    order = tmp_path / "other.txt"
+    order = tmp_path / "tiny.other.txt"
     order.write_text("".join(f"{rid} {INCLUDED[rid]}\n" for rid in (5, 2, 7, 1, 3, 4, 6)))
     figure = tmp_path / "wss.png"
     assert main(["plot", str(project), str(order), "--kind", "wss", "--out", str(figure)]) == 0
@@ -105,4 +105,4 @@ def test_plot_and_compare_take_projects_and_order_files(tmp_path, capsys):
     from tarsim.reporting.compare import load_ledgers
 
     tools = [ledger.header["tool"] for ledger in load_ledgers([project, order])]
-    assert tools == ["asreview", "other.txt"]
+    assert tools == ["asreview", "other"]

@@ -69,7 +69,9 @@ def test_scores_and_paired_test_by_hand():
     assert effort["p_t"] == pytest.approx(expected["p_t"]) and effort["p_rand"] == pytest.approx(expected["p_rand"])
     assert effort["diff"] == pytest.approx(sum(b.values()) / 8 - 2.0)
     wss = rows[("fast", "WSS@95")]
-    assert wss["mean"] == pytest.approx((100 - 2) / 100 - 0.05)
+    # ASReview Insights' WSS@95 (as `tarsim metrics`): with R = 2 it is read at the largest j with j/R <= 0.95, j = 1;
+    # the review needs 1 record, random order round(linspace(0, 2, 100)) first reaches 1 at record 26 (2*25/99 > 0.5)
+    assert wss["mean"] == pytest.approx((26 - 1) / 100)
 
 
 def test_unknown_or_ambiguous_baseline():
@@ -124,3 +126,18 @@ def test_stop_command_on_demo_runs(demo_runs, capsys):
     assert all(row["stopped"] and row["effort_judge"] == 51 for row in budget)  # R = 51 for T1
     assert main(["stop", str(demo_runs), "--rule", "target:3"]) == 2
     assert "needs the collection" in capsys.readouterr().err
+
+
+def test_reviews_from_other_tools_pair_with_tarsim_runs_by_topic_and_seed(tmp_path):
+    """An order file records no collection digest: it still pairs with tarsim's runs of the same topic (seed 0)."""
+    from tarsim.data.order import read_order
+
+    runs = [ledger(f"t{t}", "fast", 0, [1, 1] + [0] * 10) for t in range(3)]
+    for t in range(3):  # the same topics screened by another tool: both relevant records last (12 records, R = 2)
+        (tmp_path / f"t{t}.txt").write_text("".join(f"d{i} {int(i >= 10)}\n" for i in range(12)), encoding="utf-8")
+    other = [read_order(tmp_path / f"t{t}.txt") for t in range(3)]
+    result = compare(runs + other, "fast", grid_a=(1,), grid_b=(0,))
+    rows = {(r["group"], r["measure"]): r for r in result.rows}
+    foreign = [g for g in result.groups if g != result.baseline]
+    assert len(foreign) == 1 and rows[(foreign[0], "Recall@1R+0")]["pairs"] == 3
+    assert rows[(foreign[0], "Recall@1R+0")]["mean"] == 0.0  # two judgments into its order, nothing relevant yet

@@ -104,14 +104,14 @@ def test_review_tables_show_hours_for_time_models():
 
 
 def test_metrics_cli_on_an_order_file(tmp_path, capsys):
-    order = tmp_path / "screening.txt"
+    order = tmp_path / "screening.mytool.txt"
     order.write_text("# docid label\nd0 1\nd1 0\n\nd2 1\n" + "".join(f"d{i} 0\n" for i in range(3, 10)))
     assert main(["metrics", str(order), "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     (review,) = document["reviews"]
-    assert (review["N"], review["R"], review["tool"], review["topic"]) == (10, 2, "screening.txt", "screening")
+    assert (review["N"], review["R"], review["tool"], review["topic"]) == (10, 2, "mytool", "screening")
     assert review["wss_100"] == pytest.approx(0.5) and review["atd"] == 2.0
-    assert document["mean"]["screening.txt"]["rrf_10"] == 0.5
+    assert document["mean"]["mytool"]["rrf_10"] == 0.5
     assert main(["metrics", str(order), "--format", "csv"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert "wss_95" in header and "recall@2R+100" in header and "td" not in header.split(",")

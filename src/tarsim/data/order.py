@@ -2,11 +2,12 @@
 
 Format: one record a line, `docid label` in review order (whitespace separated), label 0 or 1, optionally a third
 field `prior` marking a prior record (judged before the model ranked anything); `#` starts a comment line, blank
-lines are skipped. The topic is the file name up to its first dot. Without qrels the file must list every record of
-the collection (as ASReview's and TARexp's full orders do): N is the number of records listed, R the number labelled
-1. With qrels, R comes from the qrels of the topic (that name, or the qrels' only topic), N is the number of records
-the qrels list for the topic (screening qrels list every record; at least the records in the file), and relevance is
-the qrels'.
+lines are skipped. The topic is the file name up to its first dot; the tool is what stands between the topic and the
+suffix (`Triptans.asreview-logistic.txt`), else the folder's name, so a study's order files group by tool. Without
+qrels the file must list every record of the collection (as ASReview's and TARexp's full orders do): N is the number
+of records listed, R the number labelled 1. With qrels, R comes from the qrels of the topic (that name, or the
+qrels' only topic), N is the number of records the qrels list for the topic (screening qrels list every record; at
+least the records in the file), and relevance is the qrels'.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def read_order(path: PathLike, qrels: Qrels | None = None) -> Ledger:
             )
         size = len(set(grades) | set(docids))
     return foreign_ledger(
-        tool=path.name,
+        tool=order_tool(path),
         topic=topic,
         docids=docids,
         labels=labels,
@@ -123,6 +124,13 @@ def read_order(path: PathLike, qrels: Qrels | None = None) -> Ledger:
         collection_size=size,
         source=str(path),
     )
+
+
+def order_tool(path: Path) -> str:
+    """Which tool an order file stands for: the part of its name between the topic and the suffix
+    (`Triptans.asreview-logistic.txt` -> `asreview-logistic`), else its folder's name (a folder per tool)."""
+    middle = path.name.split(".")[1:-1]
+    return ".".join(middle) if middle else (path.resolve().parent.name or path.name)
 
 
 def read_review(path: PathLike, qrels: Qrels | None = None) -> Ledger:

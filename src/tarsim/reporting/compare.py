@@ -20,7 +20,7 @@ from tarsim.errors import ConfigError, InputError
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
 from tarsim.simulator.config import normalise_config
 
-NOT_GROUPED = ("seed", "stopping")
+NOT_GROUPED = ("seed",)
 """Config fields that never separate groups: seeds are repetitions, stopping rules are replayed afterwards."""
 
 
@@ -152,11 +152,17 @@ def run_scores(
     group_by: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """One row per run x measure: group, collection, topic, seed, measure, value (None: not reached)."""
+    from tarsim.metrics import insights
+
     rows = []
     level = f"{wss_recall * 100:g}"
+    # Reviews read from other tools (ASReview projects, order files) record no collection digest: then runs pair by
+    # topic and seed alone, so that tarsim's runs and theirs can be compared at all.
+    by_collection = all(pair_key(ledger)[0] for ledger in ledgers)
     for group, members in group_ledgers(ledgers, group_by).items():
         for ledger in members:
             collection, topic, seed = pair_key(ledger)
+            collection = collection if by_collection else ""
             base = {"group": group, "collection": collection[:12], "topic": topic, "seed": seed}
             curve = recall_curve(ledger, effort_model)
             for a in grid_a:
@@ -164,14 +170,9 @@ def run_scores(
                     rows.append(
                         {**base, "measure": budget_name(a, b), "value": curve.recall_at(a * curve.relevant + b)}
                     )
-            judged = recall_curve(ledger, "judge").effort_to(wss_recall)
-            n = ledger.collection_size
+            screen = insights.screening(ledger)  # WSS as ASReview Insights (and `tarsim metrics`) compute it
             rows.append(
-                {
-                    **base,
-                    "measure": f"WSS@{level}",
-                    "value": None if judged is None else (n - judged) / n - (1 - wss_recall),
-                }
+                {**base, "measure": f"WSS@{level}", "value": insights.wss(screen.labels, wss_recall, screen.relevant)}
             )
             rows.append({**base, "measure": f"effort to {level}% recall", "value": curve.effort_to(wss_recall)})
     return pd.DataFrame(rows, columns=["group", "collection", "topic", "seed", "measure", "value"])
