@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tarsim.cli import main
 from tarsim.sweep import expand_plan, parse_sweep_config
 from tarsim.sweep.plan import load_collections
@@ -65,3 +67,25 @@ seeding = "random"
         ("second", "second"),
         ("third", "third"),
     ]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--out", ""],
+        ["sweep", "SWEEP", "--out", ""],
+        ["compare", "OUT", "--baseline", "x", "--out", ""],
+        ["metrics", "OUT", "--out", " "],
+    ],
+)
+def test_an_empty_out_is_refused_in_one_line(tmp_path, capsys, argv):
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text('[sweep]\nseeds = 1\n\n[[collections]]\npath = "demo"\n', encoding="utf-8")
+    collection = tmp_path / "c"
+    collection.mkdir()
+    argv = [{"SWEEP": str(sweep), "OUT": str(tmp_path), "COLLECTION": str(collection)}.get(a, a) for a in argv]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out is empty" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written

@@ -30,9 +30,11 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tarsim.data.atomic import atomic_write
+    from tarsim.data.paths import check_output_path
     from tarsim.reporting.compare import compare, comparison_json, format_comparison, load_ledgers
 
     validate("effort", args.effort)
+    out = check_output_path(args.out) if args.out is not None else None  # refused before any work
     ledgers = load_ledgers(args.ledgers)
     group_by = [f.strip() for f in args.group_by.split(",")] if args.group_by else None
     result = compare(ledgers, args.baseline, args.effort, group_by=group_by, seed=args.seed)
@@ -42,8 +44,8 @@ def run(args: argparse.Namespace) -> int:
         text = result.frame().to_csv(index=False, lineterminator="\n")
     else:
         text = json.dumps(comparison_json(result), indent=2, sort_keys=True) + "\n"
-    if args.out:
-        with atomic_write(args.out) as handle:
+    if out is not None:
+        with atomic_write(out) as handle:
             handle.write(text)
     else:
         sys.stdout.write(text)

@@ -53,9 +53,11 @@ def load_reviews(inputs, qrels_path: str | None = None) -> list:
 def run(args: argparse.Namespace) -> int:
     from tarsim import __version__
     from tarsim.data.atomic import atomic_write
+    from tarsim.data.paths import check_output_path
     from tarsim.metrics.insights import metrics_document
     from tarsim.reporting.tables import format_metrics_table, metrics_frame
 
+    out = check_output_path(args.out) if args.out is not None else None  # refused before any work
     document = metrics_document(load_reviews(args.inputs, args.qrels), args.priors, version=__version__)
     if args.format == "json":
         text = json.dumps(document, indent=2, sort_keys=True) + "\n"
@@ -63,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
         text = metrics_frame(document).to_csv(index=False, lineterminator="\n")
     else:
         text = format_metrics_table(document) + "\n"
-    if args.out:
-        with atomic_write(Path(args.out)) as handle:
+    if out is not None:
+        with atomic_write(out) as handle:
             handle.write(text)
         print(f"{len(document['reviews'])} review(s) measured, written to {args.out}")
     else:

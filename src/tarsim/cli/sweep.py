@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from tarsim.cli.progress import TerminalProgress
 
@@ -29,6 +28,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tarsim.data.paths import check_output_path
     from tarsim.errors import ConfigError
     from tarsim.sweep.config import load_sweep_config
     from tarsim.sweep.plan import expand_plan, load_collections
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         outcome = run_sweep(
             config,
-            Path(args.out) if args.out else None,
+            check_output_path(args.out, directory=True) if args.out is not None else None,
             backend=args.backend,
             jobs=args.jobs,
             scheduler=args.scheduler,
