@@ -171,13 +171,13 @@ def library_reader_refuses_cleanly(reader: Callable[[Path], object], path: Path)
 
 
 def leftovers(folder: Path) -> list[str]:
-    """Hidden, partial or temporary files under `folder`."""
+    """Hidden, partial or temporary files under `folder` (an output lock file may stay: the OS releases it)."""
     if not folder.exists():
         return []
     return [
         str(p.relative_to(folder))
         for p in folder.rglob("*")
-        if p.name.startswith(".") or p.name.endswith((".partial", ".tmp"))
+        if (p.name.startswith(".") and not p.name.endswith(".lock")) or p.name.endswith((".partial", ".tmp"))
     ]
 
 
