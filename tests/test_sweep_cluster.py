@@ -110,16 +110,16 @@ def reference(study) -> Path:
 # ---- a killed sweep leaves no worker behind ------------------------------------------------------------------
 
 
-def workers_of(sweep: subprocess.Popen, count: int, marker: str) -> list[psutil.Process]:
-    """The sweep's worker processes once `count` of them are busy and a first ledger is written."""
+def workers_of(sweep: subprocess.Popen, count: int, marker: str, log: Path) -> list[psutil.Process]:
+    """The sweep's worker processes (`marker` in their command line), once there are `count` of them."""
     parent = psutil.Process(sweep.pid)
 
     def busy() -> list[psutil.Process]:
-        assert sweep.poll() is None, "the sweep ended before it could be killed"
+        assert sweep.poll() is None, f"the sweep ended before it could be killed: {log.read_text()}"
         found = [p for p in parent.children(recursive=True) if marker in " ".join(p.cmdline())]
         return found if len(found) >= count else []
 
-    return wait_for(busy, 60, f"{count} worker processes")
+    return wait_for(busy, 120, f"{count} worker processes")
 
 
 @pytest.mark.parametrize(
@@ -130,13 +130,25 @@ def workers_of(sweep: subprocess.Popen, count: int, marker: str) -> list[psutil.
 def test_kill_9_of_a_sweep_takes_its_workers_with_it(study, tmp_path, options, marker):
     out = tmp_path / "out"
     with started(sweep_command(study / "long.toml", out, *options), study, tmp_path / "log") as sweep:
-        workers = workers_of(sweep, 2, marker)
-        wait_for(lambda: (out / "ledgers").is_dir() and any((out / "ledgers").iterdir()), 60, "a run to start")
+        workers = workers_of(sweep, 2, marker, tmp_path / "log")
+        wait_for(lambda: (out / "ledgers").is_dir() and any((out / "ledgers").iterdir()), 120, "a run to start")
         sweep.send_signal(signal.SIGKILL)
         sweep.wait(timeout=10)
         _, alive = psutil.wait_procs(workers, timeout=5)
         assert not alive, f"workers still running 5 s after kill -9 of the sweep: {[p.pid for p in alive]}"
     assert len(ledgers(out)) < 3 * 2 * 50  # it was killed mid-run
+
+
+def test_kill_9_during_feature_building_takes_its_workers_with_it(tmp_path):
+    """Feature building's worker pool (fork on Linux, else loky): here each worker sleeps a minute on its chunk."""
+    code = "import time; from tarsim.features import _map_chunks; _map_chunks(time.sleep, [60, 60], n_jobs=2)"
+    with started([sys.executable, "-c", code], tmp_path, tmp_path / "log") as builder:
+        parent = psutil.Process(builder.pid)
+        workers = wait_for(lambda: len(parent.children()) >= 2 and parent.children(), 30, "two feature workers")
+        builder.send_signal(signal.SIGKILL)
+        builder.wait(timeout=10)
+        _, alive = psutil.wait_procs(workers, timeout=5)
+        assert not alive, f"workers still running 5 s after kill -9: {[p.pid for p in alive]}"
 
 
 # ---- a real cluster: dask scheduler + 2 dask workers -------------------------------------------------------------

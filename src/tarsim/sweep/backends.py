@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
-import threading
-import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 
 from tarsim.errors import ConfigError
+from tarsim.processes import exit_with_parent, local_parallel
+
+__all__ = ["BACKENDS", "dask_client", "exit_with_parent", "run_dask", "run_joblib"]
 
 BACKENDS = ("joblib", "dask")
 
@@ -33,42 +33,16 @@ def _guarded(runner: Runner, task) -> tuple[bool, object]:
         return False, (task, f"{type(exc).__name__}: {exc}{where}")
 
 
-def exit_with_parent(parent: int, interval: float = 0.2) -> None:
-    """In a worker process: exit as soon as process `parent` is gone, since a parent killed with SIGKILL cannot
-    stop its workers (loky's own check only runs between tasks, so they would finish a long run first).
-
-    A daemon thread polls the parent pid (portable, and not tied to the spawning thread as PR_SET_PDEATHSIG is).
-    Does nothing in the parent itself, so `--jobs 1` runs are unaffected.
-    """
-    if os.getpid() == parent:
-        return
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(interval)
-        os._exit(1)  # no cleanup: the parent is gone, and a hidden .partial ledger never counts
-
-    threading.Thread(target=watch, name="tarsim-exit-with-parent", daemon=True).start()
-
-
 def run_joblib(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult, on_failure: OnFailure) -> None:
-    """Run tasks on `jobs` local worker processes (1: in this process), reporting each as it finishes."""
-    from joblib import Parallel, delayed
+    """Run tasks on `jobs` local worker processes (1: in this process), reporting each as it finishes; the workers
+    exit with this process, also when it is killed with SIGKILL."""
+    from joblib import delayed
 
     if jobs < 1:
         raise ConfigError(f"--jobs must be >= 1, got {jobs}")
     if not tasks:
         return
-    if jobs == 1:
-        parallel = Parallel(n_jobs=1, return_as="generator_unordered")
-    else:
-        parallel = Parallel(
-            n_jobs=jobs,
-            return_as="generator_unordered",
-            backend="loky",
-            initializer=exit_with_parent,
-            initargs=(os.getpid(),),
-        )
+    parallel = local_parallel(jobs, return_as="generator_unordered")
     for ok, value in parallel(delayed(_guarded)(runner, task) for task in tasks):
         if ok:
             on_result(value)
