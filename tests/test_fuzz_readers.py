@@ -59,6 +59,7 @@ BYTES = st.binary(max_size=300)
 # Field values that readers must tell apart: valid tokens, huge and negative integers, non-finite numbers, odd text.
 FIELD = st.one_of(
     st.sampled_from(["T1", "d1", "d2", "0", "1", "2", "Q0", "tag", "-1", "1.5", "nan", "inf", "-inf", "1e400"]),
+    st.sampled_from(["100000000000000000000", "9223372036854775808", "-9223372036854775809", "1_0", "\u0661", "+1"]),
     st.integers(-(10**25), 10**25).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
     st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=8),
@@ -125,7 +126,9 @@ def valid(tmp_path_factory) -> Path:
         SyntheticSpec(n_documents=40, prevalences=(0.2,), vocabulary_size=100, topic_words=10, seed=3)
     )
     write_collection(root / "docs.jsonl", dataset.collection)
-    write_qrels(root / "qrels.txt", dataset.qrels)
+    # A short qrels file (the relevant documents and a few others), so that a change to a line often matters.
+    judged = dict(sorted(dataset.qrels["T1"].items(), key=lambda item: (-item[1], item[0]))[:12])
+    write_qrels(root / "qrels.txt", {"T1": judged})
     write_topics(root / "topics.tsv", dataset.topics)
     write_sentence_qrels(root / "sentence-qrels.txt", sentence_qrels)
     docids = dataset.collection.docids
@@ -401,6 +404,8 @@ def mutated(draw, text: str, kind: str) -> str:
     if how == "truncate":
         return text[: draw(st.integers(0, len(text) - 1))]
     index = draw(st.integers(0, len(lines) - 1))
+    if kind == "json" and draw(st.booleans()):
+        index = 0  # the header (or the first document) half of the time: most checks are about it
     if how in ("line", "double"):
         lines[index : index + 1] = [] if how == "line" else [lines[index]] * 2
         return "\n".join(lines) + "\n"
@@ -460,7 +465,11 @@ MUTATED: dict[str, tuple[str, str, Callable[[Path], object], Callable[[Path, Pat
     "asreview_csv": ("screening.csv", "csv", read_asreview_csv, None),
     "ledger-stop": ("ledger.jsonl", "json", read_ledger, lambda v, p, o: ["stop", str(p)]),
 }
-KNOWN: dict[str, str] = {}  # name: why it fails today (issue 10), marked xfail(strict) so the fix shows
+# name: why it fails today (issue 10), marked xfail(strict) so that the fix shows; smallest inputs in FOUND below
+KNOWN: dict[str, str] = {
+    "report": "a header value of the wrong type (collection_size null): TypeError in data/ledger.py",
+    "compare": "a header value of the wrong type (collection_size null): TypeError in data/ledger.py",
+}
 
 
 def known(names: list[str]) -> list:
@@ -506,3 +515,48 @@ def test_mutated_ledger_in_a_simulate_output(valid, command, data):
 @given(data=st.data())
 def test_mutated_sweep_config(valid, name, data):
     sweep_dry_run(valid, data.draw(mutated_toml(VALID_SWEEP)))
+
+
+# ---- the smallest failing inputs the fuzzing found (issue 10): each one should flip to a pass when fixed --------
+
+FOUND = {
+    # id: (file name, content, command (None: the library reader) or reader, where it fails today)
+    "asreview-label-inf": (
+        "screening.csv",
+        "title,abstract,label_included\na,b,inf\n",
+        read_asreview_csv,
+        "OverflowError in data/asreview_csv.py (int(float('inf')))",
+    ),
+    "qrels-grade-20-digits": (
+        "qrels.txt",
+        "T1 0 d0000000 100000000000000000000\n",
+        lambda v, p, o: ["evaluate", str(p), str(v / "run.txt")],
+        "OverflowError in metrics/ranked.py evaluate_run (np.int64 of the grade)",
+    ),
+    "ledger-collection-size-null": (
+        "ledger.jsonl",
+        None,  # the valid ledger with "collection_size": null in its header
+        lambda v, p, o: ["report", str(o), "--write"],
+        "TypeError in data/ledger.py Ledger.collection_size (int(None)), also in compare",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "case", [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=v[3])) for k, v in FOUND.items()]
+)
+def test_inputs_found_by_fuzzing(valid, tmp_path, case):
+    file_name, content, use, _ = FOUND[case]
+    if content is None:
+        lines = (valid / file_name).read_text(encoding="utf-8").splitlines()
+        header = json.loads(lines[0])
+        header["collection_size"] = None
+        content = "\n".join([json.dumps(header), *lines[1:]]) + "\n"
+    out = tmp_path / "out"
+    path = (out / "ledgers" if file_name.endswith(".jsonl") else tmp_path) / file_name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content, encoding="utf-8")
+    if use in (read_asreview_csv, read_ledger, read_qrels):
+        library_reader_refuses_cleanly(use, path)
+    else:
+        cli_exits_cleanly(use(valid, path, out), out)
