@@ -11,6 +11,7 @@ import threading
 import time
 
 from joblib import Parallel
+from joblib.parallel import get_active_backend
 
 
 def exit_with_parent(parent: int, interval: float = 0.2) -> None:
@@ -31,5 +32,11 @@ def exit_with_parent(parent: int, interval: float = 0.2) -> None:
 
 
 def local_parallel(n_jobs: int, **options) -> Parallel:
-    """A joblib `Parallel` on loky worker processes that exit with this process (`n_jobs=1`: in this process)."""
+    """A joblib `Parallel` on loky worker processes that exit with this process (`n_jobs=1`: in this process).
+
+    Inside a joblib worker, joblib's own choice for nested loops (threads, then sequential) is kept.
+    """
+    backend, _ = get_active_backend()
+    if getattr(backend, "nesting_level", 0):
+        return Parallel(n_jobs=n_jobs, **options)
     return Parallel(n_jobs=n_jobs, backend="loky", initializer=exit_with_parent, initargs=(os.getpid(),), **options)
