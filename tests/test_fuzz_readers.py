@@ -467,8 +467,8 @@ MUTATED: dict[str, tuple[str, str, Callable[[Path], object], Callable[[Path, Pat
 }
 # name: why it fails today (issue 10), marked xfail(strict) so that the fix shows; smallest inputs in FOUND below
 KNOWN: dict[str, str] = {
-    "report": "a header value of the wrong type (collection_size null): TypeError in data/ledger.py",
-    "compare": "a header value of the wrong type (collection_size null): TypeError in data/ledger.py",
+    "report": "a ledger header key missing or of the wrong type: KeyError/TypeError (see FOUND)",
+    "compare": "a ledger header key missing or of the wrong type: KeyError/TypeError (see FOUND)",
 }
 
 
@@ -519,8 +519,9 @@ def test_mutated_sweep_config(valid, name, data):
 
 # ---- the smallest failing inputs the fuzzing found (issue 10): each one should flip to a pass when fixed --------
 
+DROP = object()  # a header key removed
 FOUND = {
-    # id: (file name, content, command (None: the library reader) or reader, where it fails today)
+    # id: (file name, content or the change to the valid ledger's header, CLI command or library reader, failure)
     "asreview-label-inf": (
         "screening.csv",
         "title,abstract,label_included\na,b,inf\n",
@@ -533,11 +534,29 @@ FOUND = {
         lambda v, p, o: ["evaluate", str(p), str(v / "run.txt")],
         "OverflowError in metrics/ranked.py evaluate_run (np.int64 of the grade)",
     ),
-    "ledger-collection-size-null": (
+    "ledger-collection-size-null-report": (
         "ledger.jsonl",
-        None,  # the valid ledger with "collection_size": null in its header
+        {"collection_size": None},
         lambda v, p, o: ["report", str(o), "--write"],
-        "TypeError in data/ledger.py Ledger.collection_size (int(None)), also in compare",
+        "TypeError in data/ledger.py Ledger.collection_size (int(None)); also compare",
+    ),
+    "ledger-relevant-missing-report": (
+        "ledger.jsonl",
+        {"relevant": DROP},
+        lambda v, p, o: ["report", str(o), "--write"],
+        "KeyError 'relevant' in data/ledger.py Ledger.relevant; also stop, compare",
+    ),
+    "ledger-config-true-report": (
+        "ledger.jsonl",
+        {"config": True},
+        lambda v, p, o: ["report", str(o), "--write"],
+        "TypeError in simulator/config.py normalise_config ('bool' object is not a mapping)",
+    ),
+    "ledger-config-null-stop": (
+        "ledger.jsonl",
+        {"config": None},
+        lambda v, p, o: ["stop", str(p)],
+        "AttributeError in cli/stop.py ('NoneType' object has no attribute 'get')",
     ),
 }
 
@@ -547,16 +566,20 @@ FOUND = {
 )
 def test_inputs_found_by_fuzzing(valid, tmp_path, case):
     file_name, content, use, _ = FOUND[case]
-    if content is None:
+    if isinstance(content, dict):
         lines = (valid / file_name).read_text(encoding="utf-8").splitlines()
         header = json.loads(lines[0])
-        header["collection_size"] = None
+        for key, value in content.items():
+            if value is DROP:
+                del header[key]
+            else:
+                header[key] = value
         content = "\n".join([json.dumps(header), *lines[1:]]) + "\n"
     out = tmp_path / "out"
     path = (out / "ledgers" if file_name.endswith(".jsonl") else tmp_path) / file_name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(content, encoding="utf-8")
-    if use in (read_asreview_csv, read_ledger, read_qrels):
+    if use is read_asreview_csv:
         library_reader_refuses_cleanly(use, path)
     else:
         cli_exits_cleanly(use(valid, path, out), out)
