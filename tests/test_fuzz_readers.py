@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import io
 import json
 import math
 import os
 import tempfile
+import traceback
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -52,6 +54,7 @@ FUZZ = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
+FUZZ_CLI = settings(FUZZ, max_examples=DEEP or 20)  # through the CLI: a simulation or a report per example
 
 # ---- strategies ----------------------------------------------------------------------------------------------
 
@@ -163,12 +166,67 @@ def simulate(valid: Path, docs: Path | None = None, qrels: Path | None = None, t
 # ---- the checks ----------------------------------------------------------------------------------------------
 
 
+# Failures of issue 10 that other changes fix, by exception and place (file, function) of the innermost tarsim
+# frame. Fuzzing finds them only now and then: a fuzz test that hits one goes on, and ends as xfail naming it (any
+# other failure still fails). The smallest inputs, in FOUND at the end, fail every time (strict xfail: they flip
+# to a failure, i.e. a pass to look at, once fixed).
+KNOWN_FAILURES = {
+    ("OverflowError", "metrics/ranked.py", "evaluate_run"): "qrels grade beyond int64 (FOUND qrels-grade-20-digits)",
+    ("OverflowError", "data/asreview_csv.py", "read_asreview_csv"): "label inf (FOUND asreview-label-inf)",
+    ("TypeError", "data/ledger.py", "*"): "ledger header value of the wrong type (FOUND ledger-*)",
+    ("KeyError", "data/ledger.py", "*"): "ledger header key missing (FOUND ledger-relevant-missing-report)",
+    ("TypeError", "simulator/config.py", "normalise_config"): "ledger config not a table (FOUND ledger-config-*)",
+    ("KeyError", "simulator/config.py", "normalise_config"): "ledger config key missing (FOUND ledger-config-*)",
+    ("AttributeError", "cli/stop.py", "run"): "ledger config null (FOUND ledger-config-null-stop)",
+    ("TypeError", "metrics/recall_effort.py", "*"): "judgment docid null (FOUND ledger-docid-null-compare)",
+    (
+        "TypeError",
+        "reporting/compare.py",
+        "*",
+    ): "ledger header value of the wrong type (FOUND ledger-seed-null-compare)",
+    ("AttributeError", "reporting/compare.py", "*"): "ledger config null (FOUND ledger-config-null-compare)",
+    ("KeyError", "api.py", "from_directory"): "ledger header key missing (FOUND ledger-config-missing-report)",
+}
+HIT: set[str] = set()  # the known failures the running test met
+
+
+def is_known(exc: BaseException) -> bool:
+    """Whether `exc` is a known failure of issue 10 (then recorded in HIT)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "/tarsim/" in f.filename.replace("\\", "/")]
+    if not frames:
+        return False
+    where = frames[-1].filename.replace("\\", "/").split("/tarsim/")[-1]
+    for key in ((type(exc).__name__, where, frames[-1].name), (type(exc).__name__, where, "*")):
+        if key in KNOWN_FAILURES:
+            HIT.add(f"{KNOWN_FAILURES[key]} at {where}:{frames[-1].lineno}")
+            return True
+    return False
+
+
+def xfail_known(test: Callable) -> Callable:
+    """Run a (hypothesis) test; if it met only known failures, report it as xfail naming them."""
+
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        HIT.clear()
+        test(*args, **kwargs)
+        if HIT:
+            pytest.xfail("issue 10: " + "; ".join(sorted(HIT)))
+
+    return run
+
+
 def library_reader_refuses_cleanly(reader: Callable[[Path], object], path: Path) -> None:
     """The reader returns or raises a TarsimError; any warning it gives is an InputWarning."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with contextlib.suppress(TarsimError):
+        try:
             reader(path)
+        except TarsimError:
+            pass
+        except Exception as exc:
+            if not is_known(exc):
+                raise
     others = [w for w in caught if not issubclass(w.category, InputWarning) and "tarsim" in w.filename]
     assert not others, [str(w.message) for w in others]
 
@@ -193,6 +251,10 @@ def cli_exits_cleanly(argv: list[str], out: Path | None = None) -> None:
             code = main(argv)
         except SystemExit as exc:  # argparse's own usage errors
             code = exc.code
+        except Exception as exc:  # a traceback for the user
+            if is_known(exc):
+                return
+            raise
     assert code in (0, 2), stderr.getvalue()
     assert "Traceback" not in stderr.getvalue()
     if code == 2:
@@ -226,6 +288,7 @@ READERS: dict[str, tuple[str, Callable[[Path], object], st.SearchStrategy]] = {
 
 
 @pytest.mark.parametrize("name", list(READERS))
+@xfail_known
 @FUZZ
 @given(content=BYTES)
 def test_library_readers_on_random_bytes(name, content):
@@ -236,6 +299,7 @@ def test_library_readers_on_random_bytes(name, content):
 
 
 @pytest.mark.parametrize("name", list(READERS))
+@xfail_known
 @FUZZ
 @given(data=st.data())
 def test_library_readers_on_random_rows_and_json_lines(name, data):
@@ -262,6 +326,7 @@ def asreview_csv(draw) -> str:
     return buffer.getvalue()
 
 
+@xfail_known
 @FUZZ
 @given(content=st.one_of(asreview_csv(), BYTES))
 def test_asreview_csv_reader(content):
@@ -331,7 +396,8 @@ def sweep_dry_run(valid: Path, content: str | bytes) -> None:
         cli_exits_cleanly(["sweep", str(path), "--dry-run"], root)
 
 
-@FUZZ
+@xfail_known
+@FUZZ_CLI
 @given(content=st.one_of(sweep_toml(), BYTES, st.text(max_size=80)))
 def test_sweep_config(valid, content):
     sweep_dry_run(valid, content)
@@ -380,7 +446,8 @@ CLI_STRUCTURED = {
 
 
 @pytest.mark.parametrize("name", list(CLI_FILES))
-@FUZZ
+@xfail_known
+@FUZZ_CLI
 @given(data=st.data())
 def test_cli_on_fuzzed_inputs(valid, name, data):
     content = data.draw(st.one_of(BYTES, CLI_STRUCTURED[name]))
@@ -465,19 +532,11 @@ MUTATED: dict[str, tuple[str, str, Callable[[Path], object], Callable[[Path, Pat
     "asreview_csv": ("screening.csv", "csv", read_asreview_csv, None),
     "ledger-stop": ("ledger.jsonl", "json", read_ledger, lambda v, p, o: ["stop", str(p)]),
 }
-# name: why it fails today (issue 10), marked xfail(strict) so that the fix shows; smallest inputs in FOUND below
-KNOWN: dict[str, str] = {
-    "report": "a ledger header key missing or of the wrong type: KeyError/TypeError (see FOUND)",
-    "compare": "a ledger header key missing or of the wrong type: KeyError/TypeError (see FOUND)",
-}
 
 
-def known(names: list[str]) -> list:
-    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN[n])) if n in KNOWN else n for n in names]
-
-
-@pytest.mark.parametrize("name", known(list(MUTATED)))
-@FUZZ
+@pytest.mark.parametrize("name", list(MUTATED))
+@xfail_known
+@FUZZ_CLI
 @given(data=st.data())
 def test_mutated_valid_inputs(valid, name, data):
     file_name, kind, reader, command = MUTATED[name]
@@ -492,8 +551,9 @@ def test_mutated_valid_inputs(valid, name, data):
             cli_exits_cleanly(command(valid, path, out), out)
 
 
-@pytest.mark.parametrize("command", known(["report", "stop", "compare"]))
-@FUZZ
+@pytest.mark.parametrize("command", ["report", "stop", "compare"])
+@xfail_known
+@FUZZ_CLI
 @given(data=st.data())
 def test_mutated_ledger_in_a_simulate_output(valid, command, data):
     """A simulate output whose one ledger is mutated, read by `report --write`, `stop` or `compare`."""
@@ -510,10 +570,10 @@ def test_mutated_ledger_in_a_simulate_output(valid, command, data):
         cli_exits_cleanly(argv, out)
 
 
-@pytest.mark.parametrize("name", known(["sweep-toml"]))
-@FUZZ
+@xfail_known
+@FUZZ_CLI
 @given(data=st.data())
-def test_mutated_sweep_config(valid, name, data):
+def test_mutated_sweep_config(valid, data):
     sweep_dry_run(valid, data.draw(mutated_toml(VALID_SWEEP)))
 
 
@@ -521,7 +581,8 @@ def test_mutated_sweep_config(valid, name, data):
 
 DROP = object()  # a header key removed
 FOUND = {
-    # id: (file name, content or the change to the valid ledger's header, CLI command or library reader, failure)
+    # id: (file name, content or the change to the valid ledger's header (or first judgment), command or reader,
+    # where it fails today)
     "asreview-label-inf": (
         "screening.csv",
         "title,abstract,label_included\na,b,inf\n",
@@ -546,6 +607,12 @@ FOUND = {
         lambda v, p, o: ["report", str(o), "--write"],
         "KeyError 'relevant' in data/ledger.py Ledger.relevant; also stop, compare",
     ),
+    "ledger-config-missing-report": (
+        "ledger.jsonl",
+        {"config": DROP},
+        lambda v, p, o: ["report", str(o), "--write"],
+        "KeyError 'config' in api.py SimulationResult.from_directory",
+    ),
     "ledger-config-true-report": (
         "ledger.jsonl",
         {"config": True},
@@ -558,23 +625,44 @@ FOUND = {
         lambda v, p, o: ["stop", str(p)],
         "AttributeError in cli/stop.py ('NoneType' object has no attribute 'get')",
     ),
+    "ledger-config-null-compare": (
+        "ledger.jsonl",
+        {"config": None},
+        lambda v, p, o: ["compare", str(p.parent), "--baseline", "relevance"],
+        "AttributeError in reporting/compare.py _flatten ('NoneType' object has no attribute 'items')",
+    ),
+    "ledger-seed-null-compare": (
+        "ledger.jsonl",
+        {"seed": None},
+        lambda v, p, o: ["compare", str(p.parent), "--baseline", "relevance"],
+        "TypeError in reporting/compare.py pair_key (int(None))",
+    ),
+    "ledger-docid-null-compare": (
+        "ledger.jsonl",
+        {"judgment": {"docid": None}},
+        lambda v, p, o: ["compare", str(p.parent), "--baseline", "relevance"],
+        "TypeError in metrics/recall_effort.py first_relevant_presentations (sorting None with str)",
+    ),
 }
 
 
 @pytest.mark.parametrize(
     "case", [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=v[3])) for k, v in FOUND.items()]
 )
+@xfail_known
 def test_inputs_found_by_fuzzing(valid, tmp_path, case):
     file_name, content, use, _ = FOUND[case]
     if isinstance(content, dict):
-        lines = (valid / file_name).read_text(encoding="utf-8").splitlines()
-        header = json.loads(lines[0])
+        records = [json.loads(line) for line in (valid / file_name).read_text(encoding="utf-8").splitlines()]
+        judgment = next(r for r in records if r["type"] == "judgment")
         for key, value in content.items():
-            if value is DROP:
-                del header[key]
+            if key == "judgment":
+                judgment.update(value)
+            elif value is DROP:
+                del records[0][key]
             else:
-                header[key] = value
-        content = "\n".join([json.dumps(header), *lines[1:]]) + "\n"
+                records[0][key] = value
+        content = "\n".join(map(json.dumps, records)) + "\n"
     out = tmp_path / "out"
     path = (out / "ledgers" if file_name.endswith(".jsonl") else tmp_path) / file_name
     path.parent.mkdir(parents=True, exist_ok=True)
