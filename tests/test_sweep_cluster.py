@@ -110,13 +110,21 @@ def reference(study) -> Path:
 # ---- a killed sweep leaves no worker behind ------------------------------------------------------------------
 
 
+def command_line(process: psutil.Process) -> str:
+    """The process's command line, or "" once it has ended (a child that ended but is not yet reaped, too)."""
+    try:
+        return " ".join(process.cmdline())
+    except psutil.Error:
+        return ""
+
+
 def workers_of(sweep: subprocess.Popen, count: int, marker: str, log: Path) -> list[psutil.Process]:
     """The sweep's worker processes (`marker` in their command line), once there are `count` of them."""
     parent = psutil.Process(sweep.pid)
 
     def busy() -> list[psutil.Process]:
         assert sweep.poll() is None, f"the sweep ended before it could be killed: {log.read_text()}"
-        found = [p for p in parent.children(recursive=True) if marker in " ".join(p.cmdline())]
+        found = [p for p in parent.children(recursive=True) if marker in command_line(p)]
         return found if len(found) >= count else []
 
     return wait_for(busy, 120, f"{count} worker processes")
