@@ -26,13 +26,14 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.preprocessing import normalize
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Collection, Document
 from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.processes import exit_with_parent, local_parallel
 from tarsim.segmentation import segment_document
 
 FEATURES_FORMAT = 2
@@ -198,9 +199,9 @@ def _map_chunks(function: Callable, chunks: list, *args, n_jobs: int | None = No
         # pools (OpenBLAS's, which registers fork handlers), and the workers only tokenise and count.
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
+            with multiprocessing.get_context("fork").Pool(workers, exit_with_parent, (os.getpid(),)) as pool:
                 return pool.starmap(function, [(chunk, *args) for chunk in chunks])
-    return Parallel(n_jobs=workers)(delayed(function)(chunk, *args) for chunk in chunks)
+    return local_parallel(workers)(delayed(function)(chunk, *args) for chunk in chunks)
 
 
 def _can_fork() -> bool:

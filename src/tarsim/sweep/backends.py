@@ -12,6 +12,9 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 
 from tarsim.errors import ConfigError
+from tarsim.processes import exit_with_parent, local_parallel
+
+__all__ = ["BACKENDS", "dask_client", "exit_with_parent", "run_dask", "run_joblib"]
 
 BACKENDS = ("joblib", "dask")
 
@@ -31,14 +34,15 @@ def _guarded(runner: Runner, task) -> tuple[bool, object]:
 
 
 def run_joblib(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult, on_failure: OnFailure) -> None:
-    """Run tasks on `jobs` local worker processes (1: in this process), reporting each as it finishes."""
-    from joblib import Parallel, delayed
+    """Run tasks on `jobs` local worker processes (1: in this process), reporting each as it finishes; the workers
+    exit with this process, also when it is killed with SIGKILL."""
+    from joblib import delayed
 
     if jobs < 1:
         raise ConfigError(f"--jobs must be >= 1, got {jobs}")
     if not tasks:
         return
-    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", backend="loky" if jobs > 1 else None)
+    parallel = local_parallel(jobs, return_as="generator_unordered")
     for ok, value in parallel(delayed(_guarded)(runner, task) for task in tasks):
         if ok:
             on_result(value)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import delayed
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.dataset import Dataset
@@ -22,6 +22,7 @@ from tarsim.data.ledger import encode, read_ledger, remove_partial_files
 from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError
 from tarsim.features import cache_path, cached_features, collection_digest
+from tarsim.processes import local_parallel
 from tarsim.simulator.config import normalise_header
 from tarsim.simulator.run import ledger_header
 from tarsim.sweep.backends import BACKENDS, dask_client, run_dask, run_joblib
@@ -121,7 +122,7 @@ def build_feature_caches(collections: Sequence, cache: Path, settings, jobs: int
     """Fill the feature cache of every collection, `jobs` collections at a time (each is built only once)."""
     missing = [c for c in collections if not cache_path(cache, c, settings).exists()]
     if jobs > 1 and len(missing) > 1:
-        Parallel(n_jobs=min(jobs, len(missing)))(delayed(cached_features)(c, cache, settings) for c in missing)
+        local_parallel(min(jobs, len(missing)))(delayed(cached_features)(c, cache, settings) for c in missing)
 
 
 def is_finished(path: Path, header: dict) -> bool:
@@ -245,7 +246,7 @@ def write_table(prepared: PreparedSweep, failed: dict[str, str] | Sequence[str] 
         else:
             chunks.append([task])
     datasets = prepared.datasets
-    parts = Parallel(n_jobs=jobs if len(chunks) > 1 else 1)(
+    parts = local_parallel(jobs if len(chunks) > 1 else 1)(
         delayed(_measure_runs)(
             chunk,
             prepared.config,

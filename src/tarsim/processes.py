@@ -1,0 +1,42 @@
+"""Local worker processes (joblib's loky backend) that exit with the process that started them.
+
+A parent killed with SIGKILL cannot stop its workers, and loky's idle workers wait minutes before timing out
+(busy ones first finish their task), so each worker watches its parent and exits as soon as it is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+from joblib import Parallel
+from joblib.parallel import get_active_backend
+
+
+def exit_with_parent(parent: int, interval: float = 0.2) -> None:
+    """In a worker process: exit as soon as process `parent` is gone (checked every `interval` seconds).
+
+    A daemon thread polls the parent pid: portable, and unlike Linux's PR_SET_PDEATHSIG not tied to the thread
+    that started the worker. Does nothing in `parent` itself (joblib runs `n_jobs=1` work in the caller).
+    """
+    if os.getpid() == parent:
+        return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(1)  # no clean-up: nothing of a worker's unfinished run is ever read (hidden partial files)
+
+    threading.Thread(target=watch, name="tarsim-exit-with-parent", daemon=True).start()
+
+
+def local_parallel(n_jobs: int, **options) -> Parallel:
+    """A joblib `Parallel` on loky worker processes that exit with this process (`n_jobs=1`: in this process).
+
+    Inside a joblib worker, joblib's own choice for nested loops (threads, then sequential) is kept.
+    """
+    backend, _ = get_active_backend()
+    if getattr(backend, "nesting_level", 0):
+        return Parallel(n_jobs=n_jobs, **options)
+    return Parallel(n_jobs=n_jobs, backend="loky", initializer=exit_with_parent, initargs=(os.getpid(),), **options)
