@@ -170,23 +170,7 @@ def simulate(valid: Path, docs: Path | None = None, qrels: Path | None = None, t
 # frame. Fuzzing finds them only now and then: a fuzz test that hits one goes on, and ends as xfail naming it (any
 # other failure still fails). The smallest inputs, in FOUND at the end, fail every time (strict xfail: they flip
 # to a failure, i.e. a pass to look at, once fixed).
-KNOWN_FAILURES = {
-    ("OverflowError", "metrics/ranked.py", "evaluate_run"): "qrels grade beyond int64 (FOUND qrels-grade-20-digits)",
-    ("OverflowError", "data/asreview_csv.py", "read_asreview_csv"): "label inf (FOUND asreview-label-inf)",
-    ("TypeError", "data/ledger.py", "*"): "ledger header value of the wrong type (FOUND ledger-*)",
-    ("KeyError", "data/ledger.py", "*"): "ledger header key missing (FOUND ledger-relevant-missing-report)",
-    ("TypeError", "simulator/config.py", "normalise_config"): "ledger config not a table (FOUND ledger-config-*)",
-    ("KeyError", "simulator/config.py", "normalise_config"): "ledger config key missing (FOUND ledger-config-*)",
-    ("AttributeError", "cli/stop.py", "run"): "ledger config null (FOUND ledger-config-null-stop)",
-    ("TypeError", "metrics/recall_effort.py", "*"): "judgment docid null (FOUND ledger-docid-null-compare)",
-    (
-        "TypeError",
-        "reporting/compare.py",
-        "*",
-    ): "ledger header value of the wrong type (FOUND ledger-seed-null-compare)",
-    ("AttributeError", "reporting/compare.py", "*"): "ledger config null (FOUND ledger-config-null-compare)",
-    ("KeyError", "api.py", "from_directory"): "ledger header key missing (FOUND ledger-config-missing-report)",
-}
+KNOWN_FAILURES: dict[tuple[str, str, str], str] = {}  # none left: every failure below is a real one
 HIT: set[str] = set()  # the known failures the running test met
 
 
@@ -646,9 +630,7 @@ FOUND = {
 }
 
 
-@pytest.mark.parametrize(
-    "case", [pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=v[3])) for k, v in FOUND.items()]
-)
+@pytest.mark.parametrize("case", list(FOUND))
 @xfail_known
 def test_inputs_found_by_fuzzing(valid, tmp_path, case):
     file_name, content, use, _ = FOUND[case]

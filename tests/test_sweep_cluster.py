@@ -289,7 +289,6 @@ def test_two_sweeps_share_the_cluster(study, reference, scheduler, tmp_path):
     same_outputs(second, reference)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10 item 1: the lock on --out is built on another branch")
 def test_a_second_sweep_on_the_same_out_is_refused(study, scheduler, tmp_path, capsys):
     out = tmp_path / "out"
     command = sweep_command(study / "long.toml", out, "--backend", "dask", "--scheduler", scheduler)

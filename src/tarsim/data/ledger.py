@@ -135,6 +135,8 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
         elif end is not None:
             raise InputError(source, number, "record after the end record")
         elif kind == "judgment":
+            if not isinstance(record.get("docid"), str):
+                raise InputError(source, number, f"judgment docid must be a string, got {record.get('docid')!r}")
             judgments.append(record)
         elif kind == "round":
             rounds.append(record)
@@ -189,6 +191,15 @@ def check_header(header: dict, source: str, line: int = 1) -> int:
     for key in ("relevant", "collection_size"):
         if header[key] < 0:
             raise InputError(source, line, f"header says {key}={header[key]}; it must be >= 0")
+    seeds = [("seed", header.get("seed", 0))]
+    for key in ("inputs", "sweep"):
+        if key in header and not isinstance(header[key], dict):
+            raise InputError(source, line, f"ledger header {key!r} must be a JSON object, got {header[key]!r}")
+    if "sweep" in header:
+        seeds.append(("sweep.seed", header["sweep"].get("seed", 0)))
+    for name, seed in seeds:
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise InputError(source, line, f"ledger header {name!r} must be an integer >= 0, got {seed!r}")
     return header["relevant"]
 
 
