@@ -105,7 +105,7 @@ def test_every_simulate_option_has_help_and_its_default_from_the_schema():
     parser = argparse.ArgumentParser()
     add_options(parser, ReviewConfig)
     actions = [a for a in parser._actions if a.option_strings and a.dest != "help"]
-    assert len(actions) == 19 and all(a.help for a in actions)
+    assert len(actions) == 23 and all(a.help for a in actions)
     defaults = ReviewConfig()
     for action in actions:
         if action.dest != "seeding":
@@ -116,7 +116,8 @@ def test_sweep_review_keys_come_from_the_schema():
     assert sorted(REVIEW_KEYS) == sorted(
         ["rank_by", "batch", "seeding", "presumed_nonrelevant", "sentence_oracle", "oracle_threshold",
          "false_negative_rate", "false_positive_rate", "reviewers", "async_retrain", "retrain_seconds", "time_model",
-         "until", "max_effort", "max_effort_model", "lambda", "learner", "features"]
+         "until", "max_effort", "max_effort_model", "lambda", "learner", "features",
+         "n_prior_included", "n_prior_excluded", "prior_idx"]
     )  # fmt: skip
     assert REVIEW_KEYS["lambda"][0] == "lambda_"
 
