@@ -86,6 +86,7 @@ def test_prior_idx_keeps_its_order(tmp_path):
 def test_default_start_of_a_screening_file_is_one_and_one_random_prior(tmp_path, capsys):
     source = write_csv(tmp_path / "tiny.csv")
     assert main(["simulate", "--collection", str(source), "--seed", "5", "--out", str(tmp_path / "o")]) == 0
+    assert "random priors 1 relevant + 1 non-relevant (prior seed 5)" in capsys.readouterr().out
     header, lines = judgments(tmp_path / "o" / "ledgers" / "tiny.jsonl")
     assert header["config"]["seeding"]["kind"] == "priors" and header["config"]["prior_seed"] == 5
     assert [line["docid"] for line in lines if line.get("prior")] == [str(r) for r in asreview_draw(LABELS, 1, 1, 5)]
@@ -173,3 +174,14 @@ def test_a_sweep_over_prior_seeds(tmp_path):
     bad.write_text('[sweep]\nprior_seeds = 0\n\n[[collections]]\npath = "tiny.csv"\n', encoding="utf-8")
     with pytest.raises(Exception, match=r"bad.toml:2: sweep.prior_seeds: seed count must be >= 1"):
         tarsim.sweep.load_sweep_config(bad)
+
+
+def test_prior_seeds_are_repetitions_in_comparisons(tmp_path):
+    from tarsim.reporting.compare import grouping_keys
+
+    source = write_csv(tmp_path / "tiny.csv")
+    ledgers = [tarsim.simulate(str(source), seed=seed).ledgers["tiny"] for seed in (0, 1)]
+    assert [ledger.header["config"]["prior_seed"] for ledger in ledgers] == [0, 1]
+    assert grouping_keys(ledgers) == []  # one group: the seed and the prior seed are repetitions
+    other = tarsim.simulate(str(source), n_prior_included=2, n_prior_excluded=2).ledgers["tiny"]
+    assert grouping_keys([*ledgers, other]) == ["n_prior_excluded", "n_prior_included"]
