@@ -150,6 +150,8 @@ def test_tarsim_metrics_counts_priors_as_insights_does(tmp_path, capsys):
         assert (review["N"], review["R"], review["priors"]) == (len(kept), sum(truth), 3)
         assert [position for _, position in review["td"]] == found
         assert review["atd"] == pytest.approx(sum(found) / len(found)) and review["docs_to_100"] == found[-1]
+        first_tenth = len(kept) // 10  # RRF@10: the relevant found in the first 10% of the N records, over R
+        assert review["rrf_10"] == pytest.approx(sum(truth[:first_tenth]) / sum(truth))
     assert (review["N"], review["R"]) == (40, 8)  # include: the whole collection
 
 
@@ -170,6 +172,9 @@ def test_a_sweep_over_prior_seeds(tmp_path):
         expected = [str(r) for r in asreview_draw(LABELS, 2, 2, prior_seed)]
         assert [j["docid"] for j in lines if j.get("prior")] == expected
         assert header["sweep"]["prior_seed"] == prior_seed and header["config"]["prior_seed"] == prior_seed
+    demo = tmp_path / "demo.toml"
+    demo.write_text('[sweep]\nprior_seeds = 2\n\n[[collections]]\npath = "demo"\ntopics = ["T1"]\n', encoding="utf-8")
+    assert main(["sweep", str(demo), "--dry-run"]) == 2  # the demo's topics start from their query text
     bad = tmp_path / "bad.toml"
     bad.write_text('[sweep]\nprior_seeds = 0\n\n[[collections]]\npath = "tiny.csv"\n', encoding="utf-8")
     with pytest.raises(Exception, match=r"bad.toml:2: sweep.prior_seeds: seed count must be >= 1"):
