@@ -121,7 +121,8 @@ def test_sweep_review_keys_come_from_the_schema():
     assert sorted(REVIEW_KEYS) == sorted(
         ["rank_by", "batch", "seeding", "presumed_nonrelevant", "sentence_oracle", "oracle_threshold",
          "false_negative_rate", "false_positive_rate", "reviewers", "async_retrain", "retrain_seconds", "time_model",
-         "until", "max_effort", "max_effort_model", "lambda", "learner", "features"]
+         "until", "max_effort", "max_effort_model", "lambda", "learner", "features",
+         "n_prior_included", "n_prior_excluded", "prior_idx"]
     )  # fmt: skip
     assert REVIEW_KEYS["lambda"][0] == "lambda_"
 

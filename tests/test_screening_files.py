@@ -13,7 +13,7 @@ import tarsim
 from tarsim.cli import main
 from tarsim.data import load_dataset, read_collection, read_qrels
 from tarsim.data.screening import read_screening_file
-from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.errors import InputError, InputWarning
 from tarsim.policies import SeedingChoice
 
 DATASETS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
@@ -254,8 +254,7 @@ def test_file_collection_has_no_query_for_query_seeding(tmp_path):
         for i in range(12)
     ]
     path = write_delimited(tmp_path / "tiny.csv", ["title", "abstract", "label_included"], rows)
-    with pytest.raises(ConfigError, match=r"topic 'tiny' has no query text: use --seeding random or documents"):
-        tarsim.simulate(str(path))
+    assert tarsim.simulate(str(path)).config.seeding.kind == "priors"  # no query: 1 + 1 random priors (issue 12)
     result = tarsim.simulate(str(path), seeding=SeedingChoice("random"))
     ledger = result.ledgers["tiny"]
     assert len(ledger.docids) > 0

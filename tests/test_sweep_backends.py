@@ -74,6 +74,7 @@ def test_one_ledger_per_run_and_a_tidy_table(reference):
         "policy",
         "strategy",
         "seed",
+        "prior_seed",
         "effort_model",
         "stopping",
         "measure",
@@ -82,9 +83,9 @@ def test_one_ledger_per_run_and_a_tidy_table(reference):
     assert table["run_id"].nunique() == RUNS
     csv = pd.read_csv(
         reference / "results.csv",
-        dtype={"effort_model": str, "stopping": str},
+        dtype={"effort_model": str, "stopping": str, "prior_seed": "Int64"},
         keep_default_na=False,
-        na_values={"value": [""]},
+        na_values={"value": [""], "prior_seed": [""]},
     )
     pd.testing.assert_frame_equal(csv, table)
     for path in files:

@@ -133,12 +133,12 @@ def simulate(
     if out is None:
         data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
         batch = review_topics(data, config, wanted, None, learner=learner, resume=resume, progress=progress)
-        return SimulationResult(batch.ledgers, config, batch.skipped, tuple(effort), None)
+        return SimulationResult(batch.ledgers, batch.config, batch.skipped, tuple(effort), None)
     with output_lock(out):  # taken before any work, held until the tables are written: one writer per output
         data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
         batch = review_topics(data, config, wanted, Path(out), learner=learner, resume=resume, progress=progress)
         write_simulation_reports(Path(out), list(batch.ledgers.values()), effort, batch.skipped)
-    return SimulationResult(batch.ledgers, config, batch.skipped, tuple(effort), Path(out))
+    return SimulationResult(batch.ledgers, batch.config, batch.skipped, tuple(effort), Path(out))
 
 
 def review_settings(settings: dict) -> dict:

@@ -45,6 +45,16 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run)
 
 
+def _priors(config: ReviewConfig | None) -> str:
+    """How the review started when it started from priors (the ledger header records the same)."""
+    if config is None or config.seeding.kind != "priors":
+        return ""
+    if config.prior_idx:
+        return f", priors (rows {' '.join(map(str, config.prior_idx))})"
+    counts = f"{config.n_prior_included} relevant + {config.n_prior_excluded} non-relevant"
+    return f", random priors {counts} (prior seed {config.effective_prior_seed})"
+
+
 def run(args: argparse.Namespace) -> int:
     from tarsim.api import resolve_dataset, simulate
     from tarsim.data.output_lock import output_lock
@@ -83,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tarsim: skipped topic {topic}: {reason}", file=sys.stderr)
     print(
         f"{'demo collection' if not (args.collection or args.docs) else dataset.name}: "
-        f"{len(dataset.collection)} documents, strategy {config.strategy}, seed {config.seed}"
+        f"{len(dataset.collection)} documents, strategy {config.strategy}, seed {config.seed}{_priors(result.config)}"
     )
     print(format_review_tables(result.ledgers.values(), result.effort_models))
     print(f"ledgers, recall_at_effort.csv and summary.json written to {args.out}")

@@ -25,7 +25,7 @@ class Setting:
     metavar: str | None = None
     nested: type | None = None  # the value is this dataclass (a TOML table of its fields)
     numbers_as_text: bool = False  # a TOML number is taken as its text (batch = 10, max_effort = 500)
-    many: bool = False  # the value is a tuple of component specs
+    many: bool = False  # the value is a tuple of component specs (of plain values without `component`)
 
     @property
     def name(self) -> str:
@@ -35,7 +35,12 @@ class Setting:
         """Refuse a value the setting does not accept (a component spec is checked by the registry)."""
         if value is None and self.param.default is None and not self.param.required:
             return
-        if self.many:
+        if self.many and self.component is None:
+            if not isinstance(value, (list, tuple)):
+                raise ConfigError(f"{self.name} must be a list of {self.param.accepted()}s, got {value!r}")
+            for item in value:
+                self.param.check(item)
+        elif self.many:
             if isinstance(value, str) or not all(isinstance(item, str) for item in value):
                 raise ConfigError(f"{self.name} must be a list of {kind(self.component).label} specs, got {value!r}")
             for item in value:
@@ -97,10 +102,12 @@ def add_options(group: Any, cls: type) -> None:
             group.add_argument(declaration.flag, dest=name, action="store_true", help=declaration.help_text())
             continue
         options: dict[str, Any] = {"dest": name, "default": param.default, "help": declaration.help_text()}
-        if declaration.many:  # a repeatable option: each occurrence adds one spec
+        if declaration.many and declaration.component is not None:  # repeatable: each occurrence adds one spec
             options.update(action="append", default=None, help=declaration.help_text() + " (repeatable)")
         if declaration.component is None and param.parse is None and param.kind in (int, float):
             options["type"] = _option_type(declaration.flag, param)
+        if declaration.many and declaration.component is None:  # a list of values after one flag
+            options.update(nargs="+", default=())
         if param.choices is not None:
             options["choices"] = list(param.choices)
         elif declaration.metavar:
@@ -144,6 +151,9 @@ def toml_value(declaration: Setting, value: Any, table: Callable[[type, Mapping]
     if declaration.numbers_as_text and isinstance(value, (int, float)) and not isinstance(value, bool):
         value = str(value)
     textual = declaration.component is not None or declaration.param.parse is not None
+    if declaration.many and declaration.component is None:
+        declaration.check(value)
+        return tuple(value)
     if textual and not isinstance(value, str):
         raise ConfigError(f"expected {declaration.param.accepted() or 'a string'}, got {value!r}")
     if textual:

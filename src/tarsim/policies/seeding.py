@@ -1,18 +1,26 @@
-"""How a review starts: the topic query as a synthetic relevant document, given seed documents, or random."""
+"""How a review starts: the topic query as a synthetic relevant document, given seed documents, random documents,
+or priors (ASReview's way: given records or records drawn at random from each class, judged first)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from tarsim.errors import ConfigError
 
-SEEDING_CHOICES = ("query", "documents", "random")
+SEEDING_CHOICES = ("query", "documents", "random", "priors")
+DEFAULT_PRIORS = (1, 1)
+"""Relevant and non-relevant records drawn when `priors` seeding is chosen without counts or records (the
+convention of ASReview simulation studies; ASReview 3's own CLI default is no priors and a top-down start)."""
 
 
 @dataclass(frozen=True)
 class SeedingChoice:
     """`query`: the topic text is a relevant training example (BMI); `documents`: the given docids are
-    judged first; `random`: random documents are judged until the first relevant one is found."""
+    judged first; `random`: random documents are judged until the first relevant one is found; `priors`: the
+    prior records (n_prior_included/n_prior_excluded drawn at random, or prior_idx) are judged first."""
 
     kind: str = "query"
     docids: tuple[str, ...] = field(default_factory=tuple)
@@ -22,10 +30,36 @@ class SeedingChoice:
             raise ConfigError(f"seeding {self.kind!r} unknown; accepted: {', '.join(SEEDING_CHOICES)}")
         if self.kind == "documents" and not self.docids:
             raise ConfigError("seeding 'documents' needs at least one seed docid")
+        if self.kind == "priors" and self.docids:
+            raise ConfigError("seeding 'priors' takes no seed docids (give prior_idx: row numbers)")
 
 
 def query_text(topic: str, query: str) -> str:
     """The topic's query text for `query` seeding; an empty query cannot seed a review (file collections)."""
     if not query.strip():
-        raise ConfigError(f"topic {topic!r} has no query text: use --seeding random or documents")
+        raise ConfigError(f"topic {topic!r} has no query text: use --seeding random or documents, or priors")
     return query
+
+
+def draw_priors(relevant: np.ndarray, n_included: int, n_excluded: int, seed: int, topic: str = "") -> list[int]:
+    """Rows of the random priors, as `asreview simulate` draws them: `n_included` of the relevant rows with
+    RandomState(seed).choice(rows, n, replace=False), then `n_excluded` of the others with a fresh RandomState(seed).
+    `relevant` is a boolean per row of the collection, in its document order (ASReview's record order)."""
+    rows: list[int] = []
+    for count, pool, what in ((n_included, np.flatnonzero(relevant), "relevant"),
+                              (n_excluded, np.flatnonzero(~relevant), "non-relevant")):  # fmt: skip
+        if count > len(pool):
+            where = f" of topic {topic!r}" if topic else ""
+            side = "included" if what == "relevant" else "excluded"
+            raise ConfigError(f"n_prior_{side} {count} is more than the {len(pool)} {what} records{where}")
+        if count > 0:
+            rows.extend(int(row) for row in np.random.RandomState(seed).choice(pool, count, replace=False))
+    return rows
+
+
+def check_prior_idx(prior_idx: Sequence[int], size: int) -> list[int]:
+    """The given prior rows, in their order, each a row number of the collection (0 to size-1)."""
+    for row in prior_idx:
+        if not 0 <= row < size:
+            raise ConfigError(f"prior_idx {row} is out of range: the collection has {size} records (rows 0-{size - 1})")
+    return [int(row) for row in prior_idx]

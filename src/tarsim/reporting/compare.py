@@ -20,8 +20,9 @@ from tarsim.errors import ConfigError, InputError
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
 from tarsim.simulator.config import normalise_config
 
-NOT_GROUPED = ("seed",)
-"""Config fields that never separate groups: seeds are repetitions, stopping rules are replayed afterwards."""
+NOT_GROUPED = ("seed", "prior_seed")
+"""Config fields that never separate groups: seeds (prior seeds too) are repetitions. Stopping rules do: they stop
+the review online."""
 
 
 # ---- finding ledgers ------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from tarsim.errors import ConfigError
 from tarsim.features import FeatureSettings
 from tarsim.learners import DEFAULT_LAMBDA, learner_uses_lambda
 from tarsim.policies import SEEDING_CHOICES, SeedingChoice
+from tarsim.policies.seeding import DEFAULT_PRIORS
 
 FEEDBACK_UNITS = ("document", "sentence")
 
@@ -67,6 +68,22 @@ class ReviewConfig:
     seeding: SeedingChoice = setting(  # noqa: RUF009 - a dataclasses.Field
         Param("seeding", str, "query", "how the review starts", choices=SEEDING_CHOICES),
         factory=SeedingChoice, nested=SeedingChoice, flag="--seeding",
+    )  # fmt: skip
+    n_prior_included: int = setting(
+        Param("n_prior_included", int, 0, "relevant records drawn at random as priors, judged first", low=0),
+        flag="--n-prior-included", metavar="N",
+    )  # fmt: skip
+    n_prior_excluded: int = setting(
+        Param("n_prior_excluded", int, 0, "non-relevant records drawn at random as priors, judged first", low=0),
+        flag="--n-prior-excluded", metavar="N",
+    )  # fmt: skip
+    prior_idx: tuple[int, ...] = setting(
+        Param("prior_idx", int, None, "records judged first as priors, by row number from 0, in this order", low=0),
+        factory=tuple, flag="--prior-idx", metavar="I", many=True,
+    )  # fmt: skip
+    prior_seed: int | None = setting(
+        Param("prior_seed", int, None, "seed of the random priors' draw (default: --seed)", low=0, high=MAX_SEED),
+        flag="--prior-seed", metavar="S", toml=False,
     )  # fmt: skip
     presumed_nonrelevant: int = setting(
         Param("presumed_nonrelevant", int, 100, "unjudged documents added as non-relevant to each training round",
@@ -140,6 +157,7 @@ class ReviewConfig:
     def __post_init__(self) -> None:
         self._coerce()
         check_settings(self)
+        self._resolve_priors()
         if not learner_uses_lambda(self.learner) and self.lambda_ != DEFAULT_LAMBDA:
             raise ConfigError(f"lambda_ is the bmi learner's regularisation; learner {self.learner!r} has none")
 
@@ -157,6 +175,34 @@ class ReviewConfig:
                 object.__setattr__(self, name, cls(**value))
         if isinstance(self.stopping, list):
             object.__setattr__(self, "stopping", tuple(self.stopping))
+        if self.prior_idx is None or isinstance(self.prior_idx, list):
+            object.__setattr__(self, "prior_idx", tuple(self.prior_idx or ()))
+
+    def _resolve_priors(self) -> None:
+        """Priors are the seeding: given priors make it `priors`; `priors` without counts or rows draws 1 + 1."""
+        drawn = bool(self.n_prior_included or self.n_prior_excluded)
+        if drawn and self.prior_idx:
+            raise ConfigError("give prior_idx or n_prior_included/n_prior_excluded, not both (as asreview simulate)")
+        if len(set(self.prior_idx)) != len(self.prior_idx):
+            raise ConfigError(f"prior_idx lists a record twice: {list(self.prior_idx)}")
+        if self.prior_idx and self.prior_seed is not None:
+            raise ConfigError("prior_seed draws random priors; it does not apply to prior_idx")
+        if drawn or self.prior_idx:
+            if self.seeding.kind not in ("query", "priors"):
+                raise ConfigError(f"priors are the seeding: give priors or seeding {self.seeding.kind!r}, not both")
+            object.__setattr__(self, "seeding", SeedingChoice("priors"))
+        elif self.seeding.kind == "priors":
+            object.__setattr__(self, "n_prior_included", DEFAULT_PRIORS[0])
+            object.__setattr__(self, "n_prior_excluded", DEFAULT_PRIORS[1])
+        elif self.prior_seed is not None and self.seeding.kind != "query":
+            raise ConfigError(f"prior_seed draws random priors; seeding {self.seeding.kind!r} draws none")
+
+    @property
+    def effective_prior_seed(self) -> int | None:
+        """The seed of the random priors' draw (the review's seed unless prior_seed is given; None: no draw)."""
+        if not (self.n_prior_included or self.n_prior_excluded):
+            return None
+        return self.seed if self.prior_seed is None else self.prior_seed
 
     @property
     def strategy(self) -> str:
@@ -173,6 +219,12 @@ class ReviewConfig:
         record = asdict(self)
         record["seeding"] = {"kind": self.seeding.kind, "docids": list(self.seeding.docids)}
         record["stopping"] = list(self.stopping)
+        if self.seeding.kind == "priors":  # recorded only with priors: ledgers without them are unchanged
+            record["prior_idx"] = list(self.prior_idx)
+            record["prior_seed"] = self.effective_prior_seed
+        else:
+            for key in PRIOR_FIELDS:
+                del record[key]
         record["strategy"] = self.strategy
         return record
 
@@ -183,6 +235,9 @@ class ReviewConfig:
         values["seeding"] = SeedingChoice(values["seeding"]["kind"], tuple(values["seeding"]["docids"]))
         return cls(**values)
 
+
+PRIOR_FIELDS = ("n_prior_included", "n_prior_excluded", "prior_idx", "prior_seed")
+"""Settings recorded in a ledger header only when the review starts from priors."""
 
 ADDED_CONFIG_FIELDS = {"learner": "bmi"}
 """Configuration fields added after ledgers were first written, with the value that older ledgers imply."""

@@ -29,7 +29,7 @@ from tarsim.errors import ConfigError
 from tarsim.features import Features
 from tarsim.learners import check_learner, fit_and_score, make_learner
 from tarsim.policies import make_batch_schedule, make_selection_policy
-from tarsim.policies.seeding import query_text
+from tarsim.policies.seeding import check_prior_idx, draw_priors, query_text
 from tarsim.policies.selection import RandomSampling
 from tarsim.simulator.config import Budget, ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
@@ -47,6 +47,17 @@ def stream(seed: int, topic: str, purpose: str) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(topic.encode("utf-8")), _STREAMS[purpose]])
 
 
+def prior_rows(config: ReviewConfig, topic: str, grades: np.ndarray) -> list[int]:
+    """The rows judged first as priors (none unless the configuration's seeding is `priors`): prior_idx as given,
+    or the random draw of asreview simulate from the topic's relevant (grade > 0) and other rows."""
+    if config.seeding.kind != "priors":
+        return []
+    if config.prior_idx:
+        return check_prior_idx(config.prior_idx, len(grades))
+    seed = config.effective_prior_seed
+    return draw_priors(grades > 0, config.n_prior_included, config.n_prior_excluded, seed, topic)
+
+
 @dataclass
 class Ranking:
     """What the learner last published: items in review order and the sentence scores behind them."""
@@ -55,6 +66,7 @@ class Ranking:
     order: np.ndarray
     sentence_scores: np.ndarray | None
     position: int = 0
+    prior: bool = False  # the prior records, judged before the first training (`"prior": true` in the ledger)
 
 
 @dataclass
@@ -112,6 +124,7 @@ class ReviewSimulation:
         n = features.n_documents
         self.state = _State(judged=np.zeros(n, dtype=bool), in_flight=np.zeros(n, dtype=bool), available=n)
         self.strategy = ReviewStrategy.from_config(config)
+        self.prior_rows = prior_rows(config, review.topic, review.grades)
         query = query_text(review.topic, review.query) if config.seeding.kind == "query" else None
         self.query_row = features.vectorise(query) if query is not None else None
         header = {
@@ -210,6 +223,8 @@ class ReviewSimulation:
     def _learner(self):
         state, config = self.state, self.config
         round_number = 0
+        if self.prior_rows:  # all priors are judged, in their order, before the first training
+            yield from self._dispatch(Ranking(0, np.array(self.prior_rows), None, prior=True), len(self.prior_rows))
         for docid in config.seeding.docids:
             doc = self._position(docid)
             if not state.judged[doc] and state.stopped is None:
@@ -371,4 +386,6 @@ class ReviewSimulation:
             "effort": {"judge": 1, "sent": shown.read, "words": shown.words, "seconds": seconds},
             **learned,
         }
+        if ranking.prior:
+            record["prior"] = True
         return record, seconds

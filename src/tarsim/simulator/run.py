@@ -6,7 +6,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -19,10 +19,11 @@ from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import Features, cached_features, collection_digest
 from tarsim.learners import LEARNER_RECORDS
+from tarsim.policies import SeedingChoice
 from tarsim.simulator.config import ReviewConfig, normalise_config, normalise_header
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
 from tarsim.simulator.oracle import make_sentence_labels
-from tarsim.simulator.review import ReviewSimulation, TopicReview
+from tarsim.simulator.review import ReviewSimulation, TopicReview, prior_rows
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
 
@@ -162,6 +163,18 @@ def check_topics(dataset: Dataset, topics: Sequence[str] | None) -> list[str]:
     return ordered
 
 
+def starting_config(config: ReviewConfig, queries: Sequence[str]) -> ReviewConfig:
+    """The configuration a review starts with: without query text (a screening file) and with the default query
+    seeding, the review starts from 1 relevant + 1 non-relevant random prior drawn with prior_seed (default: the
+    review's seed); a prior_seed is refused where no random prior is drawn."""
+    blank = bool(queries) and all(not query.strip() for query in queries)
+    if config.seeding.kind == "query" and blank:
+        return replace(config, seeding=SeedingChoice("priors"))
+    if config.prior_seed is not None and config.effective_prior_seed is None:
+        raise ConfigError("prior_seed draws random priors, but this review starts from the topic's query text")
+    return config
+
+
 def _preview(names) -> str:
     names = sorted(names)
     return ", ".join(names[:8]) + (" ..." if len(names) > 8 else "")
@@ -184,11 +197,22 @@ def review_topics(
     exists with the same configuration is read back instead of being reviewed again.
     """
     selected = check_topics(dataset, topics)
+    config = starting_config(config, [dataset.topics[topic] for topic in selected])
+    check_priors(dataset, config, selected)
     if out is None:
         return _review_topics(dataset, config, selected, None, learner, features, resume, progress)
     with output_lock(out):  # one writer per output folder, for the whole run
         remove_partial_files(Path(out) / "ledgers")  # left by a killed run; no other writer can be active now
         return _review_topics(dataset, config, selected, Path(out), learner, features, resume, progress)
+
+
+def check_priors(dataset: Dataset, config: ReviewConfig, topics: Sequence[str]) -> None:
+    """Draw every topic's priors once before any feature is built, so that a bad count or row is refused first."""
+    if config.seeding.kind != "priors":
+        return
+    position = {docid: i for i, docid in enumerate(dataset.collection.docids)}
+    for topic in topics:
+        prior_rows(config, topic, topic_grades(dataset.qrels.get(topic, {}), position, len(position)))
 
 
 def _review_topics(

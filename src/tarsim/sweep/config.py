@@ -18,11 +18,13 @@ from typing import Any
 
 from tarsim.components import kind, validate
 from tarsim.components.schema import toml_keys, toml_value
+from tarsim.data.screening import is_screening_file
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS as ALL_EFFORT_MODELS
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import FeatureSettings
 from tarsim.policies import SeedingChoice
-from tarsim.simulator.config import STRATEGIES, ReviewConfig, strategy_config
+from tarsim.simulator.config import MAX_SEED, STRATEGIES, ReviewConfig, strategy_config
+from tarsim.simulator.run import starting_config
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -33,7 +35,17 @@ DEMO = "demo"
 """The collection name that selects the built-in synthetic demo collection."""
 
 TOP_KEYS = ("sweep", "collections", "review")
-SWEEP_KEYS = ("out", "base_seed", "seeds", "policies", "strategies", "effort_models", "stopping", "recall_target")
+SWEEP_KEYS = (
+    "out",
+    "base_seed",
+    "seeds",
+    "prior_seeds",
+    "policies",
+    "strategies",
+    "effort_models",
+    "stopping",
+    "recall_target",
+)
 COLLECTION_KEYS = ("path", "topics", "name")
 MAX_RUNS = 100_000
 """A sweep plans at most this many runs (and at most this many seeds): larger ones are refused, not attempted."""
@@ -63,6 +75,7 @@ class SweepConfig:
     policies: tuple[str, ...] = ("relevance",)
     strategies: tuple[str, ...] = ("document/document",)
     seeds: tuple[int, ...] = (0,)
+    prior_seeds: tuple[int | None, ...] = (None,)  # (None,): not swept (priors, if any, drawn with the run's seed)
     base_seed: int = 0
     effort_models: tuple[str, ...] = DEFAULT_EFFORT_MODELS
     stopping: tuple[str, ...] = ()
@@ -70,10 +83,14 @@ class SweepConfig:
     review: Mapping[str, Any] = field(default_factory=dict)
     out: Path | None = None
 
-    def review_config(self, policy: str, strategy: str, seed: int) -> ReviewConfig:
-        """The ReviewConfig of one run (its derived seed included)."""
+    def review_config(
+        self, policy: str, strategy: str, seed: int, prior_seed: int | None = None, query: str | None = None
+    ) -> ReviewConfig:
+        """The ReviewConfig of one run (its derived seed and prior seed included); with the topic's `query` text,
+        the configuration it starts with (a topic without query text starts from priors: starting_config)."""
         # no `stopping`: a sweep replays its rules on whole ledgers (in ReviewConfig they would stop the review)
-        return strategy_config(strategy, policy=policy, seed=seed, **self.review)
+        config = strategy_config(strategy, policy=policy, seed=seed, prior_seed=prior_seed, **self.review)
+        return config if query is None else starting_config(config, [query])
 
     @property
     def feature_settings(self) -> FeatureSettings:
@@ -223,6 +240,7 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
     if base_seed < 0:
         check.fail("sweep.base_seed", f"expected an integer >= 0, got {base_seed}", "sweep", "base_seed")
     seeds = _seeds(check, sweep.get("seeds", 1))
+    prior_seeds = _seeds(check, sweep["prior_seeds"], "prior_seeds") if "prior_seeds" in sweep else (None,)
     out = sweep.get("out")
     if out is not None:
         check.typed(out, (str,), "sweep.out", "a directory path", "sweep", "out")
@@ -232,7 +250,7 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
     try:  # every per-run configuration must be valid before anything runs
         for policy in policies:
             for strategy in strategies:
-                strategy_config(strategy, policy=policy, seed=0, **review)
+                strategy_config(strategy, policy=policy, seed=0, prior_seed=prior_seeds[0], **review)
     except ConfigError as exc:
         check.fail("review", str(exc), "review")
     collections = _collections(check, document.get("collections"), base)
@@ -242,6 +260,7 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
         policies=policies,
         strategies=strategies,
         seeds=seeds,
+        prior_seeds=prior_seeds,
         base_seed=base_seed,
         effort_models=effort_models,
         stopping=stopping,
@@ -267,28 +286,31 @@ def _stopping_rules(check: _Checker, value: Any) -> tuple[str, ...]:
     return rules
 
 
-def _seeds(check: _Checker, value: Any) -> tuple[int, ...]:
-    """A count n (seeds 0..n-1) or an explicit list of distinct non-negative integers."""
+def _seeds(check: _Checker, value: Any, key: str = "seeds") -> tuple[int, ...]:
+    """A count n (seeds 0..n-1) or an explicit list of distinct non-negative integers (seeds or prior_seeds)."""
     accepted = "a positive count or a list of distinct integers >= 0"
+    limit = MAX_SEED if key == "prior_seeds" else float("inf")  # a prior seed is used as given (RandomState's range)
+    if key == "prior_seeds":
+        accepted = f"a positive count or a list of distinct integers in [0, {MAX_SEED}]"
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
-            check.fail("sweep.seeds", f"seed count must be >= 1, got {value}; accepted: {accepted}", "sweep", "seeds")
+            check.fail(f"sweep.{key}", f"seed count must be >= 1, got {value}; accepted: {accepted}", "sweep", key)
         if value > MAX_RUNS:
             check.fail(
-                "sweep.seeds",
+                f"sweep.{key}",
                 f"seed count must be at most {MAX_RUNS:,} (the most runs a sweep may plan), got {value:,}",
                 "sweep",
-                "seeds",
+                key,
             )
         return tuple(range(value))
     if (
         isinstance(value, list)
         and value
-        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+        and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= limit for v in value)
         and len(set(value)) == len(value)
     ):
         return tuple(value)
-    return check.fail("sweep.seeds", f"expected {accepted}, got {value!r}", "sweep", "seeds")
+    return check.fail(f"sweep.{key}", f"expected {accepted}, got {value!r}", "sweep", key)
 
 
 def _review_options(check: _Checker, table: Any) -> dict[str, Any]:
@@ -300,10 +322,10 @@ def _review_options(check: _Checker, table: Any) -> dict[str, Any]:
     for key, value in table.items():
         field_name, declaration = REVIEW_KEYS[key]
         if key == "seeding":
-            if value not in ("query", "random"):
+            if value not in ("query", "random", "priors"):
                 check.fail(
                     "review.seeding",
-                    f"unknown seeding {value!r}; accepted: query, random "
+                    f"unknown seeding {value!r}; accepted: query, random, priors "
                     "(seed documents differ per topic, so 'documents' is not available in a sweep)",
                     "review",
                     key,
@@ -387,6 +409,8 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
                     "name",
                     index,
                 )
+        elif is_screening_file(base / spec):  # a CSV/TSV/XLSX/RIS screening file: one topic, named after its stem
+            paths = [base / spec]
         else:
             directory = base / spec
             if not _is_collection(directory):

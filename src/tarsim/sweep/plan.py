@@ -15,7 +15,8 @@ import numpy as np
 
 from tarsim.data.dataset import Dataset, load_dataset
 from tarsim.errors import ConfigError
-from tarsim.simulator.run import check_topics, ledger_name
+from tarsim.simulator.review import prior_rows
+from tarsim.simulator.run import check_topics, ledger_name, topic_grades
 from tarsim.sweep.config import MAX_RUNS, SweepConfig
 from tarsim.synthetic import demo_dataset
 
@@ -30,13 +31,13 @@ class RunSpec:
     strategy: str
     seed: int  # the replicate's seed as written in the config (0..n-1 for a count)
     derived_seed: int  # the seed the simulation uses
+    prior_seed: int | None = None  # sweep.prior_seeds: the priors' draw, used as given (None: not swept)
 
     @property
     def run_id(self) -> str:
-        """collection__topic__policy__shown-trained__seedN (readable; the ledger file name escapes it)."""
-        return "__".join(
-            [self.collection, self.topic, self.policy, self.strategy.replace("/", "-"), f"seed{self.seed}"]
-        )
+        """collection__topic__policy__shown-trained__seedN[__priorS] (readable; the ledger file name escapes it)."""
+        parts = [self.collection, self.topic, self.policy, self.strategy.replace("/", "-"), f"seed{self.seed}"]
+        return "__".join(parts + ([] if self.prior_seed is None else [f"prior{self.prior_seed}"]))
 
     @property
     def ledger_file(self) -> str:
@@ -60,6 +61,20 @@ def load_collections(config: SweepConfig) -> dict[str, Dataset]:
     return datasets
 
 
+def check_topic_priors(config: SweepConfig, name: str, dataset: Dataset, topic: str) -> None:
+    """Refuse, before anything runs, priors a topic cannot give (counts above a class's size, rows out of range) and
+    prior seeds where no random prior is drawn (a topic that starts from its query text)."""
+    policy, strategy = config.policies[0], config.strategies[0]
+    try:
+        review = config.review_config(policy, strategy, 0, config.prior_seeds[0], dataset.topics[topic])
+        if review.seeding.kind != "priors":
+            return
+        position = {docid: i for i, docid in enumerate(dataset.collection.docids)}
+        prior_rows(review, topic, topic_grades(dataset.qrels.get(topic, {}), position, len(position)))
+    except ConfigError as exc:
+        raise ConfigError(f"{config.source}: collections {name!r}: {exc}") from None
+
+
 def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list[RunSpec], dict[str, str]]:
     """All runs in a fixed order (collection, topic, policy, strategy, seed), and the topics skipped (why)."""
     runs: list[RunSpec] = []
@@ -75,16 +90,21 @@ def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list
             if not any(grade > 0 and docid in dataset.collection for docid, grade in judged.items()):
                 skipped[f"{entry.name}/{topic}"] = "no relevant document in the collection"
                 continue
-            if len(runs) + len(config.policies) * len(config.strategies) * len(config.seeds) > MAX_RUNS:
+            per_topic = len(config.policies) * len(config.strategies) * len(config.seeds) * len(config.prior_seeds)
+            if len(runs) + per_topic > MAX_RUNS:
                 raise ConfigError(
                     f"{config.source}: the sweep plans more than {MAX_RUNS:,} runs (topics x sweep.policies x "
-                    "sweep.strategies x sweep.seeds); split it into several sweeps"
+                    "sweep.strategies x sweep.seeds x sweep.prior_seeds); split it into several sweeps"
                 )
+            check_topic_priors(config, entry.name, dataset, topic)
             for policy in config.policies:
                 for strategy in config.strategies:
                     for seed in config.seeds:
+                        # the prior seed is not part of the run's identity: runs that differ only in their priors
+                        # share every other random choice
                         derived = derive_seed(config.base_seed, entry.name, topic, policy, strategy, seed)
-                        runs.append(RunSpec(entry.name, topic, policy, strategy, seed, derived))
+                        for prior_seed in config.prior_seeds:
+                            runs.append(RunSpec(entry.name, topic, policy, strategy, seed, derived, prior_seed))
     seen: dict[str, RunSpec] = {}
     for run in runs:
         if run.ledger_file in seen:

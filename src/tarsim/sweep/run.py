@@ -70,6 +70,7 @@ def run_header(dataset: Dataset, spec: RunSpec, config, digest: str, base_seed: 
             "strategy": spec.strategy,
             "seed": spec.seed,
             "base_seed": base_seed,
+            **({} if spec.prior_seed is None else {"prior_seed": spec.prior_seed}),
         },
     }
 
@@ -102,7 +103,9 @@ def prepare_sweep(config: SweepConfig, out: Path | None = None, jobs: int = 1) -
     for spec in runs:
         dataset = datasets[spec.collection]
         digest, features_path, docids_path = inputs[spec.collection]
-        review = config.review_config(spec.policy, spec.strategy, spec.derived_seed)
+        review = config.review_config(
+            spec.policy, spec.strategy, spec.derived_seed, spec.prior_seed, dataset.topics[spec.topic]
+        )
         tasks.append(
             RunTask(
                 spec=spec,

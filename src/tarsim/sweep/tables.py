@@ -1,9 +1,10 @@
 """The sweep's tidy results table: one row per run x measure, computed from the ledgers alone.
 
-Columns: run_id, collection, topic, policy, strategy, seed, effort_model, stopping, measure, value.
+Columns: run_id, collection, topic, policy, strategy, seed, prior_seed, effort_model, stopping, measure, value.
 `effort_model` is empty for measures that are not effort (R, collection size, final recall, recall at stop, ...);
 measures counted in judgments (WSS, RRF, ERF) are listed under `judge`. `stopping` names the stopping rule of the
-`*_at_stop` measures and is empty otherwise. A value that does not exist (a recall level never reached) is null.
+`*_at_stop` measures and is empty otherwise. `prior_seed` is the seed the run's random priors were drawn with (from
+its ledger header; empty without random priors). A value that does not exist (a recall level never reached) is null.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ COLUMNS = [
     "policy",
     "strategy",
     "seed",
+    "prior_seed",
     "effort_model",
     "stopping",
     "measure",
@@ -61,6 +63,7 @@ def run_rows(
         "policy": run.policy,
         "strategy": run.strategy,
         "seed": run.seed,
+        "prior_seed": ledger.header.get("config", {}).get("prior_seed"),
     }
     rows: list[dict] = []
 
@@ -112,6 +115,7 @@ def results_frame(rows: Iterable[dict]) -> pd.DataFrame:
     """The tidy table with fixed column order and dtypes (value: float64 with nulls)."""
     frame = pd.DataFrame(list(rows), columns=COLUMNS)
     frame["seed"] = frame["seed"].astype("int64")
+    frame["prior_seed"] = frame["prior_seed"].astype("Int64")  # nullable: runs without random priors
     frame["value"] = frame["value"].astype("float64")
     return frame
 
