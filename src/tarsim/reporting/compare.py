@@ -127,16 +127,25 @@ def group_ledgers(ledgers: Sequence[Ledger], by: Sequence[str] | None = None) ->
     return groups
 
 
-def pair_key(ledger: Ledger) -> tuple[str, str, int]:
-    """What pairs runs across groups: the collection (its digest), the topic and the seed.
+def pair_key(ledger: Ledger) -> tuple[str, str, tuple[int, int]]:
+    """What pairs runs across groups: the collection (its digest), the topic and the replicate (seed, prior seed).
 
-    In a sweep every run has its own derived seed; the replicate it belongs to is the sweep's seed, so that is
-    what pairs (and counts as "the seed" in bands over seeds).
+    In a sweep every run has its own derived seed; the replicate it belongs to is the sweep's seed (and prior seed),
+    so that is what pairs (and counts as "the seed" in bands over seeds). A review without priors counts its seed
+    as its prior seed, so that it pairs with the runs of a preset that draws its priors with the review's seed.
     """
     collection = ledger.header.get("inputs", {}).get("collection", "")
     sweep = ledger.header.get("sweep")
-    seed = sweep["seed"] if sweep else ledger.header.get("seed", ledger.header.get("config", {}).get("seed", 0))
-    return collection, ledger.topic, int(seed)
+    config = ledger.header.get("config", {})
+    seed = int(sweep["seed"] if sweep else ledger.header.get("seed", config.get("seed", 0)))
+    prior = (sweep or {}).get("prior_seed", config.get("prior_seed"))
+    return collection, ledger.topic, (seed, seed if prior is None else int(prior))
+
+
+def replicate_name(replicate: tuple[int, int]) -> str:
+    """A replicate as shown in tables: `3`, or `3/p1` when its prior seed differs from its seed."""
+    seed, prior = replicate
+    return str(seed) if prior == seed else f"{seed}/p{prior}"
 
 
 # ---- scores ---------------------------------------------------------------------------------------------------
@@ -162,9 +171,9 @@ def run_scores(
     by_collection = all(pair_key(ledger)[0] for ledger in ledgers)
     for group, members in group_ledgers(ledgers, group_by).items():
         for ledger in members:
-            collection, topic, seed = pair_key(ledger)
+            collection, topic, replicate = pair_key(ledger)
             collection = collection if by_collection else ""
-            base = {"group": group, "collection": collection[:12], "topic": topic, "seed": seed}
+            base = {"group": group, "collection": collection[:12], "topic": topic, "seed": replicate_name(replicate)}
             curve = recall_curve(ledger, effort_model)
             for a in grid_a:
                 for b in grid_b:
