@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from tarsim.components import Param
+from tarsim.components import Param, kind
 from tarsim.components.schema import check_settings, setting
 from tarsim.effort_models import Budget, TimeModel
 from tarsim.errors import ConfigError
@@ -73,6 +73,10 @@ class ReviewConfig:
               low=0),
         flag="--presumed-nonrelevant", metavar="N",
     )  # fmt: skip
+    presumed_with_replacement: bool = setting(
+        Param("presumed_with_replacement", bool, False, "draw the presumed non-relevant with replacement (HiCAL)"),
+        flag="--presumed-with-replacement",
+    )  # fmt: skip
     sentence_oracle: str = setting(
         Param("sentence_oracle", str, "inherit", "which sentences are relevant"), component="oracle",
         flag="--sentence-oracle", metavar="inherit|classifier|FILE",
@@ -125,8 +129,8 @@ class ReviewConfig:
         flag="--learner", metavar="NAME",
     )  # fmt: skip
     features: FeatureSettings = setting(  # noqa: RUF009 - a dataclasses.Field
-        Param("features", str, None, "how text becomes features (stem, min_df, sublinear_tf)"),
-        factory=FeatureSettings, nested=FeatureSettings,
+        Param("features", str, None, "how text becomes features, a feature extractor spec (bmi:tokens=hical)"),
+        factory=FeatureSettings, nested=FeatureSettings, flag="--features", metavar="SPEC",
     )  # fmt: skip
     stopping: tuple[str, ...] = setting(
         Param("stopping", str, None, "stopping rules replayed on the finished ledger"), factory=tuple, toml=False,
@@ -147,6 +151,9 @@ class ReviewConfig:
         """Plain values for nested settings, as the CLI and TOML give them: seeding="random", a time_model dict."""
         if isinstance(self.seeding, str):
             object.__setattr__(self, "seeding", SeedingChoice(self.seeding))
+        if self.features is None or isinstance(self.features, str):  # the CLI's --features SPEC (None: default)
+            spec = self.features or "bmi"
+            object.__setattr__(self, "features", kind("features").make(spec).settings)
         for name, cls in (("time_model", TimeModel), ("features", FeatureSettings)):
             value = getattr(self, name)
             if isinstance(value, Mapping):
@@ -171,6 +178,10 @@ class ReviewConfig:
     def to_dict(self) -> dict:
         """A JSON-ready dict (recorded in every ledger header)."""
         record = asdict(self)
+        record["features"] = self.features.record()
+        for name, default in LATER_FIELDS.items():  # recorded only when set: older headers stay byte-identical
+            if record[name] == default:
+                del record[name]
         record["seeding"] = {"kind": self.seeding.kind, "docids": list(self.seeding.docids)}
         record["stopping"] = list(self.stopping)
         record["strategy"] = self.strategy
@@ -183,6 +194,9 @@ class ReviewConfig:
         values["seeding"] = SeedingChoice(values["seeding"]["kind"], tuple(values["seeding"]["docids"]))
         return cls(**values)
 
+
+LATER_FIELDS = {"presumed_with_replacement": False}
+"""Fields a ledger header holds only when they differ from these defaults (added after ledgers were pinned)."""
 
 ADDED_CONFIG_FIELDS = {"learner": "bmi"}
 """Configuration fields added after ledgers were first written, with the value that older ledgers imply."""
