@@ -8,7 +8,8 @@ bBSARD reuses it) differs from bm25s's Lucene BM25 in four ways, all kept here:
 - tf, document length and average length count whitespace tokens of the preprocessed text; a query term counts
   once per occurrence in the query;
 - every article is scored and the top `depth` are listed whatever their score (0 or negative included), ties in
-  corpus order (Python's stable sort).
+  corpus order (Python's stable sort); tied scores are lowered by a few ulps (strictly_decreasing) so that
+  evaluating the run in trec_eval's order (ties by docid) keeps that order.
 Preprocessing is the analyzer's (tarsim.retrieval.analysis); the official code lemmatises with spaCy instead.
 Written from that description, not copied.
 """
@@ -91,5 +92,17 @@ class BsardBM25:
         for topic, text in queries.items():
             scores = self.scores(text)
             best = np.argsort(-scores, kind="stable")[:depth]
-            run[topic] = {self.docids[i]: float(scores[i]) for i in best.tolist()}
+            run[topic] = dict(
+                zip([self.docids[i] for i in best.tolist()], strictly_decreasing(scores[best]), strict=True)
+            )
         return run
+
+
+def strictly_decreasing(scores: np.ndarray) -> list[float]:
+    """Non-increasing scores made strictly decreasing by lowering each tied score a few ulps below the one before,
+    so that an evaluation ordering ties by docid (trec_eval) keeps the listed (official, corpus) order."""
+    values = scores.astype(np.float64).tolist()
+    for i in range(1, len(values)):
+        if values[i] >= values[i - 1]:
+            values[i] = float(np.nextafter(values[i - 1], -np.inf))
+    return values
