@@ -100,3 +100,16 @@ def test_bench_bbsard_prints_the_official_measures_in_percent(tmp_path, capsys):
     run = read_run(tmp_path / "runs" / "bbsard-fr.0.run")
     assert all(len(ranked) == 3 for ranked in run.values())  # zero and negative scores listed too
     assert sorted(run["2"], key=run["2"].get, reverse=True) == ["3", "1", "2"]
+
+
+def test_tied_scores_keep_the_listed_order_in_single_precision():
+    import numpy as np
+
+    from tarsim.retrieval.bsard import strictly_decreasing
+
+    scores = np.array([2.5, 2.5, 2.5, 1.0 + 1e-12, 1.0, 0.0, 0.0, -0.5, -0.5])
+    values = strictly_decreasing(scores)
+    assert values[0] == 2.5 and values[4] != 1.0 and values[7] == -0.5  # only the later of each tie moves
+    single = np.asarray(values, dtype=np.float32)
+    assert (np.diff(single) < 0).all() and (np.diff(values) < 0).all()
+    assert max(abs(a - b) for a, b in zip(values, scores, strict=True)) < 1e-5

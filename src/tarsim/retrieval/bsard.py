@@ -8,8 +8,8 @@ bBSARD reuses it) differs from bm25s's Lucene BM25 in four ways, all kept here:
 - tf, document length and average length count whitespace tokens of the preprocessed text; a query term counts
   once per occurrence in the query;
 - every article is scored and the top `depth` are listed whatever their score (0 or negative included), ties in
-  corpus order (Python's stable sort); tied scores are lowered by a few ulps (strictly_decreasing) so that
-  evaluating the run in trec_eval's order (ties by docid) keeps that order.
+  corpus order (Python's stable sort); tied scores are lowered by float32 ulps (strictly_decreasing) so that
+  evaluating the run in trec_eval's order (float32 scores, ties by docid) keeps that order.
 Preprocessing is the analyzer's (tarsim.retrieval.analysis); the official code lemmatises with spaCy instead.
 Written from that description, not copied.
 """
@@ -99,10 +99,13 @@ class BsardBM25:
 
 
 def strictly_decreasing(scores: np.ndarray) -> list[float]:
-    """Non-increasing scores made strictly decreasing by lowering each tied score a few ulps below the one before,
-    so that an evaluation ordering ties by docid (trec_eval) keeps the listed (official, corpus) order."""
-    values = scores.astype(np.float64).tolist()
-    for i in range(1, len(values)):
-        if values[i] >= values[i - 1]:
-            values[i] = float(np.nextafter(values[i - 1], -np.inf))
-    return values
+    """Non-increasing scores made strictly decreasing in single precision, each score that does not fall below the
+    one before lowered to the next float32 below it. trec_eval and pytrec_eval compare scores as float32 and order
+    ties by docid; separated so, the run keeps the listed (official, corpus) order in any of them."""
+    single = scores.astype(np.float32)
+    result = scores.astype(np.float64).tolist()
+    for i in range(1, len(single)):
+        if single[i] >= single[i - 1]:
+            single[i] = np.nextafter(single[i - 1], np.float32(-np.inf))
+            result[i] = float(single[i])
+    return result
