@@ -66,7 +66,7 @@ def test_one_grammar_for_short_and_named_forms():
         ("effort", "sentences", "effort model 'sentences' unknown; accepted: judge, sent, lambda:L, seconds, clock "
          "(did you mean sent?)"),
         ("effort", "lambda:nan", "effort model 'lambda:nan': lambda must be in [0, 1], got nan"),
-        ("learner", "svm", "learner 'svm' unknown; accepted: bmi, logistic"),
+        ("learner", "svm", "learner 'svm' unknown; accepted: bmi, logistic, pegasos"),
         ("stopping", "knee:inf", "stopping rule 'knee:inf': rho must be a number > 0 or 'adjusted', got 'inf'"),
     ],
 )  # fmt: skip
@@ -113,13 +113,14 @@ def test_every_simulate_option_has_help_and_its_default_from_the_schema():
     for action in actions:
         if action.dest == "stopping":
             assert action.default is None and defaults.stopping == ()  # repeatable: no occurrence, no rule
-        elif action.dest != "seeding":
+        elif action.dest not in ("seeding", "features"):  # both given as text, None for features: "bmi"
             assert action.default == getattr(defaults, action.dest), action.dest
 
 
 def test_sweep_review_keys_come_from_the_schema():
     assert sorted(REVIEW_KEYS) == sorted(
-        ["rank_by", "batch", "seeding", "presumed_nonrelevant", "sentence_oracle", "oracle_threshold",
+        ["rank_by", "batch", "seeding", "presumed_nonrelevant", "presumed_with_replacement", "sentence_oracle",
+         "oracle_threshold",
          "false_negative_rate", "false_positive_rate", "reviewers", "async_retrain", "retrain_seconds", "time_model",
          "until", "max_effort", "max_effort_model", "lambda", "learner", "features",
          "n_prior_included", "n_prior_excluded", "prior_idx"]

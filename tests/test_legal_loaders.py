@@ -276,7 +276,7 @@ def test_bench_eu2uk_date_filter_and_pytrec(tmp_path, capsys) -> None:
 
 def test_bench_bbsard_per_language_columns(tmp_path, capsys) -> None:
     folder = write_bbsard(tmp_path / "bbsard")
-    payload = bench_json(tmp_path, ["bbsard", "--data", str(folder)])
+    payload = bench_json(tmp_path, ["bbsard", "--data", str(folder), "--all-measures"])
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if line.startswith("measure"))
     assert header.split() == ["measure", "fr", "nl"]

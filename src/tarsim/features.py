@@ -52,6 +52,8 @@ class FeatureSettings:
     stem: bool = True
     min_df: int = 2
     sublinear_tf: bool = True
+    tokens: str = "bmi"  # "hical": HiCAL's BMITokenizer (see make_analyser)
+    sentence_weights: str = "bmi"  # "hical": tf * idf / max(20, L2), HiCAL's paragraph features
 
     def __post_init__(self) -> None:
         for name in ("stem", "sublinear_tf"):
@@ -59,10 +61,28 @@ class FeatureSettings:
                 raise ConfigError(f"feature setting {name} must be true or false, got {getattr(self, name)!r}")
         if isinstance(self.min_df, bool) or not isinstance(self.min_df, int) or self.min_df < 1:
             raise ConfigError(f"feature setting min_df must be an integer >= 1, got {self.min_df!r}")
+        for name in ("tokens", "sentence_weights"):
+            if getattr(self, name) not in FEATURE_CHOICES:
+                raise ConfigError(f"feature setting {name} must be bmi or hical, got {getattr(self, name)!r}")
+
+    def record(self) -> dict:
+        """The settings as recorded (ledger headers, cache keys): options added later only when not default."""
+        record = asdict(self)
+        for name, default in LATER_SETTINGS.items():
+            if record[name] == default:
+                del record[name]
+        return record
 
     def digest(self) -> str:
         """A short stable digest of the settings."""
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+        return hashlib.sha256(json.dumps(self.record(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+FEATURE_CHOICES = ("bmi", "hical")
+"""Values of the tokens and sentence_weights settings."""
+
+LATER_SETTINGS = {"tokens": "bmi", "sentence_weights": "bmi"}
+"""Settings added after ledgers and caches were first written: left out of records at these defaults."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +107,7 @@ class Features:
 
     def vectorise(self, text: str) -> sp.csr_matrix:
         """A 1 x V tf-idf row for arbitrary text (the synthetic seed document of a topic query)."""
-        analyse = make_analyser(self.settings.stem)
+        analyse = make_analyser(self.settings.stem, self.settings.tokens)
         index = {term: i for i, term in enumerate(self.vocabulary)}
         counts: dict[int, int] = {}
         for token in analyse(text):
@@ -103,8 +123,15 @@ class Features:
 
 
 @lru_cache(maxsize=4)
-def make_analyser(stem: bool) -> Callable[[str], list[str]]:
-    """Tokeniser: alphabetic runs of >= 2 letters, lower-cased, optionally Porter-stemmed (cached stems)."""
+def make_analyser(stem: bool, tokens: str = "bmi") -> Callable[[str], list[str]]:
+    """Tokeniser: alphabetic runs of >= 2 letters, lower-cased, optionally Porter-stemmed (cached stems).
+
+    tokens="hical" is HiCAL's BMITokenizer (CALEngine/src/utils/text_utils.cc): maximal runs of ASCII letters and
+    digits, a run containing a digit dropped whole (`abc123` gives nothing, not `abc`), lower-cased, stemmed
+    (words of 1 or 2 letters left unstemmed, as Porter's C code does), stems shorter than 2 letters dropped.
+    """
+    if tokens == "hical":
+        return _hical_analyser(stem)
     if not stem:
         return lambda text: _TOKEN.findall(text.lower())
     import Stemmer
@@ -122,6 +149,29 @@ def make_analyser(stem: bool) -> Callable[[str], list[str]]:
     return analyse
 
 
+_HICAL_TOKEN = re.compile(r"[A-Za-z0-9]+", re.ASCII)
+
+
+def _hical_analyser(stem: bool) -> Callable[[str], list[str]]:
+    """HiCAL's BMITokenizer (see make_analyser)."""
+    import Stemmer
+
+    stemmer = Stemmer.Stemmer("porter")
+    cache: dict[str, str] = {}
+
+    def analyse(text: str) -> list[str]:
+        words = [run.lower() for run in _HICAL_TOKEN.findall(text) if run.isalpha()]
+        if not stem:
+            return [word for word in words if len(word) >= 2]
+        unknown = [w for w in set(words) if w not in cache]
+        if unknown:
+            stems = stemmer.stemWords(unknown)
+            cache.update((w, w if len(w) <= 2 else s) for w, s in zip(unknown, stems, strict=True))
+        return [cache[w] for w in words if len(cache[w]) >= 2]
+
+    return analyse
+
+
 def _weight(counts: sp.csr_matrix, idf: np.ndarray, settings: FeatureSettings) -> sp.csr_matrix:
     weighted = counts.astype(np.float32, copy=True)
     if settings.sublinear_tf:
@@ -130,6 +180,17 @@ def _weight(counts: sp.csr_matrix, idf: np.ndarray, settings: FeatureSettings) -
     weighted.data *= idf[weighted.indices]  # in place: a broadcast multiply() would build an int64 COO copy
     weighted.eliminate_zeros()
     return normalize(weighted, norm="l2", copy=False).astype(np.float32, copy=False)
+
+
+def _weight_paragraphs(counts: sp.csr_matrix, idf: np.ndarray, settings: FeatureSettings) -> sp.csr_matrix:
+    """HiCAL's paragraph vectors (CALEngine/src/corpus_parser.cc): raw tf * idf, divided by max(20, L2 norm)."""
+    weighted = counts.astype(np.float64, copy=True)
+    weighted.data *= idf[weighted.indices]
+    weighted.eliminate_zeros()
+    norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
+    divisor = np.repeat(np.maximum(norms, 20.0), np.diff(weighted.indptr))
+    weighted.data /= divisor
+    return weighted.astype(np.float32)
 
 
 def collection_digest(collection: Collection) -> str:
@@ -237,13 +298,13 @@ class _ChunkCounts:
     terms: np.ndarray
 
 
-def _count_chunk(documents: Sequence[Document], stem: bool) -> _ChunkCounts:
+def _count_chunk(documents: Sequence[Document], stem: bool, tokens: str = "bmi") -> _ChunkCounts:
     """Segment a chunk and count its sentences' terms; run where the chunk is, so only counts travel back."""
     sentence_lists = _segment_chunk(documents)
     lengths = np.fromiter((len(s) for s in sentence_lists), dtype=np.int64, count=len(sentence_lists))
     flat = [sentence for sentences in sentence_lists for sentence in sentences]
     words = np.fromiter((len(s.split()) for s in flat), dtype=np.int32, count=len(flat))
-    vectoriser = CountVectorizer(analyzer=make_analyser(stem), dtype=np.int32)
+    vectoriser = CountVectorizer(analyzer=make_analyser(stem, tokens), dtype=np.int32)
     try:
         counts = vectoriser.fit_transform(flat).tocsr()
         terms = vectoriser.get_feature_names_out()
@@ -277,7 +338,7 @@ def build_features(
 ) -> Features:
     """Compute document and sentence features for a whole collection (large ones on all cores)."""
     settings = settings or FeatureSettings()
-    parts = _map_chunks(_count_chunk, _chunks(collection, n_jobs), settings.stem, n_jobs=n_jobs)
+    parts = _map_chunks(_count_chunk, _chunks(collection, n_jobs), settings.stem, settings.tokens, n_jobs=n_jobs)
     lengths = np.concatenate([part.sentences_per_document for part in parts])
     words = np.concatenate([part.words_per_sentence for part in parts])
     sentence_counts, terms = _merge_counts(parts)
@@ -319,7 +380,9 @@ def features_from_counts(
     sentence_counts = sentence_counts[:, keep]
     return Features(
         documents=_weight(document_counts, idf, settings),
-        sentences=_weight(sentence_counts, idf, settings),
+        sentences=(_weight_paragraphs if settings.sentence_weights == "hical" else _weight)(
+            sentence_counts, idf, settings
+        ),
         sentence_offsets=sentence_offsets,
         sentence_words=sentence_words,
         vocabulary=tuple(str(terms[i]) for i in keep),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from tarsim.cli.common import float_list
@@ -13,8 +14,9 @@ from tarsim.data.paths import check_output_path
 from tarsim.errors import ConfigError
 from tarsim.legal.baseline import BaselineResult, CorpusCache, doc2doc_ablation, run_config
 from tarsim.legal.convert import BENCHMARKS, load_any
-from tarsim.legal.presets import get_preset
+from tarsim.legal.presets import BM25_VARIANTS, Preset, get_preset
 from tarsim.legal.tables import benchmark_report, decisions_table, results_payload
+from tarsim.metrics.averaging import AVERAGES
 from tarsim.registry import data_dir
 from tarsim.retrieval import B_GRID, K1_GRID, get_analyzer
 
@@ -44,6 +46,20 @@ def register(parser: argparse.ArgumentParser) -> None:
         choices=("zero", "skip"),
         default="zero",
         help="evaluated queries that retrieved nothing: score 0 as trec_eval -c (zero, default) or leave out (skip)",
+    )
+    parser.add_argument(
+        "--average",
+        choices=AVERAGES,
+        help="mean over all queries, one with no relevant document scoring 0 (all), or over queries with a "
+        "relevant document as trec_eval (judged); default: the benchmark's published choice (pd, bbsard: all)",
+    )
+    parser.add_argument(
+        "--bm25",
+        choices=BM25_VARIANTS,
+        help="bm25s's Lucene BM25, or BSARD's official BM25 (bsard); default: the preset's (bbsard: bsard)",
+    )
+    parser.add_argument(
+        "--all-measures", action="store_true", help="more measures than the paper's table (bbsard: every cut-off)"
     )
     parser.add_argument("--decisions", type=Path, help="pd: binary reranker decisions `topic docid label`")
     parser.set_defaults(handler=run)
@@ -77,12 +93,13 @@ def run(args: argparse.Namespace) -> int:
     results: dict[str, list[BaselineResult]] = {}
     caches = {benchmark.name: CorpusCache(benchmark) for benchmark in benchmarks}
     for benchmark in benchmarks:
-        preset = get_preset(benchmark.preset)
+        preset = _preset(benchmark.preset, args)
         cache = caches[benchmark.name]
         if preset.doc2doc and not args.no_ablation:
             results[benchmark.name] = doc2doc_ablation(benchmark, preset, cache, **options)
         else:
             label = f"BM25 {preset.analyzer}" + (", k1/b tuned" if preset.tune and not args.no_tune else "")
+            label += ", BSARD's BM25" if preset.bm25 == "bsard" else ""
             results[benchmark.name] = [
                 run_config(
                     benchmark,
@@ -94,9 +111,9 @@ def run(args: argparse.Namespace) -> int:
                     **options,
                 )
             ]
-    print(benchmark_report(args.name, benchmarks, results, caches))
     first = benchmarks[0]
-    preset = get_preset(first.preset)
+    preset = _preset(first.preset, args)
+    print(benchmark_report(args.name, benchmarks, results, caches, preset))
     decision_figures = None
     if args.decisions:
         from tarsim.metrics import evaluate_decisions
@@ -120,3 +137,18 @@ def run(args: argparse.Namespace) -> int:
             json.dump(results_payload(results, decision_figures), handle, indent=1, sort_keys=True)
             handle.write("\n")
     return 0
+
+
+def _preset(name: str, args: argparse.Namespace) -> Preset:
+    """The benchmark's preset with the command line's --average, --bm25 and --all-measures applied."""
+    preset = get_preset(name)
+    changes: dict[str, object] = {}
+    if args.average is not None:
+        changes["average"] = args.average
+    if args.bm25 is not None:
+        if args.bm25 == "bsard" and (preset.doc2doc or preset.date_filter is not None):
+            raise ConfigError(f"--bm25 bsard: BSARD's BM25 has no date filter or doc2doc mode, which {name} needs")
+        changes["bm25"] = args.bm25
+    if args.all_measures and preset.all_measures:
+        changes["measures"] = preset.all_measures
+    return replace(preset, **changes) if changes else preset

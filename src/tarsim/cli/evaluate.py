@@ -11,7 +11,8 @@ from pathlib import Path
 
 from tarsim.data import read_qrels, read_run
 from tarsim.errors import ConfigError, InputError, InputWarning
-from tarsim.metrics import DEFAULT_MEASURES, aggregate, evaluate_run, parse_measures
+from tarsim.metrics import DEFAULT_MEASURES, evaluate_run, parse_measures
+from tarsim.metrics.averaging import AVERAGES, average
 from tarsim.metrics.compare_runs import compare_runs
 from tarsim.metrics.ranked import MISSING, check_run_coverage
 
@@ -47,6 +48,13 @@ def register(parser: argparse.ArgumentParser) -> None:
         default="zero",
         help="qrels topics without a run line: score 0 as trec_eval -c (zero, default) or leave out (skip)",
     )
+    parser.add_argument(
+        "--average",
+        choices=AVERAGES,
+        default="judged",
+        help="mean over topics with a relevant document, as trec_eval (judged, default), or over every topic of "
+        "the qrels and the run, one with no relevant document scoring 0 (all)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="randomisation-test seed (default: 0)")
     parser.add_argument("--resamples", type=int, default=10000, help="randomisation-test resamples (default: 10000)")
     parser.set_defaults(handler=run)
@@ -74,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
     _check_coverage(qrels, run, args.missing, args.run)
     per_query = evaluate_run(qrels, run, measures, missing=args.missing)
     names = [m.name for m in measures]
-    summary = aggregate(per_query)
+    topics = [t for t in dict.fromkeys([*qrels, *run]) if args.missing == "zero" or run.get(t)]
+    summary = average(per_query, names, mode=args.average, topics=topics)
     _print_evaluation(args.format, names, summary, per_query if args.per_query else None)
     return 0
 

@@ -27,7 +27,7 @@ def _lower_name(text: str) -> Spec:
     return Spec(spec.text, spec.name.lower(), spec.positional, spec.named)
 
 
-LEARNER = declare_kind(Kind("learner", "learner", ("tarsim.learners",), "tarsim.learners"))
+LEARNER = declare_kind(Kind("learner", "learner", ("tarsim.learners", "tarsim.learners_pegasos"), "tarsim.learners"))
 FEATURES = declare_kind(Kind("features", "feature extractor", ("tarsim.components.extractors",), "tarsim.features"))
 POLICY = declare_kind(Kind("policy", "policy", ("tarsim.policies.selection",), "tarsim.policies"))
 BATCH = declare_kind(

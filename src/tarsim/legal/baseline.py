@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tarsim.data import Qrels, Run, Topics
-from tarsim.errors import InputWarning
+from tarsim.errors import ConfigError, InputWarning
 from tarsim.legal.benchmark import Benchmark
 from tarsim.legal.presets import Preset
 from tarsim.retrieval import (
@@ -22,6 +22,7 @@ from tarsim.retrieval import (
     search,
     tune_bm25,
 )
+from tarsim.retrieval.bsard import BsardBM25
 
 
 @dataclass
@@ -43,13 +44,23 @@ class CorpusCache:
     def __init__(self, benchmark: Benchmark) -> None:
         self.benchmark = benchmark
         self._prepared: dict[Analyzer, PreparedCorpus] = {}
+        self._bsard: dict[tuple[Analyzer, float, float], BsardBM25] = {}
+
+    def texts(self) -> list[str]:
+        """Each document's title and text."""
+        return [f"{doc.title}\n{doc.text}" if doc.title else doc.text for doc in self.benchmark.collection]
 
     def get(self, analyzer: Analyzer) -> PreparedCorpus:
         if analyzer not in self._prepared:
-            docs = self.benchmark.collection
-            texts = [f"{doc.title}\n{doc.text}" if doc.title else doc.text for doc in docs]
-            self._prepared[analyzer] = PreparedCorpus(docs.docids, texts, analyzer)
+            self._prepared[analyzer] = PreparedCorpus(self.benchmark.collection.docids, self.texts(), analyzer)
         return self._prepared[analyzer]
+
+    def bsard(self, analyzer: Analyzer, k1: float, b: float) -> BsardBM25:
+        """The official BSARD BM25 over this corpus (built once per analyzer, k1 and b)."""
+        key = (analyzer, k1, b)
+        if key not in self._bsard:
+            self._bsard[key] = BsardBM25(self.benchmark.collection.docids, self.texts(), analyzer, k1, b)
+        return self._bsard[key]
 
 
 def subsample(topics: Topics, limit: int | None, seed: int) -> Topics:
@@ -62,28 +73,41 @@ def subsample(topics: Topics, limit: int | None, seed: int) -> Topics:
 
 
 def evaluate(
-    qrels: Qrels, topics: Topics, run: Run, measures: Sequence[str], *, missing: str = "zero", source: str = "run"
+    qrels: Qrels,
+    topics: Topics,
+    run: Run,
+    measures: Sequence[str],
+    *,
+    missing: str = "zero",
+    source: str = "run",
+    average: str = "judged",
 ):
-    """Per-query and aggregated measures over `topics` (tarsim.metrics, trec_eval semantics).
+    """Per-query and averaged measures over `topics` (tarsim.metrics, trec_eval semantics per query).
 
-    Queries without judgments are not evaluated and queries that retrieved nothing score 0 (or are left out
-    with `missing="skip"`); each case is reported as an InputWarning with counts, naming `source`.
+    Queries that retrieved nothing score 0 (or are left out with `missing="skip"`). `average="judged"` averages
+    over the queries with a relevant document, as trec_eval; `"all"` over every query of `topics`, a query with
+    no relevant document scoring 0 (tarsim.metrics.averaging). Queries without judgments are reported as an
+    InputWarning with counts, naming `source`.
     """
-    from tarsim.metrics import aggregate, evaluate_run
+    from tarsim.metrics import evaluate_run
+    from tarsim.metrics.averaging import average as average_of
+    from tarsim.metrics.averaging import check_average
     from tarsim.metrics.ranked import check_run_coverage
 
+    check_average(average)
     judged = {t: qrels[t] for t in topics if t in qrels}
     if len(judged) < len(topics):
+        fate = "scored 0 (average over all queries)" if average == "all" else "not evaluated"
         warnings.warn(
-            f"{source}: {len(topics) - len(judged):,} of {len(topics):,} queries have no relevance judgments: "
-            "not evaluated",
+            f"{source}: {len(topics) - len(judged):,} of {len(topics):,} queries have no relevance judgments: {fate}",
             InputWarning,
             stacklevel=2,
         )
     ranked = {t: run.get(t, {}) for t in judged}
     check_run_coverage(judged, ranked, missing, source)
     per_query = evaluate_run(judged, ranked, list(measures), missing=missing)
-    return per_query, aggregate(per_query)
+    asked = [t for t in topics if missing == "zero" or run.get(t)]
+    return per_query, average_of(per_query, list(measures), mode=average, topics=asked)
 
 
 def run_config(
@@ -103,6 +127,9 @@ def run_config(
     missing: str = "zero",
 ) -> BaselineResult:
     """Search the evaluation split with one configuration (tuning k1/b on the tuning split if asked)."""
+    if preset.bm25 == "bsard":
+        return _run_bsard(benchmark, preset, cache, label=label, analyzer=analyzer, max_queries=max_queries,
+                          seed=seed, missing=missing)  # fmt: skip
     corpus = cache.get(analyzer)
     options = {
         "depth": preset.depth,
@@ -130,7 +157,9 @@ def run_config(
     test = subsample(benchmark.split(preset.eval_split), max_queries, seed)
     run = search(corpus, test, k1=k1, b=b, **options)  # type: ignore[arg-type]
     source = f"{benchmark.name} ({label})"
-    per_query, summary = evaluate(benchmark.qrels, test, run, preset.measures, missing=missing, source=source)
+    per_query, summary = evaluate(
+        benchmark.qrels, test, run, preset.measures, missing=missing, source=source, average=preset.average
+    )
     return BaselineResult(label=label, k1=k1, b=b, run=run, per_query=per_query, summary=summary, tuning=tuning)
 
 
@@ -165,3 +194,27 @@ def doc2doc_ablation(
                 tuned[analyzer] = (result.k1, result.b, result.tuning)
         results.append(result)
     return results
+
+
+def _run_bsard(
+    benchmark: Benchmark,
+    preset: Preset,
+    cache: CorpusCache,
+    *,
+    label: str,
+    analyzer: Analyzer,
+    max_queries: int | None,
+    seed: int,
+    missing: str,
+) -> BaselineResult:
+    """The official BSARD BM25 (tarsim.retrieval.bsard) on the evaluation split: no tuning, no date filter."""
+    if preset.date_filter is not None or preset.doc2doc:
+        raise ConfigError(f"the bsard BM25 has no date filter or doc2doc mode; preset {preset.name} needs them")
+    model = cache.bsard(analyzer, preset.k1, preset.b)
+    test = subsample(benchmark.split(preset.eval_split), max_queries, seed)
+    run = model.search(test, depth=preset.depth)
+    source = f"{benchmark.name} ({label})"
+    per_query, summary = evaluate(
+        benchmark.qrels, test, run, preset.measures, missing=missing, source=source, average=preset.average
+    )
+    return BaselineResult(label=label, k1=preset.k1, b=preset.b, run=run, per_query=per_query, summary=summary)

@@ -4,7 +4,8 @@ Layout (confirmed from the Hugging Face dataset card clips/bBSARD): `fr/` and `n
 train.csv and test.csv. Columns: questions have `id`, `question`, `article_ids` (comma-separated corpus ids;
 `category`, `subcategory`, `extra_description` are also present and ignored); the corpus has `id` and
 `article` (column names taken from BSARD, which bBSARD extends; not confirmed for the bBSARD corpus files:
-change CORPUS_COLUMNS if they differ).
+change CORPUS_COLUMNS if they differ). Without an `id` column an article's id is its row position + 1 (the first
+article is 1), as the official BSARD code numbers articles by position.
 """
 
 from __future__ import annotations
@@ -30,8 +31,11 @@ def load_bbsard(directory: PathLike, language: str) -> Benchmark:
     base = Path(directory) / language
     corpus_path = base / "corpus.csv"
     documents = []
-    for line, row in iter_csv(corpus_path, list(CORPUS_COLUMNS.values())):
-        docid = check_id(corpus_path, line, row[CORPUS_COLUMNS["id"]], "article id")
+    for position, (line, row) in enumerate(iter_csv(corpus_path, [CORPUS_COLUMNS["text"]]), 1):
+        if CORPUS_COLUMNS["id"] in row:
+            docid = check_id(corpus_path, line, row[CORPUS_COLUMNS["id"]], "article id")
+        else:  # no id column: the row's position + 1, as the official code indexes articles
+            docid = str(position)
         documents.append(Document(docid=docid, text=row[CORPUS_COLUMNS["text"]].strip()))
     try:
         collection = Collection(documents, source=str(corpus_path))

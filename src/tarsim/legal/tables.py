@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from tarsim.legal.baseline import BaselineResult, CorpusCache
 from tarsim.legal.benchmark import Benchmark
-from tarsim.legal.presets import get_preset
+from tarsim.legal.presets import Preset, get_preset
 from tarsim.retrieval import get_analyzer, shortening
 
 DISPLAY = {"AP": "MAP", "RR": "MRR", "Success": "Recall(hit)"}
@@ -36,11 +36,15 @@ def doc2doc_table(results: Sequence[BaselineResult], measures: Sequence[str]) ->
     return format_table(header, rows)
 
 
-def language_table(results: Mapping[str, BaselineResult], measures: Sequence[str]) -> str:
-    """Measures as rows and one column per language (bBSARD's layout)."""
+def language_table(results: Mapping[str, BaselineResult], measures: Sequence[str], percent: bool = False) -> str:
+    """Measures as rows and one column per language (bBSARD's layout), in percent (2 decimals) if asked."""
     languages = list(results)
     header = ["measure", *languages]
-    rows = [[display_name(m), *(f"{results[lang].summary.get(m, 0.0):.4f}" for lang in languages)] for m in measures]
+
+    def cell(value: float) -> str:
+        return f"{100 * value:.2f}" if percent else f"{value:.4f}"
+
+    rows = [[display_name(m), *(cell(results[lang].summary.get(m, 0.0)) for lang in languages)] for m in measures]
     return format_table(header, rows)
 
 
@@ -64,13 +68,19 @@ def benchmark_report(
     benchmarks: Sequence[Benchmark],
     results: Mapping[str, Sequence[BaselineResult]],
     caches: Mapping[str, CorpusCache],
+    preset: Preset | None = None,
 ) -> str:
     """`tarsim bench`'s report in the paper's layout: doc2doc ablation rows (with the share of query tokens that
     preprocessing keeps), bBSARD one column per language, otherwise one BM25 column."""
     first = benchmarks[0]
-    preset = get_preset(first.preset)
+    preset = preset or get_preset(first.preset)
     n_eval = len(next(iter(results.values()))[0].per_query)
-    lines = [f"{name}: BM25 (bm25s, Lucene variant), {preset.eval_split} split, {n_eval} evaluated queries"]
+    variant = "BSARD's official BM25" if preset.bm25 == "bsard" else "bm25s, Lucene variant"
+    averaged = "mean over all queries" if preset.average == "all" else "mean over queries with a relevant document"
+    lines = [
+        f"{name}: BM25 ({variant}), {preset.eval_split} split, {n_eval} queries with a relevant document, {averaged}"
+        + (", in percent" if preset.percent else "")
+    ]
     if preset.doc2doc:
         queries = list(first.split(preset.eval_split).values())
         raw_tokens = get_analyzer("raw").tokenize(queries)
@@ -81,9 +91,10 @@ def benchmark_report(
         )
         lines.append(doc2doc_table(results[first.name], preset.measures))
     elif name == "bbsard":
-        lines.append(language_table({b.language: results[b.name][0] for b in benchmarks}, preset.measures))
+        columns = {b.language: results[b.name][0] for b in benchmarks}
+        lines.append(language_table(columns, preset.measures, preset.percent))
     else:
-        lines.append(language_table({"BM25": results[first.name][0]}, preset.measures))
+        lines.append(language_table({"BM25": results[first.name][0]}, preset.measures, preset.percent))
     return "\n".join(lines)
 
 

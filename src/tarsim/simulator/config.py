@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from tarsim.components import Param
+from tarsim.components import Param, kind
 from tarsim.components.schema import check_settings, setting
 from tarsim.effort_models import Budget, TimeModel
 from tarsim.errors import ConfigError
@@ -90,6 +90,10 @@ class ReviewConfig:
               low=0),
         flag="--presumed-nonrelevant", metavar="N",
     )  # fmt: skip
+    presumed_with_replacement: bool = setting(
+        Param("presumed_with_replacement", bool, False, "draw the presumed non-relevant with replacement (HiCAL)"),
+        flag="--presumed-with-replacement",
+    )  # fmt: skip
     sentence_oracle: str = setting(
         Param("sentence_oracle", str, "inherit", "which sentences are relevant"), component="oracle",
         flag="--sentence-oracle", metavar="inherit|classifier|FILE",
@@ -142,8 +146,8 @@ class ReviewConfig:
         flag="--learner", metavar="NAME",
     )  # fmt: skip
     features: FeatureSettings = setting(  # noqa: RUF009 - a dataclasses.Field
-        Param("features", str, None, "how text becomes features (stem, min_df, sublinear_tf)"),
-        factory=FeatureSettings, nested=FeatureSettings,
+        Param("features", str, None, "how text becomes features, a feature extractor spec (bmi:tokens=hical)"),
+        factory=FeatureSettings, nested=FeatureSettings, flag="--features", metavar="SPEC",
     )  # fmt: skip
     stopping: tuple[str, ...] = setting(
         Param("stopping", str, None, "stop the review online when this rule fires (the first to fire stops it)"),
@@ -165,6 +169,9 @@ class ReviewConfig:
         """Plain values for nested settings, as the CLI and TOML give them: seeding="random", a time_model dict."""
         if isinstance(self.seeding, str):
             object.__setattr__(self, "seeding", SeedingChoice(self.seeding))
+        if self.features is None or isinstance(self.features, str):  # the CLI's --features SPEC (None: default)
+            spec = self.features or "bmi"
+            object.__setattr__(self, "features", kind("features").make(spec).settings)
         for name, cls in (("time_model", TimeModel), ("features", FeatureSettings)):
             value = getattr(self, name)
             if isinstance(value, Mapping):
@@ -217,6 +224,10 @@ class ReviewConfig:
     def to_dict(self) -> dict:
         """A JSON-ready dict (recorded in every ledger header)."""
         record = asdict(self)
+        record["features"] = self.features.record()
+        for name, default in LATER_FIELDS.items():  # recorded only when set: older headers stay byte-identical
+            if record[name] == default:
+                del record[name]
         record["seeding"] = {"kind": self.seeding.kind, "docids": list(self.seeding.docids)}
         record["stopping"] = list(self.stopping)
         if self.seeding.kind == "priors":  # recorded only with priors: ledgers without them are unchanged
@@ -238,6 +249,9 @@ class ReviewConfig:
 
 PRIOR_FIELDS = ("n_prior_included", "n_prior_excluded", "prior_idx", "prior_seed")
 """Settings recorded in a ledger header only when the review starts from priors."""
+
+LATER_FIELDS = {"presumed_with_replacement": False}
+"""Fields a ledger header holds only when they differ from these defaults (added after ledgers were pinned)."""
 
 ADDED_CONFIG_FIELDS = {"learner": "bmi"}
 """Configuration fields added after ledgers were first written, with the value that older ledgers imply."""

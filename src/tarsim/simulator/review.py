@@ -287,9 +287,12 @@ class ReviewSimulation:
         """Fit on the judged units, the seed query and fresh presumed non-relevant units; score the pool."""
         features, training, strategy = self.features, self.state.training, self.strategy
         unit_matrix = strategy.trained.units(features)
-        presumed = self.rng["presumed"].choice(
-            unit_matrix.shape[0], size=min(self.config.presumed_nonrelevant, unit_matrix.shape[0]), replace=False
-        )
+        if self.config.presumed_with_replacement:  # HiCAL: 100 independent uniform draws (bmi.cc)
+            presumed = self.rng["presumed"].integers(0, unit_matrix.shape[0], size=self.config.presumed_nonrelevant)
+        else:
+            presumed = self.rng["presumed"].choice(
+                unit_matrix.shape[0], size=min(self.config.presumed_nonrelevant, unit_matrix.shape[0]), replace=False
+            )
         parts, labels = [], []
         if self.query_row is not None:
             parts.append(self.query_row)

@@ -1,0 +1,45 @@
+"""How per-query values become one figure: over the judged queries (trec_eval) or over all queries.
+
+`judged` is trec_eval's mean: over the queries the measure is defined on (at least one relevant document).
+`all` is the mean the PD and bBSARD seed recipes report: over every query asked, a query with no relevant
+document (or none at the measure's `rel`) scoring 0. A thin step after tarsim.metrics.evaluate_run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+from tarsim.errors import ConfigError
+from tarsim.metrics.ranked import aggregate
+
+AVERAGES = ("all", "judged")
+"""Accepted values of `--average`."""
+
+
+def check_average(mode: str) -> str:
+    """The mode, or ConfigError naming the accepted ones."""
+    if mode not in AVERAGES:
+        raise ConfigError(f"average must be one of {', '.join(AVERAGES)}, got {mode!r}")
+    return mode
+
+
+def average(
+    per_query: Mapping[str, Mapping[str, float]],
+    measures: Sequence[str],
+    *,
+    mode: str = "judged",
+    topics: Iterable[str] = (),
+) -> dict[str, float]:
+    """The mean of each measure: over the topics it has a value for (`judged`), or over `topics` and the topics of
+    `per_query` with 0 where a topic has no value (`all`). A measure with no topic to average over is left out."""
+    if check_average(mode) == "judged":
+        judged = aggregate(per_query)
+        return {name: judged[name] for name in measures if name in judged}
+    everyone = list(dict.fromkeys([*topics, *per_query]))
+    if not everyone:
+        return {}
+    return {
+        name: math.fsum(per_query.get(topic, {}).get(name, 0.0) for topic in everyone) / len(everyone)
+        for name in measures
+    }
