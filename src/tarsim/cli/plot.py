@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from tarsim.effort_models import make_effort_model
+from tarsim.components import validate
 from tarsim.errors import ConfigError
 
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from tarsim.reporting.plots import plot_recall_effort, replay_inputs, save_figure
     from tarsim.stopping import parse_stopping_rule
 
-    make_effort_model(args.effort)
+    validate("effort", args.effort)
     for rule in args.stopping:
         parse_stopping_rule(rule)
     marks = parse_marks(args.marks)

@@ -41,7 +41,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from tarsim.effort_models import make_effort_model
+    from tarsim.components import validate
     from tarsim.errors import ConfigError
     from tarsim.metrics.tar import cost_at_stop
     from tarsim.reporting.compare import load_ledgers
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         parse_stopping_rule(rule)
     models = tuple(args.effort or DEFAULT_STOP_EFFORT_MODELS)
     for model in models:
-        make_effort_model(model)
+        validate("effort", model)
     ledgers = load_ledgers(args.ledgers)
     replay = replay_inputs(args.collection, ledgers)
     rows = []
