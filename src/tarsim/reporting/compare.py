@@ -150,6 +150,7 @@ def run_scores(
     grid_b: Sequence[float] = GRID_B,
     wss_recall: float = 0.95,
     group_by: Sequence[str] | None = None,
+    recall: str = "presented",
 ) -> pd.DataFrame:
     """One row per run x measure: group, collection, topic, seed, measure, value (None: not reached)."""
     rows = []
@@ -158,13 +159,13 @@ def run_scores(
         for ledger in members:
             collection, topic, seed = pair_key(ledger)
             base = {"group": group, "collection": collection[:12], "topic": topic, "seed": seed}
-            curve = recall_curve(ledger, effort_model)
+            curve = recall_curve(ledger, effort_model, recall=recall)
             for a in grid_a:
                 for b in grid_b:
                     rows.append(
                         {**base, "measure": budget_name(a, b), "value": curve.recall_at(a * curve.relevant + b)}
                     )
-            judged = recall_curve(ledger, "judge").effort_to(wss_recall)
+            judged = recall_curve(ledger, "judge", recall=recall).effort_to(wss_recall)
             n = ledger.collection_size
             rows.append(
                 {
@@ -186,6 +187,7 @@ class Comparison:
     measures: list[str]
     baseline: str
     effort_model: str
+    recall: str = "presented"
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows)
@@ -225,12 +227,13 @@ def compare(
     group_by: Sequence[str] | None = None,
     seed: int = 0,
     n_resamples: int = 10000,
+    recall: str = "presented",
 ) -> Comparison:
     """Mean and spread of each measure per group over topics and seeds, and paired tests of each group against
     the baseline on the runs both have (same collection, topic and seed) where both values exist."""
     from tarsim.metrics.significance import paired_tests
 
-    scores = run_scores(ledgers, effort_model, grid_a, grid_b, group_by=group_by)
+    scores = run_scores(ledgers, effort_model, grid_a, grid_b, group_by=group_by, recall=recall)
     groups = list(dict.fromkeys(scores["group"]))
     base = resolve_baseline(baseline, groups)
     measures = list(dict.fromkeys(scores["measure"]))
@@ -255,7 +258,7 @@ def compare(
                     test = paired_tests(reference, values, seed=seed, n_resamples=n_resamples)
                     row.update(diff=test["diff"], t=test["t"], p_t=test["p_t"], p_rand=test["p_rand"])
             rows.append(row)
-    return Comparison(rows, groups, measures, base, effort_model)
+    return Comparison(rows, groups, measures, base, effort_model, recall)
 
 
 # ---- output ---------------------------------------------------------------------------------------------------
@@ -278,8 +281,8 @@ def format_comparison(result: Comparison) -> str:
     side = pd.DataFrame.from_dict(cells, orient="index")[result.groups]
     runs = max((row["runs"] for row in result.rows), default=0)
     lines = [
-        f"Mean ± sd over topics and seeds (effort model {result.effort_model}; up to {runs} runs per group; "
-        "(n/m): measure reached in n of m runs)",
+        f"Mean ± sd over topics and seeds (effort model {result.effort_model}; recall {result.recall}; "
+        f"up to {runs} runs per group; (n/m): measure reached in n of m runs)",
         side.to_string(),
         "",
         f"Paired tests against the baseline {result.baseline!r} (pairs: same collection, topic and seed; "
@@ -317,6 +320,7 @@ def comparison_json(result: Comparison) -> dict:
     return {
         "baseline": result.baseline,
         "effort_model": result.effort_model,
+        "recall": result.recall,
         "groups": result.groups,
         "measures": result.measures,
         "rows": [{k: clean(v) for k, v in row.items()} for row in result.rows],
