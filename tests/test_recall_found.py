@@ -83,12 +83,17 @@ def test_plot_names_the_kind_on_its_axis():
     assert max(line.get_ydata()) == 0.75
 
 
-def test_a_fallible_simulated_reviewer_makes_found_lower(demo):
+def test_a_fallible_simulated_reviewer_makes_found_lower(demo, tmp_path, capsys):
     import tarsim
+    from tarsim.cli import main
 
-    ledger = tarsim.simulate(demo, topic="T2", max_effort="R", false_negative_rate=0.3, seed=1).ledgers["T2"]
+    result = tarsim.simulate(demo, topic="T2", max_effort="R", false_negative_rate=0.3, seed=1, out=tmp_path)
+    ledger = result.ledgers["T2"]
     presented = recall_curve(ledger).recall[-1]
     found = recall_curve(ledger, recall="found").recall[-1]
     missed = sum(1 for t, label in zip(ledger.truth, ledger.label, strict=True) if t > 0 and label == 0)
     assert missed > 0
     assert found == pytest.approx(presented - missed / ledger.relevant)
+    assert main(["report", str(tmp_path), "--effort", "judge", "--recall", "found"]) == 0
+    printed = capsys.readouterr().out
+    assert "recall found" in printed and "sentence oracle: classifier" in printed
