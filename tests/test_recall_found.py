@@ -97,3 +97,12 @@ def test_a_fallible_simulated_reviewer_makes_found_lower(demo, tmp_path, capsys)
     assert main(["report", str(tmp_path), "--effort", "judge", "--recall", "found"]) == 0
     printed = capsys.readouterr().out
     assert "recall found" in printed and "sentence oracle: classifier" in printed
+
+
+def test_insights_recall_figure_takes_the_kind():
+    pytest.importorskip("matplotlib")
+    from tarsim.reporting.plots import plot_insights
+
+    axis = plot_insights([make_ledger(TRUTH, LABELS, size=10)], "recall", recall="found").axes[0]
+    assert axis.get_ylabel() == "Recall (found)"
+    assert max(axis.lines[0].get_ydata()) == 0.75

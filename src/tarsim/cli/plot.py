@@ -90,7 +90,10 @@ def run(args: argparse.Namespace) -> int:
 
         fields = [f.strip() for f in args.group_by.split(",")] if args.group_by else None
         path = save_figure(
-            plot_insights(ledgers, args.kind, priors=args.priors, group_by=fields, title=args.title), args.out
+            plot_insights(
+                ledgers, args.kind, priors=args.priors, group_by=fields, title=args.title, recall=args.recall
+            ),
+            args.out,
         )
         print(f"{len(ledgers)} review(s) plotted to {path}")
         return 0

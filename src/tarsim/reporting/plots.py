@@ -398,6 +398,7 @@ def plot_insights(
     priors: str = "exclude",
     group_by: Sequence[str] | None = None,
     title: str | None = None,
+    recall: str = "presented",
 ):
     """ASReview Insights' recall, WSS or ERF figure, one line per tool (tarsim preset or strategy, "asreview", an
     order file's name; or per `group_by` fields), averaged over its reviews; the reference lines are Insights':
@@ -414,7 +415,7 @@ def plot_insights(
     else:
         for ledger in ledgers:
             groups.setdefault(tool_of(ledger), []).append(ledger)
-    screens = {name: [screening(ledger, priors) for ledger in runs] for name, runs in groups.items()}
+    screens = {name: [screening(ledger, priors, recall=recall) for ledger in runs] for name, runs in groups.items()}
     screens = {name: [s for s in runs if s.relevant > 0] for name, runs in screens.items()}
     if not any(screens.values()):
         raise ConfigError("nothing to plot: no review has a relevant record")
@@ -438,7 +439,10 @@ def plot_insights(
             perfect = np.mean([np.minimum(1.0, np.floor(grid * s.n + 1e-9) / s.relevant) for s in reviews], axis=0)
             ax.step(grid, perfect, where="post", color="grey", lw=1.0, label="perfect review")
         ax.set_ylim(-0.05, 1.05)
-        labels = {"recall": ("Recall", "Recall"), "wss": ("Work Saved over Sampling (WSS) given Recall", "WSS")}
+        labels = {
+            "recall": ("Recall", f"Recall ({recall})"),
+            "wss": (f"Work Saved over Sampling (WSS) given Recall ({recall})", "WSS"),
+        }
         heading, ylabel = labels.get(kind, ("Extra Relevant Records Found (ERF)", "ERF"))
         ax.set_xlabel("Recall" if kind == "wss" else "Proportion of labeled records")
         ax.set_ylabel(ylabel)
