@@ -200,3 +200,20 @@ def test_bad_passage_lines_are_reported(tmp_path, capsys):
         passage_sentence_qrels({"T1": {"zz": [(0, 1)]}}, Collection([Document("d1", text="x")]))
     with pytest.raises(InputError, match="ends past its text"):
         passage_sentence_qrels({"T1": {"d1": [(0, 5)]}}, Collection([Document("d1", text="x")]))
+
+
+def test_offsets_into_the_published_text_element_survive_conversion(tmp_path):
+    (tmp_path / "ft.sgml").write_text(SGML)
+    (tmp_path / "qrels").write_text("301 0 FT911-1 1\n")
+    (tmp_path / "topics").write_text(TOPICS)
+    out = tmp_path / "collection"
+    args = ["--qrels", str(tmp_path / "qrels"), "--topics", str(tmp_path / "topics")]
+    assert main(["data", "convert", "trec", str(tmp_path / "ft.sgml"), str(out), *args]) == 0
+    element = SGML[SGML.index("<TEXT>") + len("<TEXT>") :]
+    offset = element.index("supply")  # counted in the published file, markup included
+    (tmp_path / "passages").write_text(f"301 FT911-1 {offset} {len('supply')}\n")
+    sentences = tmp_path / "sq.txt"
+    command = ["data", "sentence-qrels", "--passages", str(tmp_path / "passages"), "--collection", str(out)]
+    assert main([*command, "--out", str(sentences)]) == 0
+    # sentence 0 is the headline, 1 "Oil prices rose sharply today.", 2 "Traders cited supply worries."
+    assert read_sentence_qrels(sentences) == {"301": {"FT911-1": {2: 1}}}
