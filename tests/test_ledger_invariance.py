@@ -98,7 +98,8 @@ def _config(dataset, topic: str, settings: dict):
     from tarsim.policies import SeedingChoice
     from tarsim.simulator import ReviewConfig
 
-    settings = dict(settings)
+    # The digests were pinned under the `inherit` oracle; name it, so a change of the default oracle leaves them valid.
+    settings = {"sentence_oracle": "inherit", **settings}
     if "seeding" in settings:
         kind, count = settings["seeding"]
         relevant = sorted(d for d, g in dataset.qrels[topic].items() if g > 0)

@@ -51,7 +51,7 @@ def test_average_figure_has_one_line_per_policy_and_the_reference_lines():
     (ax,) = figure.axes
     counts = lines_by_gid(ax)
     assert counts == {"perfect": 1, "random": 1, "policy": 2, "marks": 2, "stop": 2}
-    assert ax.get_xlabel() == "Effort (judgments)" and ax.get_ylabel() == "Recall"
+    assert ax.get_xlabel() == "Effort (judgments)" and ax.get_ylabel() == "Recall (presented)"
     labels = [text.get_text() for text in ax.get_legend().get_texts()]
     assert "good" in labels and "poor" in labels and "stop: nonrel:2 (mean where fired)" in labels
     assert len(ax.collections) == 2  # one band over seeds per policy

@@ -22,6 +22,12 @@ def register(parser: argparse.ArgumentParser) -> None:
         metavar="FIELDS",
         help="config fields that name a group, comma separated (default: those that differ)",
     )
+    parser.add_argument(
+        "--recall",
+        choices=("presented", "found"),
+        default="presented",
+        help="recall counts relevant documents presented (the paper's, default) or presented and labelled relevant",
+    )
     parser.add_argument("--format", choices=["table", "csv", "json"], default="table")
     parser.add_argument("--seed", type=int, default=0, help="seed of the randomisation test")
     parser.add_argument("--out", metavar="FILE", help="write here (atomically) instead of standard output")
@@ -37,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     out = check_output_path(args.out) if args.out is not None else None  # refused before any work
     ledgers = load_ledgers(args.ledgers)
     group_by = [f.strip() for f in args.group_by.split(",")] if args.group_by else None
-    result = compare(ledgers, args.baseline, args.effort, group_by=group_by, seed=args.seed)
+    result = compare(ledgers, args.baseline, args.effort, group_by=group_by, seed=args.seed, recall=args.recall)
     if args.format == "table":
         text = format_comparison(result) + "\n"
     elif args.format == "csv":

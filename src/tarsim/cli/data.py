@@ -1,4 +1,5 @@
-"""`tarsim data list | fetch NAME | convert NAME SRC DEST | import FILE DEST`: registry, downloads, converters."""
+"""`tarsim data list | fetch NAME | convert NAME SRC DEST | import FILE DEST | sentence-qrels`: registry, downloads,
+converters, passage judgments to sentence qrels."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from tarsim.data.converters import COLLECTIONS, describe
+from tarsim.data.converters import COLLECTIONS, convert_collection, describe
 from tarsim.data.export import default_query, write_dataset_directory
 from tarsim.data.screening import load_screening_dataset
 from tarsim.legal.convert import BENCHMARKS, convert
@@ -27,6 +28,14 @@ def register(parser: argparse.ArgumentParser) -> None:
     convert_parser.add_argument("source", type=Path, help="published files (folder, zip or tar.gz)")
     convert_parser.add_argument("destination", type=Path, help="directory to write (srd: one folder per set)")
     convert_parser.add_argument("--seed", type=int, default=0, help="split seed (reuters-doc2doc)")
+    convert_parser.add_argument("--qrels", type=Path, metavar="FILE", help="TREC qrels (trec)")
+    convert_parser.add_argument("--topics", type=Path, metavar="FILE", help="TREC topic file, <top>...</top> (trec)")
+    sentence_parser = sub.add_parser(
+        "sentence-qrels", help="passage judgments (HARD 2004: topic docid offset length) to sentence qrels"
+    )
+    sentence_parser.add_argument("--passages", type=Path, required=True, metavar="FILE", help="passage judgments")
+    sentence_parser.add_argument("--collection", type=Path, required=True, metavar="DIR", help="collection directory")
+    sentence_parser.add_argument("--out", type=Path, required=True, metavar="FILE", help="sentence qrels to write")
     import_parser = sub.add_parser(
         "import", help="write a screening file (.csv .tsv .xlsx .ris) as a collection directory"
     )
@@ -62,5 +71,31 @@ def run(args: argparse.Namespace) -> int:
         query = args.query or default_query(dataset.name)
         print(f"{dataset.name}: {describe(dataset)} -> {args.destination} (query: {query!r})", file=sys.stderr)
         return 0
-    convert(args.name, args.source, args.destination, seed=args.seed, report=lambda line: print(line, file=sys.stderr))
+    if args.data_command == "sentence-qrels":
+        return sentence_qrels(args)
+    if args.name == "trec":
+        convert_collection("trec", args.source, args.destination, report, qrels=args.qrels, topics=args.topics)
+        return 0
+    convert(args.name, args.source, args.destination, seed=args.seed, report=report)
+    return 0
+
+
+def report(line: str) -> None:
+    """Progress lines go to standard error."""
+    print(line, file=sys.stderr)
+
+
+def sentence_qrels(args: argparse.Namespace) -> int:
+    """Write the sentence qrels of the passages: every sentence overlapping a relevant passage is relevant."""
+    from tarsim.data.collection import read_collection
+    from tarsim.data.dataset import find_docs_file
+    from tarsim.data.passages import passage_sentence_qrels, read_passages
+    from tarsim.data.qrels import write_sentence_qrels
+
+    passages = read_passages(args.passages)
+    qrels = passage_sentence_qrels(passages, read_collection(find_docs_file(args.collection)))
+    write_sentence_qrels(args.out, qrels)
+    count = sum(len(sentences) for documents in qrels.values() for sentences in documents.values())
+    spans = sum(len(spans) for documents in passages.values() for spans in documents.values())
+    print(f"{spans} passage(s) -> {count} relevant sentence(s) in {len(qrels)} topic(s) -> {args.out}", file=sys.stderr)
     return 0

@@ -25,6 +25,12 @@ def register(parser: argparse.ArgumentParser) -> None:
         default="exclude",
         help="leave prior records out of every measure (default, as ASReview Insights) or count them (--priors there)",
     )
+    parser.add_argument(
+        "--recall",
+        choices=("presented", "found"),
+        default="presented",
+        help="a relevant document counts when presented (default) or when presented and labelled relevant",
+    )
     parser.add_argument("--qrels", metavar="FILE", help="qrels giving R, N and relevance to order files")
     parser.add_argument("--out", metavar="FILE", help="write the output to FILE instead of printing it")
     parser.set_defaults(handler=run)
@@ -58,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     from tarsim.reporting.tables import format_metrics_table, metrics_frame
 
     out = check_output_path(args.out) if args.out is not None else None  # refused before any work
-    document = metrics_document(load_reviews(args.inputs, args.qrels), args.priors, version=__version__)
+    document = metrics_document(
+        load_reviews(args.inputs, args.qrels), args.priors, version=__version__, recall=args.recall
+    )
     if args.format == "json":
         text = json.dumps(document, indent=2, sort_keys=True) + "\n"
     elif args.format == "csv":

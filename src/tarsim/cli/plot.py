@@ -15,6 +15,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--effort", default="judge", metavar="MODEL", help="effort model of the x axis: judge, sent, lambda:L, seconds"
     )
+    parser.add_argument(
+        "--recall",
+        choices=("presented", "found"),
+        default="presented",
+        help="recall counts relevant documents presented (the paper's, default) or presented and labelled relevant",
+    )
     parser.add_argument("--out", required=True, metavar="FIG", help="output figure: .png, .svg or .pdf")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
@@ -84,7 +90,10 @@ def run(args: argparse.Namespace) -> int:
 
         fields = [f.strip() for f in args.group_by.split(",")] if args.group_by else None
         path = save_figure(
-            plot_insights(ledgers, args.kind, priors=args.priors, group_by=fields, title=args.title), args.out
+            plot_insights(
+                ledgers, args.kind, priors=args.priors, group_by=fields, title=args.title, recall=args.recall
+            ),
+            args.out,
         )
         print(f"{len(ledgers)} review(s) plotted to {path}")
         return 0
@@ -99,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         columns=args.columns,
         title=args.title,
         replay=replay_inputs(args.collection, ledgers),
+        recall=args.recall,
     )
     path = save_figure(figure, args.out)
     print(f"{len(ledgers)} ledger(s) plotted to {path}")

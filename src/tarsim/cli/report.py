@@ -16,6 +16,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", metavar="OUT", help="a `tarsim simulate` output directory")
     parser.add_argument("--effort", action="append", metavar="MODEL", help="effort model (repeatable)")
     parser.add_argument(
+        "--recall",
+        choices=("presented", "found"),
+        default="presented",
+        help="recall counts relevant documents presented (the paper's, default) or presented and labelled relevant",
+    )
+    parser.add_argument(
         "--write",
         action="store_true",
         help="also rewrite OUT/recall_at_effort.csv and OUT/summary.json for these effort models",
@@ -38,6 +44,6 @@ def run(args: argparse.Namespace) -> int:
         if args.write:
             summary = Path(args.out) / "summary.json"
             skipped = json.loads(summary.read_text()).get("skipped", {}) if summary.exists() else {}
-            write_simulation_reports(Path(args.out), list(result.ledgers.values()), effort, skipped)
-    print(format_review_tables(result.ledgers.values(), effort))
+            write_simulation_reports(Path(args.out), list(result.ledgers.values()), effort, skipped, args.recall)
+    print(format_review_tables(result.ledgers.values(), effort, args.recall))
     return 0

@@ -38,6 +38,12 @@ def register(parser: argparse.ArgumentParser) -> None:
         help=f"effort model (repeatable; the first also counts --max-effort; default: {' '.join(DEFAULT_EFFORT_MODELS)}"
         "; see tarsim list effort)",
     )
+    output.add_argument(
+        "--recall",
+        choices=("presented", "found"),
+        default="presented",
+        help="recall of the printed tables: relevant documents presented (default) or presented and labelled relevant",
+    )
     output.add_argument("--out", default="tarsim-out", metavar="DIR", help="output directory (default: tarsim-out)")
     output.add_argument(
         "--resume", action="store_true", help="keep complete ledgers of an earlier run with the same settings"
@@ -95,6 +101,6 @@ def run(args: argparse.Namespace) -> int:
         f"{'demo collection' if not (args.collection or args.docs) else dataset.name}: "
         f"{len(dataset.collection)} documents, strategy {config.strategy}, seed {config.seed}{_priors(result.config)}"
     )
-    print(format_review_tables(result.ledgers.values(), result.effort_models))
+    print(format_review_tables(result.ledgers.values(), result.effort_models, args.recall))
     print(f"ledgers, recall_at_effort.csv and summary.json written to {args.out}")
     return 0

@@ -1,4 +1,5 @@
-"""`tarsim data convert` for review collections: Reuters-21578 SGML, 20 Newsgroups, screening-set archives."""
+"""`tarsim data convert` for review collections: Reuters-21578 SGML, 20 Newsgroups, screening-set archives, TREC
+files (SGML or one document per file, with TREC qrels and topics)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ from tarsim.data.lines import PathLike
 from tarsim.data.newsgroups import read_20newsgroups
 from tarsim.data.reuters_sgml import read_reuters_sgml
 from tarsim.data.screening import MissingLabelColumn, find_screening_files, load_screening_dataset
-from tarsim.errors import InputError
+from tarsim.data.trec import read_trec_dataset
+from tarsim.errors import ConfigError, InputError
 
-COLLECTIONS = ("reuters21578", "20newsgroups", "srd")
+COLLECTIONS = ("reuters21578", "20newsgroups", "srd", "trec")
 """Registry names whose published files convert to collection directories."""
 
 
@@ -56,13 +58,26 @@ def screening_archive(source: PathLike, report: Callable[[str], None] | None = N
 
 
 def convert_collection(
-    name: str, source: PathLike, destination: PathLike, report: Callable[[str], None] | None = None
+    name: str,
+    source: PathLike,
+    destination: PathLike,
+    report: Callable[[str], None] | None = None,
+    *,
+    qrels: PathLike | None = None,
+    topics: PathLike | None = None,
 ) -> list[Path]:
-    """Write DESTINATION (reuters21578, 20newsgroups) or DESTINATION/<set> per screening set (srd)."""
+    """Write DESTINATION (reuters21578, 20newsgroups, trec) or DESTINATION/<set> per screening set (srd).
+
+    `trec` needs `qrels` (TREC qrels) and `topics` (a TREC topic file): tarsim.data.trec.
+    """
     source, destination = Path(source), Path(destination)
     if not source.exists():
         raise InputError(source, None, "no such file or directory")
-    if name == "reuters21578":
+    if name == "trec":
+        if qrels is None or topics is None:
+            raise ConfigError("convert trec needs --qrels FILE and --topics FILE (TREC qrels and topic files)")
+        targets = [(read_trec_dataset(source, qrels, topics, name=destination.name), destination)]
+    elif name == "reuters21578":
         targets = [(read_reuters_sgml(source), destination)]
     elif name == "20newsgroups":
         targets = [(read_20newsgroups(source), destination)]

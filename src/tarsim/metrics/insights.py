@@ -28,7 +28,7 @@ import numpy as np
 from tarsim.data.ledger import Ledger
 from tarsim.data.qrels import Qrels
 from tarsim.errors import ConfigError, InputError
-from tarsim.metrics.recall_effort import GRID_A, GRID_B
+from tarsim.metrics.recall_effort import GRID_A, GRID_B, check_recall_kind
 
 PRIORS = ("exclude", "include")
 WSS_LEVELS = (0.95, 1.0)
@@ -74,9 +74,12 @@ def check_priors(priors: str) -> str:
     return priors
 
 
-def screening(ledger: Ledger, priors: str = "exclude", qrels: Qrels | None = None) -> Screening:
+def screening(
+    ledger: Ledger, priors: str = "exclude", qrels: Qrels | None = None, recall: str = "presented"
+) -> Screening:
     """The ledger's label sequence: documents in order of first presentation, label 1 where relevant (truth > 0,
-    or the qrels when given); prior records dropped when `priors` is "exclude"."""
+    or the qrels when given; with `recall="found"` only where the reviewer also labelled it relevant); prior records
+    dropped when `priors` is "exclude"."""
     check_priors(priors)
     seen: set[str] = set()
     order: list[int] = []
@@ -91,6 +94,8 @@ def screening(ledger: Ledger, priors: str = "exclude", qrels: Qrels | None = Non
         grades = qrels.get(ledger.topic, {})
         relevant_flags = np.array([grades.get(d, 0) > 0 for d in ledger.docids], dtype=bool)
         total_relevant = sum(1 for g in grades.values() if g > 0)
+    if check_recall_kind(recall) == "found":
+        relevant_flags = relevant_flags & (ledger.label > 0)
     is_prior = np.asarray(ledger.prior, dtype=bool)
     prior_idx = [i for i in order if is_prior[i]]
     n = ledger.collection_size
@@ -230,18 +235,23 @@ def mean_measures(rows: Sequence[dict]) -> dict:
 
 
 def metrics_document(
-    ledgers: Sequence[Ledger], priors: str = "exclude", qrels: Qrels | None = None, version: str = ""
+    ledgers: Sequence[Ledger],
+    priors: str = "exclude",
+    qrels: Qrels | None = None,
+    version: str = "",
+    recall: str = "presented",
 ) -> dict:
     """`tarsim metrics --format json`: every review's measures (with TD) and their mean per tool."""
     rows = []
     for ledger in ledgers:
-        row = measures(screening(ledger, priors, qrels))
+        row = measures(screening(ledger, priors, qrels, recall))
         row["source"] = ledger.source
         rows.append(row)
     tools = list(dict.fromkeys(row["tool"] for row in rows))
     return {
         "tarsim": version,
         "priors": check_priors(priors),
+        "recall": recall,
         "reviews": rows,
         "mean": {tool: mean_measures([row for row in rows if row["tool"] == tool]) for tool in tools},
     }

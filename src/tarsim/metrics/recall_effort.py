@@ -1,7 +1,9 @@
 """Recall-effort measures computed from a ledger alone (and optionally the qrels): curves, Recall@E at aR+b,
 effort to reach a recall level, and WSS.
 
-Recall counts relevant documents *presented* (whatever the reviewer said), each once, over R, the topic's
+Recall counts relevant documents *presented* (whatever the reviewer said; the sentence-level paper's definition),
+or, with `recall="found"`, relevant documents presented *and labelled relevant by the reviewer* (they differ under
+a fallible reviewer or a sentence that hides its document's relevance); each document once, over R, the topic's
 relevant documents in the collection. Effort is the cumulative cost of the ledger's judgments under an effort
 model (tarsim.effort_models); Recall@E counts the relevant documents whose presentation finished within E.
 """
@@ -16,10 +18,20 @@ import numpy as np
 from tarsim.data.ledger import Ledger
 from tarsim.data.qrels import Qrels
 from tarsim.effort_models import EffortModel, make_effort_model
+from tarsim.errors import ConfigError
 
 GRID_A = (1, 2, 4)
 GRID_B = (0, 100, 1000)
 RECALL_LEVELS = (0.8, 0.95, 1.0)
+RECALL_KINDS = ("presented", "found")
+"""What a relevant document needs to count toward recall: to be presented, or presented and labelled relevant."""
+
+
+def check_recall_kind(recall: str) -> str:
+    """`recall` itself, or ConfigError naming the accepted kinds."""
+    if recall not in RECALL_KINDS:
+        raise ConfigError(f"recall {recall!r} unknown; accepted: {', '.join(RECALL_KINDS)}")
+    return recall
 
 
 @dataclass(frozen=True)
@@ -52,27 +64,37 @@ def relevant_count(ledger: Ledger, qrels: Qrels | None = None) -> int:
     return sum(1 for grade in qrels.get(ledger.topic, {}).values() if grade > 0)
 
 
-def first_relevant_presentations(ledger: Ledger, qrels: Qrels | None = None) -> np.ndarray:
-    """0/1 per judgment: 1 where a relevant document is presented for the first time."""
+def first_relevant_presentations(ledger: Ledger, qrels: Qrels | None = None, recall: str = "presented") -> np.ndarray:
+    """0/1 per judgment: 1 where a relevant document first counts toward recall.
+
+    `presented`: its first presentation. `found`: its first presentation the reviewer labelled relevant.
+    """
+    check_recall_kind(recall)
     if qrels is None:
         relevant = ledger.truth > 0
     else:
         judged = qrels.get(ledger.topic, {})
         relevant = np.array([judged.get(docid, 0) > 0 for docid in ledger.docids], dtype=bool)
-    _, first = np.unique(np.asarray(ledger.docids, dtype=object), return_index=True)
+    counts = relevant if recall == "presented" else relevant & (ledger.label > 0)
+    docids = np.asarray(ledger.docids, dtype=object)
     is_first = np.zeros(len(ledger), dtype=bool)
-    is_first[first] = True
-    return (relevant & is_first).astype(np.int64)
+    if counts.any():
+        rows = np.flatnonzero(counts)
+        _, first = np.unique(docids[rows], return_index=True)
+        is_first[rows[first]] = True
+    return is_first.astype(np.int64)
 
 
-def recall_curve(ledger: Ledger, effort_model: str | EffortModel = "judge", qrels: Qrels | None = None) -> RecallCurve:
-    """The recall-effort curve of a ledger under one effort model."""
+def recall_curve(
+    ledger: Ledger, effort_model: str | EffortModel = "judge", qrels: Qrels | None = None, recall: str = "presented"
+) -> RecallCurve:
+    """The recall-effort curve of a ledger under one effort model (recall `presented` or `found`)."""
     model = _model(effort_model)
     relevant = relevant_count(ledger, qrels)
     effort = np.cumsum(model.costs({**ledger.effort, "time": ledger.time})) if len(ledger) else np.zeros(0)
-    found = np.cumsum(first_relevant_presentations(ledger, qrels)) if len(ledger) else np.zeros(0)
-    recall = found / relevant if relevant else np.zeros_like(found, dtype=np.float64)
-    return RecallCurve(effort=effort.astype(np.float64), recall=recall.astype(np.float64), relevant=relevant)
+    found = np.cumsum(first_relevant_presentations(ledger, qrels, recall)) if len(ledger) else np.zeros(0)
+    reached = found / relevant if relevant else np.zeros_like(found, dtype=np.float64)
+    return RecallCurve(effort=effort.astype(np.float64), recall=reached.astype(np.float64), relevant=relevant)
 
 
 def recall_at_effort(
@@ -81,6 +103,7 @@ def recall_at_effort(
     grid_a: Sequence[float] = GRID_A,
     grid_b: Sequence[float] = GRID_B,
     qrels: Qrels | None = None,
+    recall: str = "presented",
 ) -> list[dict]:
     """Recall@E at E = aR + b for each (a, b) of the grid.
 
@@ -88,7 +111,7 @@ def recall_at_effort(
     review stopped by its effort budget spent (and it had not yet found every relevant document).
     """
     model = _model(effort_model)
-    curve = recall_curve(ledger, model, qrels)
+    curve = recall_curve(ledger, model, qrels, recall)
     cut_short = bool(ledger.end and str(ledger.end.get("reason", "")).startswith("effort budget"))
     spent = float(curve.effort[-1]) if len(curve.effort) else 0.0
     rows = []
@@ -112,24 +135,28 @@ def recall_at_effort(
 
 
 def effort_to_recall(
-    ledger: Ledger, recall: float, effort_model: str | EffortModel = "judge", qrels: Qrels | None = None
+    ledger: Ledger,
+    recall: float,
+    effort_model: str | EffortModel = "judge",
+    qrels: Qrels | None = None,
+    kind: str = "presented",
 ) -> float | None:
-    """Effort spent when `recall` is first reached (None if never); under `judge` this is documents reviewed."""
-    return recall_curve(ledger, effort_model, qrels).effort_to(recall)
+    """Effort spent when `recall` (of `kind`) is first reached (None if never); under `judge`, documents reviewed."""
+    return recall_curve(ledger, effort_model, qrels, kind).effort_to(recall)
 
 
-def wss(ledger: Ledger, recall: float = 0.95, qrels: Qrels | None = None) -> float | None:
+def wss(ledger: Ledger, recall: float = 0.95, qrels: Qrels | None = None, kind: str = "presented") -> float | None:
     """Work saved over sampling (Cohen et al. 2006): (N - n_r) / N - (1 - r), n_r the judgments to reach recall r."""
-    reviewed = effort_to_recall(ledger, recall, "judge", qrels)
+    reviewed = effort_to_recall(ledger, recall, "judge", qrels, kind)
     if reviewed is None:
         return None
     n = ledger.collection_size
     return (n - reviewed) / n - (1.0 - recall)
 
 
-def summary_row(ledger: Ledger, levels: Iterable[float] = RECALL_LEVELS) -> dict:
-    """Documents reviewed to reach each recall level, WSS@95 and final recall for one ledger."""
-    curve = recall_curve(ledger, "judge")
+def summary_row(ledger: Ledger, levels: Iterable[float] = RECALL_LEVELS, recall: str = "presented") -> dict:
+    """Documents reviewed to reach each recall level, WSS@95 and final recall (of kind `recall`) for one ledger."""
+    curve = recall_curve(ledger, "judge", recall=recall)
     row: dict = {
         "topic": ledger.topic,
         "strategy": ledger.strategy,
@@ -142,5 +169,5 @@ def summary_row(ledger: Ledger, levels: Iterable[float] = RECALL_LEVELS) -> dict
     for level in levels:
         reached = curve.effort_to(level)
         row[f"docs_to_{round(level * 100)}"] = None if reached is None else int(reached)
-    row["wss_95"] = wss(ledger, 0.95)
+    row["wss_95"] = wss(ledger, 0.95, kind=recall)
     return row

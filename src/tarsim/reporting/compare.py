@@ -160,6 +160,7 @@ def run_scores(
     grid_b: Sequence[float] = GRID_B,
     wss_recall: float = 0.95,
     group_by: Sequence[str] | None = None,
+    recall: str = "presented",
 ) -> pd.DataFrame:
     """One row per run x measure: group, collection, topic, seed, measure, value (None: not reached)."""
     from tarsim.metrics import insights
@@ -174,13 +175,13 @@ def run_scores(
             collection, topic, replicate = pair_key(ledger)
             collection = collection if by_collection else ""
             base = {"group": group, "collection": collection[:12], "topic": topic, "seed": replicate_name(replicate)}
-            curve = recall_curve(ledger, effort_model)
+            curve = recall_curve(ledger, effort_model, recall=recall)
             for a in grid_a:
                 for b in grid_b:
                     rows.append(
                         {**base, "measure": budget_name(a, b), "value": curve.recall_at(a * curve.relevant + b)}
                     )
-            screen = insights.screening(ledger)  # WSS as ASReview Insights (and `tarsim metrics`) compute it
+            screen = insights.screening(ledger, recall=recall)  # WSS as ASReview Insights computes it
             rows.append(
                 {**base, "measure": f"WSS@{level}", "value": insights.wss(screen.labels, wss_recall, screen.relevant)}
             )
@@ -197,6 +198,7 @@ class Comparison:
     measures: list[str]
     baseline: str
     effort_model: str
+    recall: str = "presented"
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows)
@@ -236,12 +238,13 @@ def compare(
     group_by: Sequence[str] | None = None,
     seed: int = 0,
     n_resamples: int = 10000,
+    recall: str = "presented",
 ) -> Comparison:
     """Mean and spread of each measure per group over topics and seeds, and paired tests of each group against
     the baseline on the runs both have (same collection, topic and seed) where both values exist."""
     from tarsim.metrics.significance import paired_tests
 
-    scores = run_scores(ledgers, effort_model, grid_a, grid_b, group_by=group_by)
+    scores = run_scores(ledgers, effort_model, grid_a, grid_b, group_by=group_by, recall=recall)
     groups = list(dict.fromkeys(scores["group"]))
     base = resolve_baseline(baseline, groups)
     measures = list(dict.fromkeys(scores["measure"]))
@@ -266,7 +269,7 @@ def compare(
                     test = paired_tests(reference, values, seed=seed, n_resamples=n_resamples)
                     row.update(diff=test["diff"], t=test["t"], p_t=test["p_t"], p_rand=test["p_rand"])
             rows.append(row)
-    return Comparison(rows, groups, measures, base, effort_model)
+    return Comparison(rows, groups, measures, base, effort_model, recall)
 
 
 # ---- output ---------------------------------------------------------------------------------------------------
@@ -289,8 +292,8 @@ def format_comparison(result: Comparison) -> str:
     side = pd.DataFrame.from_dict(cells, orient="index")[result.groups]
     runs = max((row["runs"] for row in result.rows), default=0)
     lines = [
-        f"Mean ± sd over topics and seeds (effort model {result.effort_model}; up to {runs} runs per group; "
-        "(n/m): measure reached in n of m runs)",
+        f"Mean ± sd over topics and seeds (effort model {result.effort_model}; recall {result.recall}; "
+        f"up to {runs} runs per group; (n/m): measure reached in n of m runs)",
         side.to_string(),
         "",
         f"Paired tests against the baseline {result.baseline!r} (pairs: same collection, topic and seed; "
@@ -328,6 +331,7 @@ def comparison_json(result: Comparison) -> dict:
     return {
         "baseline": result.baseline,
         "effort_model": result.effort_model,
+        "recall": result.recall,
         "groups": result.groups,
         "measures": result.measures,
         "rows": [{k: clean(v) for k, v in row.items()} for row in result.rows],

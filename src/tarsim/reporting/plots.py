@@ -22,7 +22,7 @@ from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError, InputError
-from tarsim.metrics.recall_effort import GRID_A, recall_curve
+from tarsim.metrics.recall_effort import GRID_A, check_recall_kind, recall_curve
 from tarsim.reporting.compare import group_ledgers, pair_key
 
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
@@ -85,19 +85,19 @@ def _matplotlib():
     return plt
 
 
-def _x_limit(ledgers: Sequence[Ledger], model) -> float:
+def _x_limit(ledgers: Sequence[Ledger], model, recall: str = "presented") -> float:
     """Up to a little past the effort at which the slowest run found its last relevant document."""
     ends = []
     for ledger in ledgers:
-        curve = recall_curve(ledger, model)
+        curve = recall_curve(ledger, model, recall=recall)
         if len(curve.effort):
             final = curve.effort_to(float(curve.recall[-1])) or float(curve.effort[-1])
             ends.append(max(final, float(curve.effort[0])))
     return 1.05 * max(ends) if ends else 1.0
 
 
-def _recall_on(grid: np.ndarray, ledger: Ledger, model) -> np.ndarray:
-    curve = recall_curve(ledger, model)
+def _recall_on(grid: np.ndarray, ledger: Ledger, model, recall: str = "presented") -> np.ndarray:
+    curve = recall_curve(ledger, model, recall=recall)
     if not len(curve.effort):
         return np.zeros_like(grid)
     index = np.searchsorted(curve.effort, grid + 1e-9, side="right")
@@ -109,11 +109,11 @@ def _cost_per_judgment(ledgers: Sequence[Ledger], model) -> float:
     return float(costs.mean()) if costs.size and costs.mean() > 0 else 1.0
 
 
-def _seed_curves(runs: Sequence[Ledger], grid: np.ndarray, model) -> np.ndarray:
+def _seed_curves(runs: Sequence[Ledger], grid: np.ndarray, model, recall: str = "presented") -> np.ndarray:
     """Rows: one per seed, the recall averaged over the topics that seed reviewed."""
     by_seed: dict[int, list[np.ndarray]] = {}
     for ledger in runs:
-        by_seed.setdefault(pair_key(ledger)[2], []).append(_recall_on(grid, ledger, model))
+        by_seed.setdefault(pair_key(ledger)[2], []).append(_recall_on(grid, ledger, model, recall))
     return np.array([np.mean(curves, axis=0) for _, curves in sorted(by_seed.items())])
 
 
@@ -152,6 +152,7 @@ def _draw_panel(
     stopping: Sequence[str],
     replay: Mapping,
     average: bool,
+    recall: str = "presented",
 ) -> None:
     grid = np.linspace(0.0, xmax, GRID_POINTS)
     everyone = [ledger for runs in groups.values() for ledger in runs]
@@ -182,7 +183,7 @@ def _draw_panel(
     stop_markers = ("X", "P", "D", "v", "^", "s")
     for group, runs in groups.items():
         colour, linestyle = styles[group]
-        curves = _seed_curves(runs, grid, model)
+        curves = _seed_curves(runs, grid, model, recall)
         mean = curves.mean(axis=0)
         if len(curves) > 1:
             ax.fill_between(grid, curves.min(axis=0), curves.max(axis=0), color=colour, alpha=0.18, lw=0, gid="band")
@@ -190,7 +191,9 @@ def _draw_panel(
         xs, ys = [], []
         for a, b in marks:
             budgets = [a * ledger.relevant + b for ledger in runs]
-            recalls = [recall_curve(ledger, model).recall_at(e) for ledger, e in zip(runs, budgets, strict=True)]
+            recalls = [
+                recall_curve(ledger, model, recall=recall).recall_at(e) for ledger, e in zip(runs, budgets, strict=True)
+            ]
             x = float(np.mean(budgets))
             if x <= xmax:
                 xs.append(x)
@@ -263,13 +266,16 @@ def plot_recall_effort(
     columns: int | None = None,
     title: str | None = None,
     replay: Mapping | None = None,
+    recall: str = "presented",
 ):
     """Recall-effort curves, averaged over topics (one panel) or per topic (small multiples); returns the Figure.
 
-    `replay` holds what some stopping rules need (docids and qrels for target:T; see tarsim.stopping).
+    `replay` holds what some stopping rules need (docids and qrels for target:T; see tarsim.stopping). `recall`:
+    `presented` (the paper's) or `found` (presented and labelled relevant); the y axis names it.
     """
     if not ledgers:
         raise ConfigError("nothing to plot: no ledgers")
+    ylabel = f"Recall ({check_recall_kind(recall)})"
     plt = _matplotlib()
     model = make_effort_model(effort_model)
     replay = dict(replay or {})
@@ -279,8 +285,8 @@ def plot_recall_effort(
     with plt.rc_context(STYLE):
         if not per_topic:
             fig, ax = plt.subplots(figsize=(7.0, 4.2), layout="constrained")
-            limit = xmax or _x_limit(ledgers, model)
-            _draw_panel(ax, groups, styles, model, limit, marks, stopping, replay, average=True)
+            limit = xmax or _x_limit(ledgers, model, recall)
+            _draw_panel(ax, groups, styles, model, limit, marks, stopping, replay, average=True, recall=recall)
             topics = len({pair_key(ledger)[:2] for ledger in ledgers})
             seeds = len({pair_key(ledger)[2] for ledger in ledgers})
             ax.set_title(
@@ -289,7 +295,7 @@ def plot_recall_effort(
                 + (f" (band: min-max over {seeds} seeds)" if seeds > 1 else "")
             )
             ax.set_xlabel(xlabel)
-            ax.set_ylabel("Recall")
+            ax.set_ylabel(ylabel)
             handles, _ = ax.get_legend_handles_labels()
             ax.legend(
                 handles=handles + _legend_handles(stopping, marks, True),
@@ -310,8 +316,8 @@ def plot_recall_effort(
             subset = {g: [run for run in runs if pair_key(run)[:2] == key] for g, runs in groups.items()}
             subset = {g: runs for g, runs in subset.items() if runs}
             members = [run for runs in subset.values() for run in runs]
-            limit = xmax or _x_limit(members, model)
-            _draw_panel(ax, subset, styles, model, limit, marks, stopping, replay, average=False)
+            limit = xmax or _x_limit(members, model, recall)
+            _draw_panel(ax, subset, styles, model, limit, marks, stopping, replay, average=False, recall=recall)
             sample = members[0]
             ax.set_title(f"{key[1]}\nR={sample.relevant}, N={sample.collection_size}", fontsize="medium")
         for ax in axes.flat[n:]:
@@ -321,7 +327,7 @@ def plot_recall_effort(
             if used:
                 used[-1].set_xlabel(xlabel)
         for ax in axes[:, 0]:
-            ax.set_ylabel("Recall")
+            ax.set_ylabel(ylabel)
         from matplotlib.lines import Line2D
 
         handles = [Line2D([], [], color=styles[g][0], ls=styles[g][1], lw=1.8, label=g) for g in groups]
@@ -392,6 +398,7 @@ def plot_insights(
     priors: str = "exclude",
     group_by: Sequence[str] | None = None,
     title: str | None = None,
+    recall: str = "presented",
 ):
     """ASReview Insights' recall, WSS or ERF figure, one line per tool (tarsim preset or strategy, "asreview", an
     order file's name; or per `group_by` fields), averaged over its reviews; the reference lines are Insights':
@@ -408,7 +415,7 @@ def plot_insights(
     else:
         for ledger in ledgers:
             groups.setdefault(tool_of(ledger), []).append(ledger)
-    screens = {name: [screening(ledger, priors) for ledger in runs] for name, runs in groups.items()}
+    screens = {name: [screening(ledger, priors, recall=recall) for ledger in runs] for name, runs in groups.items()}
     screens = {name: [s for s in runs if s.relevant > 0] for name, runs in screens.items()}
     if not any(screens.values()):
         raise ConfigError("nothing to plot: no review has a relevant record")
@@ -432,7 +439,10 @@ def plot_insights(
             perfect = np.mean([np.minimum(1.0, np.floor(grid * s.n + 1e-9) / s.relevant) for s in reviews], axis=0)
             ax.step(grid, perfect, where="post", color="grey", lw=1.0, label="perfect review")
         ax.set_ylim(-0.05, 1.05)
-        labels = {"recall": ("Recall", "Recall"), "wss": ("Work Saved over Sampling (WSS) given Recall", "WSS")}
+        labels = {
+            "recall": ("Recall", f"Recall ({recall})"),
+            "wss": (f"Work Saved over Sampling (WSS) given Recall ({recall})", "WSS"),
+        }
         heading, ylabel = labels.get(kind, ("Extra Relevant Records Found (ERF)", "ERF"))
         ax.set_xlabel("Recall" if kind == "wss" else "Proportion of labeled records")
         ax.set_ylabel(ylabel)

@@ -13,29 +13,43 @@ from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS, make_effort_model  # the one definition, re-exported here
 from tarsim.metrics import insights
-from tarsim.metrics.recall_effort import recall_at_effort, recall_curve, summary_row
+from tarsim.metrics.recall_effort import check_recall_kind, recall_at_effort, recall_curve, summary_row
 
 RECALL_COLUMNS = ["topic", "strategy", "effort_model", "a", "b", "effort", "recall"]
 TIME_MODELS = ("seconds", "clock")
 """Effort models in seconds: shown as hours to 80/95/100% recall, where an aR+b budget of seconds means nothing."""
 HOURS_LEVELS = (0.8, 0.95, 1.0)
+RECALL_MEANING = {
+    "presented": "relevant documents presented",
+    "found": "relevant documents presented and labelled relevant by the reviewer",
+}
+
+
+def caption(ledgers: Iterable[Ledger], recall: str = "presented") -> str:
+    """The caption line every recall table carries: which recall, and the sentence oracle(s) of the ledgers."""
+    oracles = sorted({str(ledger.header.get("config", {}).get("sentence_oracle", "inherit")) for ledger in ledgers})
+    return f"recall {check_recall_kind(recall)} ({RECALL_MEANING[recall]}); sentence oracle: {', '.join(oracles)}"
 
 
 def recall_at_effort_frame(
-    ledgers: Iterable[Ledger], effort_models: Sequence[str] = DEFAULT_EFFORT_MODELS
+    ledgers: Iterable[Ledger], effort_models: Sequence[str] = DEFAULT_EFFORT_MODELS, recall: str = "presented"
 ) -> pd.DataFrame:
-    """One row per topic x effort model x (a, b): the tidy Recall@E table."""
-    rows = [row for ledger in ledgers for model in effort_models for row in recall_at_effort(ledger, model)]
+    """One row per topic x effort model x (a, b): the tidy Recall@E table (recall `presented` or `found`)."""
+    rows = [
+        row for ledger in ledgers for model in effort_models for row in recall_at_effort(ledger, model, recall=recall)
+    ]
     return pd.DataFrame(rows, columns=RECALL_COLUMNS)
 
 
-def summary_frame(ledgers: Iterable[Ledger]) -> pd.DataFrame:
+def summary_frame(ledgers: Iterable[Ledger], recall: str = "presented") -> pd.DataFrame:
     """One row per topic: R, judgments, documents to 80/95/100% recall, WSS@95 (ASReview Insights', as the printed
     per-topic table), final recall."""
     rows = []
     for ledger in ledgers:
         screen = insights.screening(ledger)
-        rows.append({**summary_row(ledger), "wss_95": insights.wss(screen.labels, 0.95, screen.relevant)})
+        rows.append(
+            {**summary_row(ledger, recall=recall), "wss_95": insights.wss(screen.labels, 0.95, screen.relevant)}
+        )
     return pd.DataFrame(rows)
 
 
@@ -58,13 +72,15 @@ def mean_recall_table(table: pd.DataFrame) -> pd.DataFrame:
     return pivot.reindex(order)
 
 
-def format_recall_table(table: pd.DataFrame) -> str:
-    """The mean Recall@E table as aligned text for a terminal."""
+def format_recall_table(table: pd.DataFrame, note: str = "") -> str:
+    """The mean Recall@E table as aligned text for a terminal (`note`: the caption line, see `caption`)."""
     pivot = mean_recall_table(table)
     if pivot.empty:
         return "no topic was reviewed"
     topics = table["topic"].nunique()
     header = f"Mean Recall@E over {topics} topic(s), E = aR+b in each effort model's units"
+    if note:
+        header += f"\n{note}"
     text = pivot.to_string(float_format=lambda v: f"{v:.3f}", na_rep="n/a")
     if pivot.isna().to_numpy().any():
         text += "\nn/a: beyond the effort budget (--max-effort) of at least one topic"
@@ -82,13 +98,14 @@ def write_simulation_reports(
     ledgers: Sequence[Ledger],
     effort_models: Sequence[str],
     skipped: Mapping[str, str] | None = None,
+    recall: str = "presented",
 ) -> pd.DataFrame:
     """Write OUT/recall_at_effort.csv and OUT/summary.json (atomically); return the Recall@E table."""
     out = Path(out)
-    table = recall_at_effort_frame(ledgers, effort_models)
+    table = recall_at_effort_frame(ledgers, effort_models, recall)
     with atomic_write(out / "recall_at_effort.csv") as handle:
         table.to_csv(handle, index=False, lineterminator="\n")
-    summary = summary_frame(ledgers)
+    summary = summary_frame(ledgers, recall)
     pivot = mean_recall_table(table)
     means = {
         str(column if isinstance(column, str) else "/".join(column)): {
@@ -99,6 +116,7 @@ def write_simulation_reports(
     document = {
         "tarsim": __version__,
         "effort_models": list(effort_models),
+        "recall": recall,
         "topics": {row["topic"]: {k: _clean(v) for k, v in row.items()} for row in summary.to_dict("records")},
         "skipped": dict(skipped or {}),
         "mean_recall_at_effort": means,
@@ -131,12 +149,12 @@ def _text_table(header: Sequence[str], rows: Sequence[Sequence]) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def topic_table_rows(ledgers: Iterable[Ledger]) -> list[dict]:
+def topic_table_rows(ledgers: Iterable[Ledger], recall: str = "presented") -> list[dict]:
     """Per topic: R, judged, documents to 95% recall, WSS@95 (Insights', priors excluded), Recall@2R+100 (judge)."""
     rows = []
     for ledger in ledgers:
         screen = insights.screening(ledger)
-        curve = recall_curve(ledger, "judge")
+        curve = recall_curve(ledger, "judge", recall=recall)
         reached = curve.effort_to(0.95)
         rows.append(
             {
@@ -151,39 +169,42 @@ def topic_table_rows(ledgers: Iterable[Ledger]) -> list[dict]:
     return rows
 
 
-def format_topic_table(ledgers: Iterable[Ledger]) -> str:
+def format_topic_table(ledgers: Iterable[Ledger], recall: str = "presented") -> str:
     """The per-topic table printed before the mean Recall@E table."""
-    rows = topic_table_rows(ledgers)
+    rows = topic_table_rows(ledgers, recall)
     header = ["topic", "R", "judged", "docs to 95%", "WSS@95", "Recall@2R+100"]
     return "Per topic\n" + _text_table(header, [list(row.values()) for row in rows])
 
 
-def hours_to_recall(ledgers: Sequence[Ledger], effort_models: Sequence[str]) -> pd.DataFrame:
+def hours_to_recall(ledgers: Sequence[Ledger], effort_models: Sequence[str], recall: str = "presented") -> pd.DataFrame:
     """Mean hours to reach 80/95/100% recall under each time-based effort model (NaN when a topic never does)."""
     frame = {}
     for spec in effort_models:
         model = make_effort_model(spec)
         column = []
         for level in HOURS_LEVELS:
-            times = [recall_curve(ledger, model).effort_to(level) for ledger in ledgers]
+            times = [recall_curve(ledger, model, recall=recall).effort_to(level) for ledger in ledgers]
             column.append(float("nan") if any(t is None for t in times) else sum(times) / len(times) / 3600.0)
         frame[model.name] = column
     return pd.DataFrame(frame, index=[f"{round(level * 100)}%" for level in HOURS_LEVELS])
 
 
-def format_review_tables(ledgers: Iterable[Ledger], effort_models: Sequence[str] = DEFAULT_EFFORT_MODELS) -> str:
+def format_review_tables(
+    ledgers: Iterable[Ledger], effort_models: Sequence[str] = DEFAULT_EFFORT_MODELS, recall: str = "presented"
+) -> str:
     """What `tarsim simulate` and `tarsim report` print: the per-topic table, the mean Recall@E table of the
-    count-based effort models (judge, sent, lambda) and the mean hours to 80/95/100% recall of `seconds`/`clock`."""
+    count-based effort models (judge, sent, lambda) and the mean hours to 80/95/100% recall of `seconds`/`clock`,
+    under a caption naming the recall kind and the sentence oracle."""
     ledgers = list(ledgers)
     if not ledgers:
         return "no topic was reviewed"
     counted = [spec for spec in effort_models if make_effort_model(spec).name not in TIME_MODELS]
     timed = [spec for spec in effort_models if make_effort_model(spec).name in TIME_MODELS]
-    parts = [format_topic_table(ledgers)]
+    parts = [caption(ledgers, recall), format_topic_table(ledgers, recall)]
     if counted:
-        parts.append(format_recall_table(recall_at_effort_frame(ledgers, counted)))
+        parts.append(format_recall_table(recall_at_effort_frame(ledgers, counted, recall)))
     if timed:
-        hours = hours_to_recall(ledgers, timed)
+        hours = hours_to_recall(ledgers, timed, recall)
         text = hours.to_string(float_format=lambda v: f"{v:.2f}", na_rep="n/a")
         parts.append(f"Mean hours to reach recall over {len(ledgers)} topic(s)\n{text}")
     return "\n\n".join(parts)
@@ -210,7 +231,8 @@ def format_metrics_table(document: Mapping) -> str:
     rows = [[row[key] for key, _ in columns] for row in document["reviews"]]
     for tool, mean in document["mean"].items():
         rows.append([f"mean ({mean['runs']})", tool] + [mean[key] for key, _ in columns[2:]])
-    text = f"Measures as ASReview Insights' `asreview metrics` (priors {document['priors']}d)\n"
+    recall = document.get("recall", "presented")
+    text = f"Measures as ASReview Insights' `asreview metrics` (priors {document['priors']}d; recall {recall})\n"
     text += _text_table([title for _, title in columns], rows)
     budgets = list(next(iter(document["mean"].values()))["recall_at_effort"]) if document["mean"] else []
     grid = [[budget] + [mean["recall_at_effort"][budget] for mean in document["mean"].values()] for budget in budgets]

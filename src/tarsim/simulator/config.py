@@ -95,7 +95,7 @@ class ReviewConfig:
         flag="--presumed-with-replacement",
     )  # fmt: skip
     sentence_oracle: str = setting(
-        Param("sentence_oracle", str, "inherit", "which sentences are relevant"), component="oracle",
+        Param("sentence_oracle", str, "classifier", "which sentences are relevant"), component="oracle",
         flag="--sentence-oracle", metavar="inherit|classifier|FILE",
     )  # fmt: skip
     oracle_threshold: float = setting(
