@@ -17,6 +17,12 @@ def shared_dataset(*parts: str) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def _private_feature_cache(tmp_path_factory, monkeypatch):
+    """Every test gets its own empty feature cache: tests never write to (or read) the user's real cache."""
+    monkeypatch.setenv("TARSIM_CACHE_DIR", str(tmp_path_factory.mktemp("feature-cache")))
+
+
 @pytest.fixture(scope="session")
 def demo():
     from tarsim.synthetic import demo_dataset

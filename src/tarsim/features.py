@@ -35,7 +35,7 @@ from tarsim.data.collection import Collection, Document
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.segmentation import segment_document
 
-FEATURES_FORMAT = 2
+FEATURES_FORMAT = 3
 """Bumped whenever the feature computation or the cache file layout changes, so that stale caches are not reused."""
 
 COLLECTION_DIGEST_PREFIX = b"tarsim collection v2\n"
@@ -371,6 +371,21 @@ _CACHE_READ_ERRORS = (
 """What reading a damaged .npz can raise (numpy, zipfile and scipy each have their own ways of failing)."""
 
 
+_META_KEYS = frozenset({"format", "collection", "settings", "arrays", "source"})
+
+
+def read_cache_meta(path: Path) -> dict:
+    """The meta record of a cache file, unverified and without reading its arrays (for `tarsim cache info`)."""
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            meta = json.loads(str(stored["meta"][()]))
+    except _CACHE_READ_ERRORS as error:
+        raise CacheError(path, f"{type(error).__name__}: {error}".splitlines()[0]) from None
+    if not isinstance(meta, dict):
+        raise CacheError(path, "no valid meta record")
+    return meta
+
+
 def arrays_checksum(arrays: dict[str, np.ndarray]) -> str:
     """SHA-256 over the arrays' names, dtypes, shapes and bytes in name order (each array's length is implied)."""
     digest = hashlib.sha256()
@@ -385,13 +400,34 @@ def _cache_file(cache_dir: Path, digest: str, settings: FeatureSettings) -> Path
     return Path(cache_dir) / f"features-{digest[:24]}-{settings.digest()}-v{FEATURES_FORMAT}.npz"
 
 
+CACHE_ENV = "TARSIM_CACHE_DIR"
+"""Environment variable that moves the user's feature cache (--cache-dir and cache_dir= take precedence)."""
+
+
+def default_cache_dir() -> Path:
+    """The user's feature cache: $TARSIM_CACHE_DIR, else platformdirs' user cache dir; shared by every output."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return Path(configured)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("tarsim", appauthor=False)) / "features"
+
+
+def resolve_cache_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """`cache_dir` when given, else the user's feature cache (default_cache_dir)."""
+    return Path(cache_dir) if cache_dir is not None else default_cache_dir()
+
+
 def cache_path(cache_dir: Path, collection: Collection, settings: FeatureSettings) -> Path:
     """Where the features of this collection under these settings are cached (one file in `cache_dir`)."""
     return _cache_file(cache_dir, collection_digest(collection), settings)
 
 
-def save_features(path: Path, features: Features, collection_sha: str = "") -> None:
+def save_features(path: Path, features: Features, collection_sha: str = "", source: str = "") -> None:
     """Write features to one .npz file with a checksum of its arrays, the settings and the collection digest.
+
+    `source` (where the collection was read from) is only shown by `tarsim cache info`.
 
     Written atomically under a unique temporary name, so two processes writing the same entry leave one
     complete file and a reader never sees a partial one.
@@ -412,6 +448,7 @@ def save_features(path: Path, features: Features, collection_sha: str = "") -> N
         "collection": collection_sha,
         "settings": asdict(features.settings),
         "arrays": arrays_checksum(arrays),
+        "source": source,
     }
     with atomic_write(path, "wb") as handle:
         np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
@@ -434,7 +471,7 @@ def _read_cache(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
         dtype = arrays[name].dtype
         if arrays[name].ndim != 1 or (dtype.kind if len(kind) == 1 else dtype.name) != kind:
             raise CacheError(path, f"{name} has dtype {arrays[name].dtype} and shape {arrays[name].shape}")
-    if not isinstance(meta, dict) or set(meta) != {"format", "collection", "settings", "arrays"}:
+    if not isinstance(meta, dict) or set(meta) != _META_KEYS:
         raise CacheError(path, "no valid meta record")
     return meta, arrays
 
@@ -523,5 +560,5 @@ def cached_features(
         except CacheError as error:
             warnings.warn(f"cache {path} is unreadable ({error.reason}): rebuilding", InputWarning, stacklevel=2)
     features = build_features(collection, settings)
-    save_features(path, features, collection_sha=digest)
+    save_features(path, features, collection_sha=digest, source=str(getattr(collection, "source", "")))
     return features
