@@ -6,8 +6,8 @@ import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from sklearn.base import BaseEstimator
 
 from tarsim.components import validate
@@ -28,6 +28,9 @@ from tarsim.reporting.tables import (
 from tarsim.simulator.config import STRATEGIES, ReviewConfig, normalise_config
 from tarsim.simulator.run import review_topics
 from tarsim.synthetic import demo_dataset
+
+if TYPE_CHECKING:  # pandas is imported by the tables that need it, not on `tarsim simulate`'s import path
+    import pandas as pd
 
 
 @dataclass

@@ -1,0 +1,132 @@
+"""Speed paths of issue 13: one feature cache per user, lean imports on the simulate path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tarsim.features
+from tarsim.cli import main
+from tarsim.data import write_collection, write_qrels, write_topics
+from tarsim.data.collection import Document
+from tarsim.features import default_cache_dir, resolve_cache_dir
+
+WORDS = ["oil", "gold", "coffee", "crude", "price", "market", "bank", "rate", "grain", "wheat", "shares", "profit"]
+
+
+def _documents() -> list[Document]:
+    return [
+        Document(
+            f"d{i}", f"title {WORDS[i % 12]}", f"{WORDS[i % 12]} {WORDS[(i * 5) % 12]}. More {WORDS[(i + 3) % 12]}."
+        )
+        for i in range(24)
+    ]
+
+
+@pytest.fixture
+def collection(tmp_path) -> Path:
+    directory = tmp_path / "c"
+    write_collection(directory / "docs.jsonl", _documents())
+    write_topics(directory / "topics.tsv", {"t1": "oil gold"})
+    write_qrels(directory / "qrels.txt", {"t1": {"d0": 1, "d1": 1, "d12": 1, "d2": 0}})
+    return directory
+
+
+def _simulate(collection: Path, out: Path, *extra: str) -> int:
+    args = ["simulate", "--collection", str(collection), "--topic", "t1", "--max-effort", "2R+10", "--effort", "judge"]
+    return main([*args, "--out", str(out), *extra])
+
+
+def test_the_cache_location_follows_argument_then_environment_then_platformdirs(tmp_path, monkeypatch):
+    monkeypatch.setenv("TARSIM_CACHE_DIR", str(tmp_path / "env"))
+    assert default_cache_dir() == tmp_path / "env"
+    assert resolve_cache_dir(tmp_path / "arg") == tmp_path / "arg"
+    assert resolve_cache_dir(None) == tmp_path / "env"
+    monkeypatch.delenv("TARSIM_CACHE_DIR")
+    monkeypatch.setattr("platformdirs.user_cache_dir", lambda *a, **k: str(tmp_path / "user"))
+    assert default_cache_dir() == tmp_path / "user" / "features"
+
+
+def test_two_outputs_share_one_cache_entry_and_the_second_builds_nothing(tmp_path, collection, monkeypatch):
+    cache = Path(os.environ["TARSIM_CACHE_DIR"])  # the private cache of conftest.py
+    assert _simulate(collection, tmp_path / "first") == 0
+    entries = sorted(cache.glob("features-*.npz"))
+    assert len(entries) == 1
+    assert not (tmp_path / "first" / "cache").exists()  # nothing cached inside the output any more
+    monkeypatch.setattr(tarsim.features, "build_features", lambda *a, **k: pytest.fail("second run built features"))
+    assert _simulate(collection, tmp_path / "second") == 0
+    assert sorted(cache.glob("features-*.npz")) == entries
+    first, second = (tmp_path / name / "ledgers" / "t1.jsonl" for name in ("first", "second"))
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_cache_dir_option_moves_the_cache(tmp_path, collection):
+    assert _simulate(collection, tmp_path / "out", "--cache-dir", str(tmp_path / "mine")) == 0
+    assert len(list((tmp_path / "mine").glob("features-*.npz"))) == 1
+    assert not list(Path(os.environ["TARSIM_CACHE_DIR"]).iterdir())
+
+
+def test_cache_info_and_clear(tmp_path, collection, capsys):
+    cache = tmp_path / "cache"
+    assert _simulate(collection, tmp_path / "out", "--cache-dir", str(cache)) == 0
+    (cache / "notes.txt").write_text("not tarsim's")
+    capsys.readouterr()
+    assert main(["cache", "info", "--cache-dir", str(cache)]) == 0
+    out = capsys.readouterr().out
+    entry = next(cache.glob("features-*.npz"))
+    assert f"cache: {cache} (--cache-dir)" in out
+    assert "1 feature entry, 1 file(s)" in out
+    assert entry.name in out and str(collection / "docs.jsonl") in out and "min_df=2" in out
+    assert main(["cache", "clear", "--cache-dir", str(cache)]) == 0
+    assert "removed 1 file(s)" in capsys.readouterr().out
+    assert sorted(p.name for p in cache.iterdir()) == ["notes.txt"]  # only tarsim's files go
+    assert main(["cache", "info", "--cache-dir", str(cache)]) == 0
+    assert "0 feature entries, 0 file(s), 0 B" in capsys.readouterr().out
+
+
+def test_cache_info_reports_the_environment_variable_and_a_damaged_entry(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TARSIM_CACHE_DIR", str(tmp_path))
+    (tmp_path / "features-0123-abcd-v3.npz").write_bytes(b"not a zip")
+    assert main(["cache", "info"]) == 0
+    out = capsys.readouterr().out
+    assert f"cache: {tmp_path} ($TARSIM_CACHE_DIR)" in out
+    assert "features-0123-abcd-v3.npz" in out and "<unreadable: " in out
+
+
+PROBE = """
+import sys
+
+BLOCKED = {"pandas", "matplotlib", "dask", "pyarrow"}
+
+
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"blocked {name}", name=name)
+
+
+sys.meta_path.insert(0, Block())
+import tarsim.api, tarsim.cli, tarsim.cli.simulate, tarsim.features, tarsim.simulator.run
+
+tarsim.cli.build_parser("simulate")
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_the_simulate_command_imports_no_dataframe_or_plotting_library():
+    """With pandas, pyarrow, matplotlib and dask made unimportable the simulate path still imports.
+
+    scikit-learn >= 1.6 itself imports pandas when it is installed (sklearn.utils.fixes, optional there), so the
+    probe blocks those libraries rather than looking for them in sys.modules: any import by tarsim would fail.
+    """
+    src = str(Path(tarsim.features.__file__).parents[1])
+    env = {**os.environ, "PYTHONPATH": src}
+    probe = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
+    assert probe.returncode == 0, probe.stderr.strip().splitlines()[-1:]
+    modules = set(probe.stdout.split())
+    assert {"tarsim.simulator.run", "tarsim.cli.simulate", "sklearn"} <= modules  # the probe did import the path
+    assert not {"pandas", "matplotlib", "dask", "pyarrow"} & {name.split(".")[0] for name in modules}
