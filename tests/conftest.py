@@ -17,6 +17,14 @@ def shared_dataset(*parts: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_feature_cache(tmp_path_factory):
+    """A private feature cache for session- and module-scoped fixtures (set up before any per-test fixture)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TARSIM_CACHE_DIR", str(tmp_path_factory.mktemp("session-feature-cache")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _private_feature_cache(tmp_path_factory, monkeypatch):
     """Every test gets its own empty feature cache: tests never write to (or read) the user's real cache."""

@@ -130,3 +130,37 @@ def test_the_simulate_command_imports_no_dataframe_or_plotting_library():
     modules = set(probe.stdout.split())
     assert {"tarsim.simulator.run", "tarsim.cli.simulate", "sklearn"} <= modules  # the probe did import the path
     assert not {"pandas", "matplotlib", "dask", "pyarrow"} & {name.split(".")[0] for name in modules}
+
+
+SWEEP = """\
+[sweep]
+seeds = 3
+policies = ["relevance"]
+strategies = ["sentence/document"]
+effort_models = ["judge"]
+stopping = ["budget:2R+100"]
+
+[[collections]]
+path = "demo"
+topics = ["T1"]
+
+[review]
+max_effort = "2R+20"
+"""
+
+
+def test_a_sweep_builds_features_once_and_a_second_sweep_not_at_all(tmp_path, monkeypatch):
+    import tarsim.sweep.worker
+
+    config = tmp_path / "sweep.toml"
+    config.write_text(SWEEP, encoding="utf-8")
+    builds, loads = [], []
+    build, load = tarsim.features.build_features, tarsim.sweep.worker.load_features
+    monkeypatch.setattr(tarsim.features, "build_features", lambda *a, **k: builds.append(1) or build(*a, **k))
+    monkeypatch.setattr(tarsim.sweep.worker, "load_features", lambda *a, **k: loads.append(1) or load(*a, **k))
+    assert main(["sweep", str(config), "--out", str(tmp_path / "a")]) == 0
+    assert len(list((tmp_path / "a" / "ledgers").iterdir())) == 3
+    assert (builds, loads) == ([1], [])  # three runs: one build, and the runs reuse it in memory
+    assert main(["sweep", str(config), "--out", str(tmp_path / "b")]) == 0
+    assert builds == [1]  # the second study finds the user's cache
+    assert not (tmp_path / "a" / "cache").exists()
