@@ -9,7 +9,8 @@ import sys
 import warnings
 from pathlib import Path
 
-from tarsim.data import read_qrels, read_run
+from tarsim.data import read_qrels
+from tarsim.data.runs import read_run_table as read_run  # columns read at C speed; a dict when it cannot
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.metrics import DEFAULT_MEASURES, aggregate, evaluate_run, parse_measures
 from tarsim.metrics.compare_runs import compare_runs
