@@ -164,3 +164,83 @@ def test_a_sweep_builds_features_once_and_a_second_sweep_not_at_all(tmp_path, mo
     assert main(["sweep", str(config), "--out", str(tmp_path / "b")]) == 0
     assert builds == [1]  # the second study finds the user's cache
     assert not (tmp_path / "a" / "cache").exists()
+
+
+# ---- evaluation: runs read as columns ------------------------------------------------------------------------
+
+RUN_LINES = [
+    "t1 Q0 d1 1 3.5 x",
+    "t1 Q0 d2 2 2.0 x",
+    "t1 Q0 d3 3 2.0 x",  # tied with d2 and d9: trec_eval orders ties by docid descending
+    "t1 Q0 d9 4 2.0 x",
+    "t2 Q0 d1 1 1.0 x",
+    "t2 Q0 d5 2 0.5 x",
+    "t3 Q0 d7 1 9.0 x",  # a topic the qrels do not judge
+    "t1 Q0 d4 5 -1e-3 x",  # topics need not be contiguous
+]
+QRELS = {"t1": {"d3": 2, "d4": 1, "d8": 1, "d1": 0}, "t2": {"d5": 1}, "t4": {"d1": 1}}
+
+
+def _write(path: Path, text: str | bytes) -> Path:
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+def test_a_run_read_as_columns_scores_exactly_as_the_dict_reader(tmp_path):
+    from tarsim.data import read_run
+    from tarsim.data.runs import RunTable, read_run_table
+    from tarsim.metrics import evaluate_run
+
+    path = _write(tmp_path / "run", "\n".join(RUN_LINES) + "\n")
+    table = read_run_table(path)
+    assert isinstance(table, RunTable) and len(table) == len(RUN_LINES)
+    assert table.to_dict() == read_run(path)
+    for missing in ("zero", "skip"):
+        by_columns = evaluate_run(QRELS, table, ["R@2", "RPrec", "AP", "nDCG@3", "RR", "P@4"], missing=missing)
+        by_dict = evaluate_run(QRELS, read_run(path), ["R@2", "RPrec", "AP", "nDCG@3", "RR", "P@4"], missing=missing)
+        assert by_columns == by_dict
+    # d3 ranks 3rd (behind d1 and the tie-winner d9), so RR is 1/3; d4 ranks 5th; d8 is not retrieved
+    assert evaluate_run(QRELS, table, ["RR", "R@4"])["t1"] == {"RR": 1 / 3, "R@4": 1 / 3}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "t1\tQ0 d1 1 3.5 x\nt1 Q0 d2 2 1.0 x\n",  # a tab
+        "t1 Q0  d1 1 3.5 x\n",  # two spaces
+        " t1 Q0 d1 1 3.5 x\n",  # a leading space
+        "t1 Q0 d1 1 3.5 x \n",  # a trailing space
+        "t1 Q0 d1 1 3.5 x\r\nt1 Q0 d2 2 1.0 x\r\n",  # CRLF
+        "\ufefft1 Q0 d1 1 3.5 x\n",  # a BOM
+        "t1 Q0 d1 1 3.5 x\n\n\nt1 Q0 d2 2 1.0 x\n",  # blank lines
+        "t1 Q0 d\u00e91 1 3.5 x\n",  # non-ASCII
+        "t1 Q0 d1 1 1_0.5 x\n",  # a score float() takes
+    ],
+)
+def test_files_the_fast_reader_does_not_take_read_as_read_run_reads_them(tmp_path, text):
+    from tarsim.data import read_run
+    from tarsim.data.runs import read_run_table
+
+    path = _write(tmp_path / "run", text)
+    result = read_run_table(path)
+    assert isinstance(result, dict) and result == read_run(path)
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("t1 Q0 d1 1 3.5 x\nt1 Q0 d1 2 1.0 x\n", "run:2: duplicate docid 'd1' for topic 't1'"),
+        ("t1 Q0 d1 1 nan x\n", "run:1: "),
+        ("t1 Q0 d1 1.5 3.5 x\n", "run:1: "),
+        ("t1 Q0 d1 1 3.5\n", "run:1: expected 6 columns"),
+        ("t1 Q0 d1 1 NA x\n", "run:1: "),
+    ],
+)
+def test_bad_runs_are_refused_with_the_line_reader_s_message(tmp_path, text, problem):
+    from tarsim.data.runs import read_run_table
+    from tarsim.errors import InputError
+
+    path = _write(tmp_path / "run", text)
+    with pytest.raises(InputError) as caught:
+        read_run_table(path)
+    assert str(caught.value).startswith(str(tmp_path / problem)) and "\n" not in str(caught.value)
