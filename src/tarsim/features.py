@@ -419,6 +419,38 @@ def resolve_cache_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     return Path(cache_dir) if cache_dir is not None else default_cache_dir()
 
 
+CACHE_FILE_PATTERNS = ("features-*.npz", "docids-*.json", ".features-*.tmp", ".docids-*.tmp")
+"""Every file tarsim writes in a cache folder (entries, sweep docid lists, temporaries of killed writers)."""
+
+STALE_TEMPORARY_SECONDS = 3600
+"""clear_cache leaves younger temporaries alone: they may belong to a writer that is still running."""
+
+
+def cache_files(cache_dir: Path) -> list[Path]:
+    """tarsim's files in a cache folder, sorted by name ([] when the folder does not exist)."""
+    directory = Path(cache_dir)
+    if not directory.is_dir():
+        return []
+    return sorted({p for pattern in CACHE_FILE_PATTERNS for p in directory.glob(pattern) if p.is_file()})
+
+
+def clear_cache(cache_dir: Path) -> tuple[int, int]:
+    """Remove tarsim's files from a cache folder (other files stay); return (files removed, bytes freed)."""
+    import time
+
+    now, removed, freed = time.time(), 0, 0
+    for path in cache_files(cache_dir):
+        try:
+            size, modified = path.stat().st_size, path.stat().st_mtime
+            if path.name.endswith(".tmp") and now - modified <= STALE_TEMPORARY_SECONDS:
+                continue
+            path.unlink()
+        except FileNotFoundError:  # removed meanwhile by another process
+            continue
+        removed, freed = removed + 1, freed + size
+    return removed, freed
+
+
 def cache_path(cache_dir: Path, collection: Collection, settings: FeatureSettings) -> Path:
     """Where the features of this collection under these settings are cached (one file in `cache_dir`)."""
     return _cache_file(cache_dir, collection_digest(collection), settings)
