@@ -244,3 +244,14 @@ def test_bad_runs_are_refused_with_the_line_reader_s_message(tmp_path, text, pro
     with pytest.raises(InputError) as caught:
         read_run_table(path)
     assert str(caught.value).startswith(str(tmp_path / problem)) and "\n" not in str(caught.value)
+
+
+def test_an_unwritable_cache_costs_a_warning_not_the_run(tmp_path, collection, capsys):
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache folder would be")
+    assert _simulate(collection, tmp_path / "out", "--cache-dir", str(blocked / "cache")) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "feature cache" in line]
+    assert len(lines) == 1 and lines[0].startswith("tarsim: warning: cannot write the feature cache ")
+    assert lines[0].endswith("(Not a directory): not cached")
+    assert (tmp_path / "out" / "ledgers" / "t1.jsonl").exists()

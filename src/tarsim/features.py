@@ -592,5 +592,9 @@ def cached_features(
         except CacheError as error:
             warnings.warn(f"cache {path} is unreadable ({error.reason}): rebuilding", InputWarning, stacklevel=2)
     features = build_features(collection, settings)
-    save_features(path, features, collection_sha=digest, source=str(getattr(collection, "source", "")))
+    try:
+        save_features(path, features, collection_sha=digest, source=str(getattr(collection, "source", "")))
+    except OSError as error:  # a read-only or full cache folder costs speed, never the run
+        reason = error.strerror or str(error)
+        warnings.warn(f"cannot write the feature cache {path} ({reason}): not cached", InputWarning, stacklevel=2)
     return features
