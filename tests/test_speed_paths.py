@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import tarsim.features
@@ -255,3 +256,40 @@ def test_an_unwritable_cache_costs_a_warning_not_the_run(tmp_path, collection, c
     assert len(lines) == 1 and lines[0].startswith("tarsim: warning: cannot write the feature cache ")
     assert lines[0].endswith("(Not a directory): not cached")
     assert (tmp_path / "out" / "ledgers" / "t1.jsonl").exists()
+
+
+# ---- document counts without segmentation ------------------------------------------------------------------------
+
+
+def _same_counts(collection) -> None:
+    from tarsim.features import document_counts, segmented_document_counts
+
+    direct, direct_terms = document_counts(collection, n_jobs=1)
+    segmented, segmented_terms = segmented_document_counts(collection, n_jobs=1)
+    assert list(direct_terms) == list(segmented_terms)
+    for name in ("data", "indices", "indptr"):
+        assert np.array_equal(getattr(direct, name), getattr(segmented, name)), name
+
+
+def test_document_counts_from_the_text_equal_the_sums_of_sentence_counts_on_constructed_documents():
+    from tarsim.data.collection import Collection
+
+    documents = [
+        Document("a", "LOTUS <LOTS> EXTENDS", "Lotus said it will\nextend its upgrade. It rose.\n   Reuter"),
+        Document("b", "", "Methods: we did.; Results: fine (p<0.05).Conclusion: none"),
+        Document("c", "only a title", ""),
+        Document("d", "", "", sentences=("Given sentence one.", "and two")),
+        Document("e", "", ""),
+    ]
+    _same_counts(Collection(documents))
+
+
+@pytest.mark.parametrize("name", ["reuters21578", "srd/Cohen_2006_ADHD"])
+def test_document_counts_from_the_text_equal_the_sums_of_sentence_counts_on_real_data(name):
+    from itertools import islice
+
+    from conftest import shared_dataset
+    from tarsim.data.collection import Collection, iter_documents
+
+    path = shared_dataset(*name.split("/"), "docs.jsonl")
+    _same_counts(Collection(list(islice(iter_documents(path), 400)), source=str(path)))

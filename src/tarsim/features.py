@@ -271,6 +271,59 @@ def _merge_counts(parts: Sequence[_ChunkCounts]) -> tuple[sp.csr_matrix, np.ndar
     return sp.vstack(blocks, format="csr"), terms
 
 
+def _document_text(document: Document) -> str:
+    """The text whose tokens are the document's: its own sentences when given, else its title and text."""
+    if document.sentences is not None:
+        return "\n".join(document.sentences)
+    return document.title + "\n" + document.text
+
+
+def _count_documents_chunk(documents: Sequence[Document], stem: bool) -> _ChunkCounts:
+    """Count a chunk's document terms straight from the text, without segmenting it."""
+    vectoriser = CountVectorizer(analyzer=make_analyser(stem), dtype=np.int32)
+    try:
+        counts = vectoriser.fit_transform([_document_text(document) for document in documents]).tocsr()
+        terms = vectoriser.get_feature_names_out()
+    except ValueError:  # no term in this chunk at all
+        counts, terms = sp.csr_matrix((len(documents), 0), dtype=np.int32), np.array([], dtype=object)
+    return _ChunkCounts(np.ones(len(documents), dtype=np.int64), np.zeros(0, dtype=np.int32), counts, terms)
+
+
+def document_counts(
+    collection: Collection, settings: FeatureSettings | None = None, n_jobs: int | None = None
+) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Term counts of every document (sorted columns) and the sorted terms, taken from the text unsegmented.
+
+    Alphabetic tokens never cross a sentence boundary, so these are the sums of the documents' sentence counts
+    that build_features computes (checked on all of Reuters-21578 and srd by benchmarks/document_counts.py and
+    on a sample by tests/test_speed_paths.py): the groundwork for building document-only features without
+    segmentation. Not yet used by the simulator.
+    """
+    settings = settings or FeatureSettings()
+    parts = _map_chunks(_count_documents_chunk, _chunks(collection, n_jobs), settings.stem, n_jobs=n_jobs)
+    counts, terms = _merge_counts(parts)
+    counts.sort_indices()
+    return counts, terms
+
+
+def segmented_document_counts(
+    collection: Collection, settings: FeatureSettings | None = None, n_jobs: int | None = None
+) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Document term counts as build_features takes them: the sums of the segmented sentences' counts."""
+    settings = settings or FeatureSettings()
+    parts = _map_chunks(_count_chunk, _chunks(collection, n_jobs), settings.stem, n_jobs=n_jobs)
+    lengths = np.concatenate([part.sentences_per_document for part in parts])
+    sentence_counts, terms = _merge_counts(parts)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    membership = sp.csr_matrix(
+        (np.ones(offsets[-1], dtype=np.int32), np.arange(offsets[-1]), offsets), shape=(len(lengths), offsets[-1])
+    )
+    counts = (membership @ sentence_counts).tocsr()
+    counts.sort_indices()
+    return counts, terms
+
+
 def build_features(
     collection: Collection, settings: FeatureSettings | None = None, n_jobs: int | None = None
 ) -> Features:
