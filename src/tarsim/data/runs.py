@@ -183,10 +183,15 @@ def _plain_layout(data: bytes) -> bool:
     if not data.isascii() or data[:1] == b" " or data[-1:] == b" ":
         return False
     codes = np.frombuffer(data, dtype=np.uint8)
-    if np.count_nonzero(codes < 0x20) != data.count(b"\n"):  # a control character other than "\n"
-        return False
-    separator = (codes == 0x20) | (codes == 0x0A)
-    return not (separator[1:] & separator[:-1]).any()  # no two separators in a row: no empty field
+    step = 1 << 24  # in blocks, so that the temporary masks stay small however large the run
+    for start in range(0, len(codes), step):
+        block = codes[start : start + step + 1]  # one byte of overlap: a pair across blocks is seen
+        if np.count_nonzero(block[:step] < 0x20) != np.count_nonzero(block[:step] == 0x0A):
+            return False  # a control character other than "\n"
+        separator = (block == 0x20) | (block == 0x0A)
+        if (separator[1:] & separator[:-1]).any():
+            return False  # two separators in a row: an empty field, a blank line or a space at a line's end
+    return True
 
 
 def _parse_run_columns(data: bytes) -> RunTable | None:
