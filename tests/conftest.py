@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,12 +20,17 @@ def shared_dataset(*parts: str) -> Path:
     return path
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _session_feature_cache(tmp_path_factory):
-    """A private feature cache for session- and module-scoped fixtures (set up before any per-test fixture)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("TARSIM_CACHE_DIR", str(tmp_path_factory.mktemp("session-feature-cache")))
-        yield
+_SESSION_CACHE = tempfile.mkdtemp(prefix="tarsim-test-feature-cache-")
+
+
+def pytest_configure(config) -> None:
+    """A private feature cache for the whole session, set before test modules are imported (some build a
+    subprocess environment from os.environ at import time)."""
+    os.environ["TARSIM_CACHE_DIR"] = _SESSION_CACHE
+
+
+def pytest_unconfigure(config) -> None:
+    shutil.rmtree(_SESSION_CACHE, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
