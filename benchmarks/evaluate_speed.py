@@ -2,7 +2,7 @@
 
 Generates (fixed seed) a TREC run of 5,000 topics x 1,000 documents with about 10 relevant documents per
 topic, then times, each in a fresh Python process:
-  tarsim API   read_qrels + read_run + evaluate_run + aggregate (time inside the process)
+  tarsim API   read_qrels + read_run_table + evaluate_run + aggregate (time inside the process)
   tarsim CLI   `tarsim evaluate QRELS RUN` (wall time of the whole command, interpreter start included)
   pytrec_eval  ir_measures with its pytrec_eval provider, reading the same files (time inside the process)
   ranx cold    ranx reading the files and evaluating in a fresh process with an empty numba cache
@@ -35,9 +35,10 @@ RANX_METRICS = ["recall@100", "recall@20", "ndcg@20", "r-precision", "map@100", 
 TARSIM_API = """
 import json, sys, time
 start = time.perf_counter()
-from tarsim.data import read_qrels, read_run
+from tarsim.data import read_qrels
+from tarsim.data.runs import read_run_table
 from tarsim.metrics import DEFAULT_MEASURES, aggregate, evaluate_run
-summary = aggregate(evaluate_run(read_qrels(sys.argv[1]), read_run(sys.argv[2]), DEFAULT_MEASURES))
+summary = aggregate(evaluate_run(read_qrels(sys.argv[1]), read_run_table(sys.argv[2]), DEFAULT_MEASURES))
 print(json.dumps({"seconds": time.perf_counter() - start, "values": summary}))
 """
 

@@ -39,7 +39,18 @@ def subset_config(work: Path, reviews: int | None) -> Path:
 
 
 def timed_sweep(config: Path, out: Path, jobs: int) -> float:
-    command = ["tarsim", "sweep", str(config), "--jobs", str(jobs), "--out", str(out)]
+    # A fresh feature cache per timing (inside OUT), so that every timing builds the features as it says.
+    command = [
+        "tarsim",
+        "sweep",
+        str(config),
+        "--jobs",
+        str(jobs),
+        "--out",
+        str(out),
+        "--cache-dir",
+        str(out / "cache"),
+    ]
     print("$", " ".join(command), flush=True)
     started = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,25 @@ def shared_dataset(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is absent (the shared datasets sit beside the checkout in CI)")
     return path
+
+
+_SESSION_CACHE = tempfile.mkdtemp(prefix="tarsim-test-feature-cache-")
+
+
+def pytest_configure(config) -> None:
+    """A private feature cache for the whole session, set before test modules are imported (some build a
+    subprocess environment from os.environ at import time)."""
+    os.environ["TARSIM_CACHE_DIR"] = _SESSION_CACHE
+
+
+def pytest_unconfigure(config) -> None:
+    shutil.rmtree(_SESSION_CACHE, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _private_feature_cache(tmp_path_factory, monkeypatch):
+    """Every test gets its own empty feature cache: tests never write to (or read) the user's real cache."""
+    monkeypatch.setenv("TARSIM_CACHE_DIR", str(tmp_path_factory.mktemp("feature-cache")))
 
 
 @pytest.fixture(scope="session")

@@ -301,7 +301,7 @@ def clean_run(tmp_path_factory):
     base = tmp_path_factory.mktemp("clean")
     data = _tiny_dataset(base / "c", _documents())
     args = ["simulate", "--collection", str(data), "--topic", "t1", "--max-effort", "2R+10", "--effort", "judge"]
-    assert main([*args, "--out", str(base / "out")]) == 0
+    assert main([*args, "--out", str(base / "out"), "--cache-dir", str(base / "out" / "cache")]) == 0
     return args, base / "out"
 
 
@@ -315,7 +315,7 @@ def test_a_damaged_cache_never_changes_a_ledger(tmp_path, capsys, clean_run, dam
     assert entry.exists()
     DAMAGE[damage][0](entry)
     capsys.readouterr()
-    assert main([*args, "--out", str(out)]) == 0
+    assert main([*args, "--out", str(out), "--cache-dir", str(out / "cache")]) == 0
     err = capsys.readouterr().err
     assert f"tarsim: warning: cache {entry} is unreadable (" in err
     assert (out / "ledgers" / "t1.jsonl").read_bytes() == reference
@@ -325,7 +325,7 @@ def test_a_cached_run_gives_the_ledger_of_a_cache_free_run(tmp_path, capsys, cle
     args, clean = clean_run
     shutil.copytree(clean / "cache", tmp_path / "warm" / "cache")
     capsys.readouterr()
-    assert main([*args, "--out", str(tmp_path / "warm")]) == 0
+    assert main([*args, "--out", str(tmp_path / "warm"), "--cache-dir", str(tmp_path / "warm" / "cache")]) == 0
     assert "unreadable" not in capsys.readouterr().err
     assert (tmp_path / "warm" / "ledgers" / "t1.jsonl").read_bytes() == (clean / "ledgers" / "t1.jsonl").read_bytes()
 

@@ -6,8 +6,8 @@ import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from sklearn.base import BaseEstimator
 
 from tarsim.components import validate
@@ -28,6 +28,9 @@ from tarsim.reporting.tables import (
 from tarsim.simulator.config import STRATEGIES, ReviewConfig, normalise_config
 from tarsim.simulator.run import review_topics
 from tarsim.synthetic import demo_dataset
+
+if TYPE_CHECKING:  # pandas is imported by the tables that need it, not on `tarsim simulate`'s import path
+    import pandas as pd
 
 
 @dataclass
@@ -112,6 +115,7 @@ def simulate(
     resume: bool = False,
     progress: Callable[[str], None] | None = None,
     unlabelled: str = "error",
+    cache_dir: PathLike | None = None,
     **settings,
 ) -> SimulationResult:
     """Simulate the review of each topic and return its ledgers and Recall@E tables.
@@ -121,7 +125,8 @@ def simulate(
     (feedback="sentence", seeding="random", seed_doc=[...], strategy="sentence/document", seed=3, ...).
     `learner` is a named learner (`tarsim list learner`) or any scikit-learn classifier.
     With `out`, ledgers and tables are written there as by the CLI. `unlabelled="skip"` leaves out the unlabelled
-    records of a screening file (default: they are an error).
+    records of a screening file (default: they are an error). Features are cached per user: in `cache_dir`, else
+    $TARSIM_CACHE_DIR, else platformdirs' user cache dir (`tarsim cache info`).
     """
     for model in effort:
         validate("effort", model)
@@ -130,13 +135,18 @@ def simulate(
     settings = review_settings(settings)
     config = replace(config, **settings) if config is not None else ReviewConfig(**settings)
     wanted = [topic] if isinstance(topic, str) else topic
+    cache = Path(cache_dir) if cache_dir is not None else None
     if out is None:
         data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
-        batch = review_topics(data, config, wanted, None, learner=learner, resume=resume, progress=progress)
+        batch = review_topics(
+            data, config, wanted, None, learner=learner, resume=resume, progress=progress, cache_dir=cache
+        )
         return SimulationResult(batch.ledgers, batch.config, batch.skipped, tuple(effort), None)
     with output_lock(out):  # taken before any work, held until the tables are written: one writer per output
         data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
-        batch = review_topics(data, config, wanted, Path(out), learner=learner, resume=resume, progress=progress)
+        batch = review_topics(
+            data, config, wanted, Path(out), learner=learner, resume=resume, progress=progress, cache_dir=cache
+        )
         write_simulation_reports(Path(out), list(batch.ledgers.values()), effort, batch.skipped)
     return SimulationResult(batch.ledgers, batch.config, batch.skipped, tuple(effort), Path(out))
 

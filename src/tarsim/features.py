@@ -36,7 +36,7 @@ from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.processes import exit_with_parent, local_parallel
 from tarsim.segmentation import segment_document
 
-FEATURES_FORMAT = 2
+FEATURES_FORMAT = 3
 """Bumped whenever the feature computation or the cache file layout changes, so that stale caches are not reused."""
 
 COLLECTION_DIGEST_PREFIX = b"tarsim collection v2\n"
@@ -333,6 +333,59 @@ def _merge_counts(parts: Sequence[_ChunkCounts]) -> tuple[sp.csr_matrix, np.ndar
     return sp.vstack(blocks, format="csr"), terms
 
 
+def _document_text(document: Document) -> str:
+    """The text whose tokens are the document's: its own sentences when given, else its title and text."""
+    if document.sentences is not None:
+        return "\n".join(document.sentences)
+    return document.title + "\n" + document.text
+
+
+def _count_documents_chunk(documents: Sequence[Document], stem: bool) -> _ChunkCounts:
+    """Count a chunk's document terms straight from the text, without segmenting it."""
+    vectoriser = CountVectorizer(analyzer=make_analyser(stem), dtype=np.int32)
+    try:
+        counts = vectoriser.fit_transform([_document_text(document) for document in documents]).tocsr()
+        terms = vectoriser.get_feature_names_out()
+    except ValueError:  # no term in this chunk at all
+        counts, terms = sp.csr_matrix((len(documents), 0), dtype=np.int32), np.array([], dtype=object)
+    return _ChunkCounts(np.ones(len(documents), dtype=np.int64), np.zeros(0, dtype=np.int32), counts, terms)
+
+
+def document_counts(
+    collection: Collection, settings: FeatureSettings | None = None, n_jobs: int | None = None
+) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Term counts of every document (sorted columns) and the sorted terms, taken from the text unsegmented.
+
+    Alphabetic tokens never cross a sentence boundary, so these are the sums of the documents' sentence counts
+    that build_features computes (checked on all of Reuters-21578 and srd by benchmarks/document_counts.py and
+    on a sample by tests/test_speed_paths.py): the groundwork for building document-only features without
+    segmentation. Not yet used by the simulator.
+    """
+    settings = settings or FeatureSettings()
+    parts = _map_chunks(_count_documents_chunk, _chunks(collection, n_jobs), settings.stem, n_jobs=n_jobs)
+    counts, terms = _merge_counts(parts)
+    counts.sort_indices()
+    return counts, terms
+
+
+def segmented_document_counts(
+    collection: Collection, settings: FeatureSettings | None = None, n_jobs: int | None = None
+) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Document term counts as build_features takes them: the sums of the segmented sentences' counts."""
+    settings = settings or FeatureSettings()
+    parts = _map_chunks(_count_chunk, _chunks(collection, n_jobs), settings.stem, n_jobs=n_jobs)
+    lengths = np.concatenate([part.sentences_per_document for part in parts])
+    sentence_counts, terms = _merge_counts(parts)
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    membership = sp.csr_matrix(
+        (np.ones(offsets[-1], dtype=np.int32), np.arange(offsets[-1]), offsets), shape=(len(lengths), offsets[-1])
+    )
+    counts = (membership @ sentence_counts).tocsr()
+    counts.sort_indices()
+    return counts, terms
+
+
 def build_features(
     collection: Collection, settings: FeatureSettings | None = None, n_jobs: int | None = None
 ) -> Features:
@@ -435,6 +488,21 @@ _CACHE_READ_ERRORS = (
 """What reading a damaged .npz can raise (numpy, zipfile and scipy each have their own ways of failing)."""
 
 
+_META_KEYS = frozenset({"format", "collection", "settings", "arrays", "source"})
+
+
+def read_cache_meta(path: Path) -> dict:
+    """The meta record of a cache file, unverified and without reading its arrays (for `tarsim cache info`)."""
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            meta = json.loads(str(stored["meta"][()]))
+    except _CACHE_READ_ERRORS as error:
+        raise CacheError(path, f"{type(error).__name__}: {error}".splitlines()[0]) from None
+    if not isinstance(meta, dict):
+        raise CacheError(path, "no valid meta record")
+    return meta
+
+
 def arrays_checksum(arrays: dict[str, np.ndarray]) -> str:
     """SHA-256 over the arrays' names, dtypes, shapes and bytes in name order (each array's length is implied)."""
     digest = hashlib.sha256()
@@ -449,13 +517,66 @@ def _cache_file(cache_dir: Path, digest: str, settings: FeatureSettings) -> Path
     return Path(cache_dir) / f"features-{digest[:24]}-{settings.digest()}-v{FEATURES_FORMAT}.npz"
 
 
+CACHE_ENV = "TARSIM_CACHE_DIR"
+"""Environment variable that moves the user's feature cache (--cache-dir and cache_dir= take precedence)."""
+
+
+def default_cache_dir() -> Path:
+    """The user's feature cache: $TARSIM_CACHE_DIR, else platformdirs' user cache dir; shared by every output."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return Path(configured)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("tarsim", appauthor=False)) / "features"
+
+
+def resolve_cache_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """`cache_dir` when given, else the user's feature cache (default_cache_dir)."""
+    return Path(cache_dir) if cache_dir is not None else default_cache_dir()
+
+
+CACHE_FILE_PATTERNS = ("features-*.npz", "docids-*.json", ".features-*.tmp", ".docids-*.tmp")
+"""Every file tarsim writes in a cache folder (entries, sweep docid lists, temporaries of killed writers)."""
+
+STALE_TEMPORARY_SECONDS = 3600
+"""clear_cache leaves younger temporaries alone: they may belong to a writer that is still running."""
+
+
+def cache_files(cache_dir: Path) -> list[Path]:
+    """tarsim's files in a cache folder, sorted by name ([] when the folder does not exist)."""
+    directory = Path(cache_dir)
+    if not directory.is_dir():
+        return []
+    return sorted({p for pattern in CACHE_FILE_PATTERNS for p in directory.glob(pattern) if p.is_file()})
+
+
+def clear_cache(cache_dir: Path) -> tuple[int, int]:
+    """Remove tarsim's files from a cache folder (other files stay); return (files removed, bytes freed)."""
+    import time
+
+    now, removed, freed = time.time(), 0, 0
+    for path in cache_files(cache_dir):
+        try:
+            size, modified = path.stat().st_size, path.stat().st_mtime
+            if path.name.endswith(".tmp") and now - modified <= STALE_TEMPORARY_SECONDS:
+                continue
+            path.unlink()
+        except FileNotFoundError:  # removed meanwhile by another process
+            continue
+        removed, freed = removed + 1, freed + size
+    return removed, freed
+
+
 def cache_path(cache_dir: Path, collection: Collection, settings: FeatureSettings) -> Path:
     """Where the features of this collection under these settings are cached (one file in `cache_dir`)."""
     return _cache_file(cache_dir, collection_digest(collection), settings)
 
 
-def save_features(path: Path, features: Features, collection_sha: str = "") -> None:
+def save_features(path: Path, features: Features, collection_sha: str = "", source: str = "") -> None:
     """Write features to one .npz file with a checksum of its arrays, the settings and the collection digest.
+
+    `source` (where the collection was read from) is only shown by `tarsim cache info`.
 
     Written atomically under a unique temporary name, so two processes writing the same entry leave one
     complete file and a reader never sees a partial one.
@@ -476,6 +597,7 @@ def save_features(path: Path, features: Features, collection_sha: str = "") -> N
         "collection": collection_sha,
         "settings": asdict(features.settings),
         "arrays": arrays_checksum(arrays),
+        "source": source,
     }
     with atomic_write(path, "wb") as handle:
         np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
@@ -498,7 +620,7 @@ def _read_cache(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
         dtype = arrays[name].dtype
         if arrays[name].ndim != 1 or (dtype.kind if len(kind) == 1 else dtype.name) != kind:
             raise CacheError(path, f"{name} has dtype {arrays[name].dtype} and shape {arrays[name].shape}")
-    if not isinstance(meta, dict) or set(meta) != {"format", "collection", "settings", "arrays"}:
+    if not isinstance(meta, dict) or set(meta) != _META_KEYS:
         raise CacheError(path, "no valid meta record")
     return meta, arrays
 
@@ -587,5 +709,9 @@ def cached_features(
         except CacheError as error:
             warnings.warn(f"cache {path} is unreadable ({error.reason}): rebuilding", InputWarning, stacklevel=2)
     features = build_features(collection, settings)
-    save_features(path, features, collection_sha=digest)
+    try:
+        save_features(path, features, collection_sha=digest, source=str(getattr(collection, "source", "")))
+    except OSError as error:  # a read-only or full cache folder costs speed, never the run
+        reason = error.strerror or str(error)
+        warnings.warn(f"cannot write the feature cache {path} ({reason}): not cached", InputWarning, stacklevel=2)
     return features

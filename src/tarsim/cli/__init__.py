@@ -33,6 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "retrieve": ("tarsim.cli.retrieve", "BM25 retrieval over a collection, writing a TREC run"),
     "bench": ("tarsim.cli.bench", "run a legal-retrieval benchmark's BM25 baseline and its measure table"),
     "data": ("tarsim.cli.data", "list, fetch and convert datasets"),
+    "cache": ("tarsim.cli.cache", "show (info) or empty (clear) the user's feature cache"),
     "list": ("tarsim.cli.list", "list learners, policies, batch schedules, effort models, oracles and stopping rules"),
 }
 

@@ -9,7 +9,8 @@ import sys
 import warnings
 from pathlib import Path
 
-from tarsim.data import read_qrels, read_run
+from tarsim.data import read_qrels
+from tarsim.data.runs import read_run_table  # columns read at C speed (a dict where they cannot be)
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.metrics import DEFAULT_MEASURES, evaluate_run, parse_measures
 from tarsim.metrics.averaging import AVERAGES, average
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         if len(args.compare) < 2:
             raise InputError("tarsim evaluate", None, "--compare needs at least two runs")
         return _compare(args, qrels, measures)
-    run = read_run(args.run)
+    run = read_run_table(args.run)
     _check_coverage(qrels, run, args.missing, args.run)
     per_query = evaluate_run(qrels, run, measures, missing=args.missing)
     names = [m.name for m in measures]
@@ -133,7 +134,7 @@ def _print_table(header: list[str], rows: list[list[str]]) -> None:
 
 
 def _compare(args: argparse.Namespace, qrels, measures) -> int:
-    runs = [(path, read_run(path)) for path in args.compare]
+    runs = [(path, read_run_table(path)) for path in args.compare]
     for path, run in runs:
         _check_coverage(qrels, run, args.missing, path)
     base_path = runs[0][0]

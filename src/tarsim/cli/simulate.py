@@ -46,6 +46,11 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
     output.add_argument("--out", default="tarsim-out", metavar="DIR", help="output directory (default: tarsim-out)")
     output.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="feature cache (default: $TARSIM_CACHE_DIR, else the user cache dir; see tarsim cache info)",
+    )
+    output.add_argument(
         "--resume", action="store_true", help="keep complete ledgers of an earlier run with the same settings"
     )
     parser.set_defaults(handler=run)
@@ -91,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
                 effort=effort,
                 out=out,
                 resume=args.resume,
+                cache_dir=args.cache_dir,
                 progress=(lambda topic: tick()) if tick else None,
             )
         finally:

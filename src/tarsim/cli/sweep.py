@@ -21,6 +21,11 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="run only the runs without a complete ledger")
     parser.add_argument("--out", metavar="DIR", help="output directory (default: the config's sweep.out)")
     parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="feature cache (default: $TARSIM_CACHE_DIR, else the user cache dir); Dask workers must see it",
+    )
+    parser.add_argument(
         "--retries", type=int, default=1, metavar="N", help="Dask: times a failing run is retried (default 1)"
     )
     parser.add_argument("--dry-run", action="store_true", help="validate and print the plan without running it")
@@ -55,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
             resume=args.resume,
             retries=args.retries,
             progress=bar.open,
+            cache_dir=Path(args.cache_dir) if args.cache_dir else None,
         )
     finally:
         bar.close()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tarsim.data.runs import RunTable
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.metrics.measures import DEFAULT_MEASURES, Measure, parse_measure
 
@@ -54,10 +55,17 @@ def _check_missing(missing: str) -> None:
         raise ConfigError(f"missing must be one of {', '.join(MISSING)}, got {missing!r}")
 
 
-def run_coverage(qrels: Qrels, run: Run) -> RunCoverage:
+def _run_topics(run: Run | RunTable) -> set[str]:
+    """Topics with at least one run line."""
+    if isinstance(run, RunTable):
+        return set(run.topics)  # every code names a topic of some line
+    return {topic for topic, ranked in run.items() if ranked}
+
+
+def run_coverage(qrels: Qrels, run: Run | RunTable) -> RunCoverage:
     """Count the scored qrels topics without a run line and the run topics absent from the qrels."""
     scored = _scored_topics(qrels)
-    covered = {topic for topic, ranked in run.items() if ranked}
+    covered = _run_topics(run)
     return RunCoverage(
         qrels_topics=len(scored),
         without_run=sum(1 for topic in scored if topic not in covered),
@@ -66,7 +74,7 @@ def run_coverage(qrels: Qrels, run: Run) -> RunCoverage:
     )
 
 
-def check_run_coverage(qrels: Qrels, run: Run, missing: str = "zero", source: str = "run") -> RunCoverage:
+def check_run_coverage(qrels: Qrels, run: Run | RunTable, missing: str = "zero", source: str = "run") -> RunCoverage:
     """Warn (InputWarning, one line each, with counts) when the run and the qrels cover different topics.
 
     With `missing="skip"` and no qrels topic left to score, raise an InputError naming `source`, since an
@@ -185,8 +193,46 @@ def _compute(
     return values, defined
 
 
+def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tuple[list[int], list[float], list[int]]:
+    """_relevant_ranks for every topic at once from a RunTable: (topic index, rank, grade) of relevant documents.
+
+    Per topic one sort of its scores and a searchsorted per relevant document, as _relevant_ranks; ties in score
+    are ordered by docid descending (trec_eval's order), looked up only for the tied documents.
+    """
+    code_of = {topic: code for code, topic in enumerate(run.topics)}
+    relevant = [[(docid, grade) for docid, grade in qrels[topic].items() if grade > 0] for topic in topics]
+    counts = [len(pairs) for pairs in relevant]
+    tix = np.repeat(np.arange(len(topics), dtype=np.int64), counts)
+    grades = [grade for pairs in relevant for _, grade in pairs]
+    topic_codes = np.array([code_of.get(topic, -1) for topic in topics], dtype=np.int64)[tix]
+    docid_codes = run.docid_codes_of([docid for pairs in relevant for docid, _ in pairs]) if grades else tix
+    rows = run.rows_of(topic_codes, docid_codes) if grades else tix
+    present = np.where(rows >= 0, run.scores[rows], math.nan)
+    ranks = np.full(len(tix), math.inf)
+    bounds = np.r_[0, np.cumsum(counts)]
+    for index, topic in enumerate(topics):
+        first, last = bounds[index], bounds[index + 1]
+        code = code_of.get(topic)
+        if code is None or first == last:
+            continue
+        topic_rows = run.order[run.starts[code] : run.starts[code + 1]]
+        scores = np.sort(run.scores[topic_rows])
+        wanted = present[first:last]
+        right = np.searchsorted(scores, wanted, side="right")
+        left = np.searchsorted(scores, wanted, side="left")
+        found = ~np.isnan(wanted)
+        ranks[first:last][found] = (len(scores) - right + 1)[found]
+        for i in np.flatnonzero((right - left > 1) & found).tolist():
+            # Ties in score: those with a greater docid (compared as str, as trec_eval's order) rank ahead.
+            tied = topic_rows[run.scores[topic_rows] == wanted[i]]
+            own = run.docids[int(docid_codes[first + i])].as_py()
+            names = run.docids.take(run.docid_codes[tied]).to_pylist()
+            ranks[first + i] += sum(1 for name in names if name > own)
+    return tix, ranks, grades
+
+
 def evaluate_run(
-    qrels: Qrels, run: Run, measures: Iterable[Measure | str] = DEFAULT_MEASURES, *, missing: str = "zero"
+    qrels: Qrels, run: Run | RunTable, measures: Iterable[Measure | str] = DEFAULT_MEASURES, *, missing: str = "zero"
 ) -> PerQuery:
     """Score a run: {topic: {measure name: value}} for every qrels topic with a relevant document.
 
@@ -203,11 +249,14 @@ def evaluate_run(
             wanted.append(measure)
     topics = _scored_topics(qrels)
     if missing == "skip":
-        topics = [topic for topic in topics if run.get(topic)]
+        covered = _run_topics(run)
+        topics = [topic for topic in topics if topic in covered]
     tix_parts: list[int] = []
     rank_parts: list[float] = []
     grade_parts: list[int] = []
-    for index, topic in enumerate(topics):
+    if isinstance(run, RunTable):
+        tix_parts, rank_parts, grade_parts = _table_relevant_ranks(qrels, topics, run)
+    for index, topic in enumerate(topics if not isinstance(run, RunTable) else ()):
         grades, ranks = _relevant_ranks(qrels[topic], run.get(topic))
         tix_parts.extend([index] * len(grades))
         rank_parts.extend(ranks)

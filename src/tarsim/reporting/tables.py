@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from tarsim import __version__
 from tarsim.data.atomic import atomic_write
@@ -14,6 +13,9 @@ from tarsim.data.ledger import Ledger
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS, make_effort_model  # the one definition, re-exported here
 from tarsim.metrics import insights
 from tarsim.metrics.recall_effort import check_recall_kind, recall_at_effort, recall_curve, summary_row
+
+if TYPE_CHECKING:  # pandas is imported where a table is made: `tarsim simulate` starts without it
+    import pandas as pd
 
 RECALL_COLUMNS = ["topic", "strategy", "effort_model", "a", "b", "effort", "recall"]
 TIME_MODELS = ("seconds", "clock")
@@ -35,6 +37,8 @@ def recall_at_effort_frame(
     ledgers: Iterable[Ledger], effort_models: Sequence[str] = DEFAULT_EFFORT_MODELS, recall: str = "presented"
 ) -> pd.DataFrame:
     """One row per topic x effort model x (a, b): the tidy Recall@E table (recall `presented` or `found`)."""
+    import pandas as pd
+
     rows = [
         row for ledger in ledgers for model in effort_models for row in recall_at_effort(ledger, model, recall=recall)
     ]
@@ -44,6 +48,8 @@ def recall_at_effort_frame(
 def summary_frame(ledgers: Iterable[Ledger], recall: str = "presented") -> pd.DataFrame:
     """One row per topic: R, judgments, documents to 80/95/100% recall, WSS@95 (ASReview Insights', as the printed
     per-topic table), final recall."""
+    import pandas as pd
+
     rows = []
     for ledger in ledgers:
         screen = insights.screening(ledger)
@@ -55,6 +61,8 @@ def summary_frame(ledgers: Iterable[Ledger], recall: str = "presented") -> pd.Da
 
 def mean_recall_table(table: pd.DataFrame) -> pd.DataFrame:
     """Mean Recall@E over topics: rows aR+b, one column per effort model (and strategy when several)."""
+    import pandas as pd
+
     if table.empty:
         return pd.DataFrame()
     frame = table.assign(budget=[f"{a:g}R+{b:g}" for a, b in zip(table["a"], table["b"], strict=True)])
@@ -178,6 +186,8 @@ def format_topic_table(ledgers: Iterable[Ledger], recall: str = "presented") -> 
 
 def hours_to_recall(ledgers: Sequence[Ledger], effort_models: Sequence[str], recall: str = "presented") -> pd.DataFrame:
     """Mean hours to reach 80/95/100% recall under each time-based effort model (NaN when a topic never does)."""
+    import pandas as pd
+
     frame = {}
     for spec in effort_models:
         model = make_effort_model(spec)
@@ -242,6 +252,8 @@ def format_metrics_table(document: Mapping) -> str:
 
 def metrics_frame(document: Mapping) -> pd.DataFrame:
     """`tarsim metrics --format csv`: one row per review, the Recall@E grid as `recall@aR+b` columns, no TD."""
+    import pandas as pd
+
     rows = []
     for row in document["reviews"]:
         flat = {k: v for k, v in row.items() if k not in ("td", "recall_at_effort")}

@@ -17,7 +17,7 @@ from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import Ledger, iter_ledger_paths, ledger_from_lines, read_ledger, remove_partial_files
 from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError, InputError
-from tarsim.features import Features, cached_features, collection_digest
+from tarsim.features import Features, cached_features, collection_digest, resolve_cache_dir
 from tarsim.learners import LEARNER_RECORDS
 from tarsim.policies import SeedingChoice
 from tarsim.simulator.config import ReviewConfig, normalise_config, normalise_header
@@ -190,20 +190,22 @@ def review_topics(
     features: Features | None = None,
     resume: bool = False,
     progress: Callable[[str], None] | None = None,
+    cache_dir: Path | None = None,
 ) -> ReviewBatch:
     """Simulate the review of each topic; with `out`, ledgers go to OUT/ledgers/<topic>.jsonl.
 
-    Topics without a relevant document are skipped with a reason. With `resume`, a topic whose complete ledger
-    exists with the same configuration is read back instead of being reviewed again.
+    Features come from the user's feature cache (`cache_dir`, else $TARSIM_CACHE_DIR or platformdirs' user cache
+    dir) unless given. Topics without a relevant document are skipped with a reason. With `resume`, a topic whose
+    complete ledger exists with the same configuration is read back instead of being reviewed again.
     """
     selected = check_topics(dataset, topics)
     config = starting_config(config, [dataset.topics[topic] for topic in selected])
     check_priors(dataset, config, selected)
     if out is None:
-        return _review_topics(dataset, config, selected, None, learner, features, resume, progress)
+        return _review_topics(dataset, config, selected, None, learner, features, resume, progress, cache_dir)
     with output_lock(out):  # one writer per output folder, for the whole run
         remove_partial_files(Path(out) / "ledgers")  # left by a killed run; no other writer can be active now
-        return _review_topics(dataset, config, selected, Path(out), learner, features, resume, progress)
+        return _review_topics(dataset, config, selected, Path(out), learner, features, resume, progress, cache_dir)
 
 
 def check_priors(dataset: Dataset, config: ReviewConfig, topics: Sequence[str]) -> None:
@@ -224,9 +226,10 @@ def _review_topics(
     features: Features | None,
     resume: bool,
     progress: Callable[[str], None] | None,
+    cache_dir: Path | None = None,
 ) -> ReviewBatch:
     if features is None:
-        features = cached_features(dataset.collection, Path(out) / "cache" if out else None, config.features)
+        features = cached_features(dataset.collection, resolve_cache_dir(cache_dir), config.features)
     docids = dataset.collection.docids
     position = {docid: i for i, docid in enumerate(docids)}
     collection_sha = collection_digest(dataset.collection)

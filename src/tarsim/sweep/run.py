@@ -2,7 +2,9 @@
 the chosen backend, then write the tidy table from the complete ledgers.
 
 Outputs: OUT/ledgers/<run-id>.jsonl (one per run; written to a hidden .partial file and renamed when complete),
-OUT/cache/ (features and docids per collection, shared by all runs), OUT/results.parquet and OUT/results.csv.
+OUT/results.parquet and OUT/results.csv. Features and docids of each collection live in the user's feature cache
+(tarsim.features.resolve_cache_dir: --cache-dir, $TARSIM_CACHE_DIR or platformdirs' user cache dir), shared by all
+runs, sweeps and simulations.
 The whole sweep holds the output lock OUT/.tarsim.lock (tarsim.data.output_lock): one writer per output folder.
 """
 
@@ -21,7 +23,7 @@ from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import encode, read_ledger, remove_partial_files
 from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError
-from tarsim.features import cache_path, cached_features, collection_digest
+from tarsim.features import cache_path, cached_features, collection_digest, resolve_cache_dir
 from tarsim.processes import local_parallel
 from tarsim.simulator.config import normalise_header
 from tarsim.simulator.run import ledger_header
@@ -80,12 +82,14 @@ def sweep_out(config: SweepConfig, out: Path | None = None) -> Path:
     return Path(out or config.out or config.source.with_suffix("").name + "-out").resolve()
 
 
-def prepare_sweep(config: SweepConfig, out: Path | None = None, jobs: int = 1) -> PreparedSweep:
+def prepare_sweep(
+    config: SweepConfig, out: Path | None = None, jobs: int = 1, cache_dir: Path | None = None
+) -> PreparedSweep:
     """Load every collection, expand the plan, and build (or find cached) features once per collection."""
     out = sweep_out(config, out)
     datasets = load_collections(config)
     runs, skipped = expand_plan(config, datasets)
-    cache = out / "cache"
+    cache = resolve_cache_dir(cache_dir).resolve()
     tasks: list[RunTask] = []
     inputs: dict[str, tuple[str, str, str]] = {}
     used = {name: dataset for name, dataset in datasets.items() if any(run.collection == name for run in runs)}
@@ -158,8 +162,11 @@ def run_sweep(
     retries: int = 1,
     runner: Callable[[RunTask], RunResult] = execute_run,
     progress: Callable[[int, int], Callable[[], None] | None] | None = None,
+    cache_dir: Path | None = None,
 ) -> SweepOutcome:
     """Run every planned run that is missing (all of them without `resume`) and write the results table.
+
+    Features come from `cache_dir`, else the user's feature cache (tarsim.features.resolve_cache_dir).
 
     `progress(total, already_done)` may return a callable that is called once per finished run.
     """
@@ -172,7 +179,7 @@ def run_sweep(
     target = sweep_out(config, out)
     with output_lock(target):  # one writer per output folder, for the whole sweep
         remove_partial_files(target / "ledgers")  # left by a killed sweep; no other writer can be active now
-        outcome = _run_locked(config, target, backend, jobs, scheduler, resume, retries, runner, progress)
+        outcome = _run_locked(config, target, backend, jobs, scheduler, resume, retries, runner, progress, cache_dir)
         remove_partial_files(target / "ledgers")  # left by workers killed mid-run (their runs were retried)
     return outcome
 
@@ -187,8 +194,9 @@ def _run_locked(
     retries: int,
     runner: Callable[[RunTask], RunResult],
     progress: Callable[[int, int], Callable[[], None] | None] | None,
+    cache_dir: Path | None = None,
 ) -> SweepOutcome:
-    prepared = prepare_sweep(config, out, jobs)
+    prepared = prepare_sweep(config, out, jobs, cache_dir)
     outcome = SweepOutcome(prepared.out, prepared.runs, skipped=prepared.skipped)
     pending: list[RunTask] = []
     for task in prepared.tasks:

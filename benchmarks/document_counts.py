@@ -1,0 +1,62 @@
+"""Document term counts straight from the text against the sums of sentence counts (what build_features does).
+
+For Reuters-21578 and every srd review in ../shared/datasets: checks that `tarsim.features.document_counts`
+(no sentence segmentation) gives exactly the matrix and terms of `segmented_document_counts` (segment, count
+sentences, sum per document), and times both in the same process (all cores, as build_features).
+
+    python benchmarks/document_counts.py [--only NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from tarsim.data.collection import read_collection
+from tarsim.features import document_counts, segmented_document_counts
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def collections(only: list[str] | None) -> list[Path]:
+    found = [SHARED / "reuters21578", *sorted(p for p in (SHARED / "srd").iterdir() if p.is_dir())]
+    return [p for p in found if (p / "docs.jsonl").exists() and (not only or p.name in only)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", help="collection folder names")
+    args = parser.parse_args()
+    if not SHARED.exists():
+        print(f"{SHARED} is absent", file=sys.stderr)
+        return 2
+    print(
+        f"{'collection':<36} {'docs':>6} {'terms':>7} {'identical':>9} {'segmented s':>11} {'direct s':>9} {'ratio':>6}"
+    )
+    all_same = True
+    for folder in collections(args.only):
+        collection = read_collection(folder / "docs.jsonl")
+        started = time.perf_counter()
+        segmented, segmented_terms = segmented_document_counts(collection)
+        middle = time.perf_counter()
+        direct, direct_terms = document_counts(collection)
+        ended = time.perf_counter()
+        same = list(direct_terms) == list(segmented_terms) and all(
+            np.array_equal(getattr(direct, name), getattr(segmented, name)) for name in ("data", "indices", "indptr")
+        )
+        all_same &= same
+        seg, dir_ = middle - started, ended - middle
+        print(
+            f"{folder.name:<36} {len(collection):>6} {len(direct_terms):>7} {same!s:>9} {seg:>11.2f} {dir_:>9.2f}"
+            f" {seg / dir_:>6.1f}"
+        )
+    print(f"all identical: {all_same}")
+    return 0 if all_same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""`tarsim cache info|clear`: show or empty the user's feature cache (one per user, shared by every output)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, handler, help_text in (
+        ("info", info, "where the feature cache is, its entries, their sizes and collections"),
+        ("clear", clear, "remove every entry of the feature cache (other files in the folder are left alone)"),
+    ):
+        action = actions.add_parser(name, help=help_text, description=help_text)
+        action.add_argument(
+            "--cache-dir", metavar="DIR", help="the cache folder (default: $TARSIM_CACHE_DIR, else the user cache dir)"
+        )
+        action.set_defaults(handler=handler)
+
+
+def _size(n: float) -> str:
+    if n < 1000:
+        return f"{int(n)} B"
+    for unit in ("kB", "MB", "GB"):
+        n /= 1000
+        if n < 1000 or unit == "GB":
+            break
+    return f"{n:.1f} {unit}"
+
+
+def info(args: argparse.Namespace) -> int:
+    from tarsim.features import CACHE_ENV, CacheError, cache_files, read_cache_meta, resolve_cache_dir
+
+    directory = resolve_cache_dir(args.cache_dir)
+    files = cache_files(directory)
+    origin = "--cache-dir" if args.cache_dir else (f"${CACHE_ENV}" if os.environ.get(CACHE_ENV) else "default")
+    print(f"cache: {directory} ({origin})")
+    entries = [path for path in files if path.name.startswith("features-")]
+    total = sum(path.stat().st_size for path in files)
+    print(f"{len(entries)} feature entr{'y' if len(entries) == 1 else 'ies'}, {len(files)} file(s), {_size(total)}")
+    for path in entries:
+        try:
+            meta = read_cache_meta(path)
+            source = meta.get("source") or "<unknown>"
+            settings = ",".join(f"{k}={v}" for k, v in sorted(meta.get("settings", {}).items()))
+        except CacheError as error:
+            source, settings = f"<unreadable: {error.reason}>", ""
+        print(f"  {path.name}  {_size(path.stat().st_size):>9}  {source}  {settings}")
+    return 0
+
+
+def clear(args: argparse.Namespace) -> int:
+    from tarsim.features import clear_cache, resolve_cache_dir
+
+    directory = resolve_cache_dir(args.cache_dir)
+    removed, freed = clear_cache(directory)
+    print(f"removed {removed} file(s), {_size(freed)}, from {directory}")
+    return 0

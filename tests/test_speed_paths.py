@@ -1,0 +1,295 @@
+"""Speed paths of issue 13: one feature cache per user, lean imports on the simulate path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tarsim.features
+from tarsim.cli import main
+from tarsim.data import write_collection, write_qrels, write_topics
+from tarsim.data.collection import Document
+from tarsim.features import default_cache_dir, resolve_cache_dir
+
+WORDS = ["oil", "gold", "coffee", "crude", "price", "market", "bank", "rate", "grain", "wheat", "shares", "profit"]
+
+
+def _documents() -> list[Document]:
+    return [
+        Document(
+            f"d{i}", f"title {WORDS[i % 12]}", f"{WORDS[i % 12]} {WORDS[(i * 5) % 12]}. More {WORDS[(i + 3) % 12]}."
+        )
+        for i in range(24)
+    ]
+
+
+@pytest.fixture
+def collection(tmp_path) -> Path:
+    directory = tmp_path / "c"
+    write_collection(directory / "docs.jsonl", _documents())
+    write_topics(directory / "topics.tsv", {"t1": "oil gold"})
+    write_qrels(directory / "qrels.txt", {"t1": {"d0": 1, "d1": 1, "d12": 1, "d2": 0}})
+    return directory
+
+
+def _simulate(collection: Path, out: Path, *extra: str) -> int:
+    args = ["simulate", "--collection", str(collection), "--topic", "t1", "--max-effort", "2R+10", "--effort", "judge"]
+    return main([*args, "--out", str(out), *extra])
+
+
+def test_the_cache_location_follows_argument_then_environment_then_platformdirs(tmp_path, monkeypatch):
+    monkeypatch.setenv("TARSIM_CACHE_DIR", str(tmp_path / "env"))
+    assert default_cache_dir() == tmp_path / "env"
+    assert resolve_cache_dir(tmp_path / "arg") == tmp_path / "arg"
+    assert resolve_cache_dir(None) == tmp_path / "env"
+    monkeypatch.delenv("TARSIM_CACHE_DIR")
+    monkeypatch.setattr("platformdirs.user_cache_dir", lambda *a, **k: str(tmp_path / "user"))
+    assert default_cache_dir() == tmp_path / "user" / "features"
+
+
+def test_two_outputs_share_one_cache_entry_and_the_second_builds_nothing(tmp_path, collection, monkeypatch):
+    cache = Path(os.environ["TARSIM_CACHE_DIR"])  # the private cache of conftest.py
+    assert _simulate(collection, tmp_path / "first") == 0
+    entries = sorted(cache.glob("features-*.npz"))
+    assert len(entries) == 1
+    assert not (tmp_path / "first" / "cache").exists()  # nothing cached inside the output any more
+    monkeypatch.setattr(tarsim.features, "build_features", lambda *a, **k: pytest.fail("second run built features"))
+    assert _simulate(collection, tmp_path / "second") == 0
+    assert sorted(cache.glob("features-*.npz")) == entries
+    first, second = (tmp_path / name / "ledgers" / "t1.jsonl" for name in ("first", "second"))
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_cache_dir_option_moves_the_cache(tmp_path, collection):
+    assert _simulate(collection, tmp_path / "out", "--cache-dir", str(tmp_path / "mine")) == 0
+    assert len(list((tmp_path / "mine").glob("features-*.npz"))) == 1
+    assert not list(Path(os.environ["TARSIM_CACHE_DIR"]).iterdir())
+
+
+def test_cache_info_and_clear(tmp_path, collection, capsys):
+    cache = tmp_path / "cache"
+    assert _simulate(collection, tmp_path / "out", "--cache-dir", str(cache)) == 0
+    (cache / "notes.txt").write_text("not tarsim's")
+    capsys.readouterr()
+    assert main(["cache", "info", "--cache-dir", str(cache)]) == 0
+    out = capsys.readouterr().out
+    entry = next(cache.glob("features-*.npz"))
+    assert f"cache: {cache} (--cache-dir)" in out
+    assert "1 feature entry, 1 file(s)" in out
+    assert entry.name in out and str(collection / "docs.jsonl") in out and "min_df=2" in out
+    assert main(["cache", "clear", "--cache-dir", str(cache)]) == 0
+    assert "removed 1 file(s)" in capsys.readouterr().out
+    assert sorted(p.name for p in cache.iterdir()) == ["notes.txt"]  # only tarsim's files go
+    assert main(["cache", "info", "--cache-dir", str(cache)]) == 0
+    assert "0 feature entries, 0 file(s), 0 B" in capsys.readouterr().out
+
+
+def test_cache_info_reports_the_environment_variable_and_a_damaged_entry(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TARSIM_CACHE_DIR", str(tmp_path))
+    (tmp_path / "features-0123-abcd-v3.npz").write_bytes(b"not a zip")
+    assert main(["cache", "info"]) == 0
+    out = capsys.readouterr().out
+    assert f"cache: {tmp_path} ($TARSIM_CACHE_DIR)" in out
+    assert "features-0123-abcd-v3.npz" in out and "<unreadable: " in out
+
+
+PROBE = """
+import sys
+
+BLOCKED = {"pandas", "matplotlib", "dask", "pyarrow"}
+
+
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"blocked {name}", name=name)
+
+
+sys.meta_path.insert(0, Block())
+import tarsim.api, tarsim.cli, tarsim.cli.simulate, tarsim.features, tarsim.simulator.run
+
+tarsim.cli.build_parser("simulate")
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_the_simulate_command_imports_no_dataframe_or_plotting_library():
+    """With pandas, pyarrow, matplotlib and dask made unimportable the simulate path still imports.
+
+    scikit-learn >= 1.6 itself imports pandas when it is installed (sklearn.utils.fixes, optional there), so the
+    probe blocks those libraries rather than looking for them in sys.modules: any import by tarsim would fail.
+    """
+    src = str(Path(tarsim.features.__file__).parents[1])
+    env = {**os.environ, "PYTHONPATH": src}
+    probe = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
+    assert probe.returncode == 0, probe.stderr.strip().splitlines()[-1:]
+    modules = set(probe.stdout.split())
+    assert {"tarsim.simulator.run", "tarsim.cli.simulate", "sklearn"} <= modules  # the probe did import the path
+    assert not {"pandas", "matplotlib", "dask", "pyarrow"} & {name.split(".")[0] for name in modules}
+
+
+SWEEP = """\
+[sweep]
+seeds = 3
+policies = ["relevance"]
+strategies = ["sentence/document"]
+effort_models = ["judge"]
+stopping = ["budget:2R+100"]
+
+[[collections]]
+path = "demo"
+topics = ["T1"]
+
+[review]
+max_effort = "2R+20"
+"""
+
+
+def test_a_sweep_builds_features_once_and_a_second_sweep_not_at_all(tmp_path, monkeypatch):
+    import tarsim.sweep.worker
+
+    config = tmp_path / "sweep.toml"
+    config.write_text(SWEEP, encoding="utf-8")
+    builds, loads = [], []
+    build, load = tarsim.features.build_features, tarsim.sweep.worker.load_features
+    monkeypatch.setattr(tarsim.features, "build_features", lambda *a, **k: builds.append(1) or build(*a, **k))
+    monkeypatch.setattr(tarsim.sweep.worker, "load_features", lambda *a, **k: loads.append(1) or load(*a, **k))
+    assert main(["sweep", str(config), "--out", str(tmp_path / "a")]) == 0
+    assert len(list((tmp_path / "a" / "ledgers").iterdir())) == 3
+    assert (builds, loads) == ([1], [])  # three runs: one build, and the runs reuse it in memory
+    assert main(["sweep", str(config), "--out", str(tmp_path / "b")]) == 0
+    assert builds == [1]  # the second study finds the user's cache
+    assert not (tmp_path / "a" / "cache").exists()
+
+
+# ---- evaluation: runs read as columns ------------------------------------------------------------------------
+
+RUN_LINES = [
+    "t1 Q0 d1 1 3.5 x",
+    "t1 Q0 d2 2 2.0 x",
+    "t1 Q0 d3 3 2.0 x",  # tied with d2 and d9: trec_eval orders ties by docid descending
+    "t1 Q0 d9 4 2.0 x",
+    "t2 Q0 d1 1 1.0 x",
+    "t2 Q0 d5 2 0.5 x",
+    "t3 Q0 d7 1 9.0 x",  # a topic the qrels do not judge
+    "t1 Q0 d4 5 -1e-3 x",  # topics need not be contiguous
+]
+QRELS = {"t1": {"d3": 2, "d4": 1, "d8": 1, "d1": 0}, "t2": {"d5": 1}, "t4": {"d1": 1}}
+
+
+def _write(path: Path, text: str | bytes) -> Path:
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+def test_a_run_read_as_columns_scores_exactly_as_the_dict_reader(tmp_path):
+    from tarsim.data import read_run
+    from tarsim.data.runs import RunTable, read_run_table
+    from tarsim.metrics import evaluate_run
+
+    path = _write(tmp_path / "run", "\n".join(RUN_LINES) + "\n")
+    table = read_run_table(path)
+    assert isinstance(table, RunTable) and len(table) == len(RUN_LINES)
+    assert table.to_dict() == read_run(path)
+    for missing in ("zero", "skip"):
+        by_columns = evaluate_run(QRELS, table, ["R@2", "RPrec", "AP", "nDCG@3", "RR", "P@4"], missing=missing)
+        by_dict = evaluate_run(QRELS, read_run(path), ["R@2", "RPrec", "AP", "nDCG@3", "RR", "P@4"], missing=missing)
+        assert by_columns == by_dict
+    # d3 ranks 3rd (behind d1 and the tie-winner d9), so RR is 1/3; d4 ranks 5th; d8 is not retrieved
+    assert evaluate_run(QRELS, table, ["RR", "R@4"])["t1"] == {"RR": 1 / 3, "R@4": 1 / 3}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "t1\tQ0 d1 1 3.5 x\nt1 Q0 d2 2 1.0 x\n",  # a tab
+        "t1 Q0  d1 1 3.5 x\n",  # two spaces
+        " t1 Q0 d1 1 3.5 x\n",  # a leading space
+        "t1 Q0 d1 1 3.5 x \n",  # a trailing space
+        "t1 Q0 d1 1 3.5 x\r\nt1 Q0 d2 2 1.0 x\r\n",  # CRLF
+        "\ufefft1 Q0 d1 1 3.5 x\n",  # a BOM
+        "t1 Q0 d1 1 3.5 x\n\n\nt1 Q0 d2 2 1.0 x\n",  # blank lines
+        "t1 Q0 d\u00e91 1 3.5 x\n",  # non-ASCII
+        "t1 Q0 d1 1 1_0.5 x\n",  # a score float() takes
+    ],
+)
+def test_files_the_fast_reader_does_not_take_read_as_read_run_reads_them(tmp_path, text):
+    from tarsim.data import read_run
+    from tarsim.data.runs import read_run_table
+
+    path = _write(tmp_path / "run", text)
+    result = read_run_table(path)
+    assert isinstance(result, dict) and result == read_run(path)
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("t1 Q0 d1 1 3.5 x\nt1 Q0 d1 2 1.0 x\n", "run:2: duplicate docid 'd1' for topic 't1'"),
+        ("t1 Q0 d1 1 nan x\n", "run:1: "),
+        ("t1 Q0 d1 1.5 3.5 x\n", "run:1: "),
+        ("t1 Q0 d1 1 3.5\n", "run:1: expected 6 columns"),
+        ("t1 Q0 d1 1 NA x\n", "run:1: "),
+    ],
+)
+def test_bad_runs_are_refused_with_the_line_reader_s_message(tmp_path, text, problem):
+    from tarsim.data.runs import read_run_table
+    from tarsim.errors import InputError
+
+    path = _write(tmp_path / "run", text)
+    with pytest.raises(InputError) as caught:
+        read_run_table(path)
+    assert str(caught.value).startswith(str(tmp_path / problem)) and "\n" not in str(caught.value)
+
+
+def test_an_unwritable_cache_costs_a_warning_not_the_run(tmp_path, collection, capsys):
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache folder would be")
+    assert _simulate(collection, tmp_path / "out", "--cache-dir", str(blocked / "cache")) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "feature cache" in line]
+    assert len(lines) == 1 and lines[0].startswith("tarsim: warning: cannot write the feature cache ")
+    assert lines[0].endswith("(Not a directory): not cached")
+    assert (tmp_path / "out" / "ledgers" / "t1.jsonl").exists()
+
+
+# ---- document counts without segmentation ------------------------------------------------------------------------
+
+
+def _same_counts(collection) -> None:
+    from tarsim.features import document_counts, segmented_document_counts
+
+    direct, direct_terms = document_counts(collection, n_jobs=1)
+    segmented, segmented_terms = segmented_document_counts(collection, n_jobs=1)
+    assert list(direct_terms) == list(segmented_terms)
+    for name in ("data", "indices", "indptr"):
+        assert np.array_equal(getattr(direct, name), getattr(segmented, name)), name
+
+
+def test_document_counts_from_the_text_equal_the_sums_of_sentence_counts_on_constructed_documents():
+    from tarsim.data.collection import Collection
+
+    documents = [
+        Document("a", "LOTUS <LOTS> EXTENDS", "Lotus said it will\nextend its upgrade. It rose.\n   Reuter"),
+        Document("b", "", "Methods: we did.; Results: fine (p<0.05).Conclusion: none"),
+        Document("c", "only a title", ""),
+        Document("d", "", "", sentences=("Given sentence one.", "and two")),
+        Document("e", "", ""),
+    ]
+    _same_counts(Collection(documents))
+
+
+@pytest.mark.parametrize("name", ["reuters21578", "srd/Cohen_2006_ADHD"])
+def test_document_counts_from_the_text_equal_the_sums_of_sentence_counts_on_real_data(name):
+    from itertools import islice
+
+    from conftest import shared_dataset
+    from tarsim.data.collection import Collection, iter_documents
+
+    path = shared_dataset(*name.split("/"), "docs.jsonl")
+    _same_counts(Collection(list(islice(iter_documents(path), 400)), source=str(path)))
