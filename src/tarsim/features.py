@@ -481,6 +481,8 @@ _CACHE_READ_ERRORS = (
     MemoryError,
     OverflowError,
     zipfile.BadZipFile,
+    NotImplementedError,  # a flipped bit in a member header can name an unknown compression method
+    RuntimeError,  # ... or set the "encrypted" flag
     zlib.error,
     struct.error,
     ConfigError,

@@ -10,7 +10,7 @@ import warnings
 from pathlib import Path
 
 from tarsim.data import read_qrels
-from tarsim.data.runs import read_run_table  # columns read at C speed (a dict where they cannot be)
+from tarsim.data.runs import RunTable, read_run_table  # columns read at C speed (a dict where they cannot be)
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.metrics import DEFAULT_MEASURES, evaluate_run, parse_measures
 from tarsim.metrics.averaging import AVERAGES, average
@@ -83,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
     _check_coverage(qrels, run, args.missing, args.run)
     per_query = evaluate_run(qrels, run, measures, missing=args.missing)
     names = [m.name for m in measures]
-    topics = [t for t in dict.fromkeys([*qrels, *run]) if args.missing == "zero" or run.get(t)]
+    run_topics = list(run.topics) if isinstance(run, RunTable) else [t for t, docs in run.items() if docs]
+    topics = [t for t in dict.fromkeys([*qrels, *run_topics]) if args.missing == "zero" or t in set(run_topics)]
     summary = average(per_query, names, mode=args.average, topics=topics)
     _print_evaluation(args.format, names, summary, per_query if args.per_query else None)
     return 0
