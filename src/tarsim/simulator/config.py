@@ -128,6 +128,14 @@ class ReviewConfig:
         Param("features", str, None, "how text becomes features (stem, min_df, sublinear_tf)"),
         factory=FeatureSettings, nested=FeatureSettings,
     )  # fmt: skip
+    extractor: str = setting(
+        Param("extractor", str, "bmi", "how text becomes features"), component="features", flag="--features",
+        metavar="SPEC",
+    )  # fmt: skip
+    preset: str | None = setting(
+        Param("preset", str, None, "the named bundle of settings this configuration started from (tarsim.presets)"),
+        toml=False,
+    )  # fmt: skip
     stopping: tuple[str, ...] = setting(
         Param("stopping", str, None, "stopping rules replayed on the finished ledger"), factory=tuple, toml=False,
         component="stopping", many=True,
@@ -174,6 +182,9 @@ class ReviewConfig:
         record["seeding"] = {"kind": self.seeding.kind, "docids": list(self.seeding.docids)}
         record["stopping"] = list(self.stopping)
         record["strategy"] = self.strategy
+        for name, implied in RECORDED_IF_SET.items():  # the ledgers of configurations without them stay unchanged
+            if record[name] == implied:
+                del record[name]
         return record
 
     @classmethod
@@ -186,6 +197,10 @@ class ReviewConfig:
 
 ADDED_CONFIG_FIELDS = {"learner": "bmi"}
 """Configuration fields added after ledgers were first written, with the value that older ledgers imply."""
+
+
+RECORDED_IF_SET = {"extractor": "bmi", "preset": None}
+"""Fields a ledger header records only when they differ from these values (which a header without them implies)."""
 
 
 def normalise_config(record: dict) -> dict:
