@@ -171,6 +171,13 @@ class LogisticLearner(ASReviewLearner):
     params = (
         Param("C", float, 1.0, "inverse regularisation strength", low=0, low_open=True),
         Param("class_weight", str, "balanced", "scikit-learn's class weights", choices=("balanced", "none")),
+        Param(
+            "solver",
+            str,
+            "lbfgs",
+            "scikit-learn's solver (TARexp's default ranker uses liblinear)",
+            choices=("lbfgs", "liblinear"),
+        ),
         *BALANCE_PARAMS,
     )
 
@@ -181,7 +188,7 @@ class LogisticLearner(ASReviewLearner):
 
     def classifier(self, random_state: int | None) -> BaseEstimator:
         weight = None if self.settings["class_weight"] == "none" else "balanced"
-        return LogisticRegression(C=self.settings["C"], class_weight=weight)
+        return LogisticRegression(C=self.settings["C"], class_weight=weight, solver=self.settings["solver"])
 
     @classmethod
     def record_for(cls, params: dict) -> str:

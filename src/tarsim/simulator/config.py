@@ -133,8 +133,8 @@ class ReviewConfig:
         metavar="SPEC",
     )  # fmt: skip
     preset: str | None = setting(
-        Param("preset", str, None, "the named bundle of settings this configuration started from (tarsim.presets)"),
-        toml=False,
+        Param("preset", str, None, "a named bundle of settings; options given with it override it"),
+        component="preset", flag="--preset", metavar="NAME",
     )  # fmt: skip
     stopping: tuple[str, ...] = setting(
         Param("stopping", str, None, "stopping rules replayed on the finished ledger"), factory=tuple, toml=False,
