@@ -65,7 +65,7 @@ def test_one_grammar_for_short_and_named_forms():
         ("effort", "sentences", "effort model 'sentences' unknown; accepted: judge, sent, lambda:L, seconds, clock "
          "(did you mean sent?)"),
         ("effort", "lambda:nan", "effort model 'lambda:nan': lambda must be in [0, 1], got nan"),
-        ("learner", "svm", "learner 'svm' unknown; accepted: bmi, logistic"),
+        ("learner", "svn", "learner 'svn' unknown; accepted: bmi, logistic, nb, svm, rf (did you mean svm?)"),
         ("stopping", "knee:inf", "stopping rule 'knee:inf': rho must be a number > 0 or 'adjusted', got 'inf'"),
     ],
 )  # fmt: skip
@@ -105,7 +105,7 @@ def test_every_simulate_option_has_help_and_its_default_from_the_schema():
     parser = argparse.ArgumentParser()
     add_options(parser, ReviewConfig)
     actions = [a for a in parser._actions if a.option_strings and a.dest != "help"]
-    assert len(actions) == 19 and all(a.help for a in actions)
+    assert len(actions) == 21 and all(a.help for a in actions)
     defaults = ReviewConfig()
     for action in actions:
         if action.dest != "seeding":
@@ -116,7 +116,7 @@ def test_sweep_review_keys_come_from_the_schema():
     assert sorted(REVIEW_KEYS) == sorted(
         ["rank_by", "batch", "seeding", "presumed_nonrelevant", "sentence_oracle", "oracle_threshold",
          "false_negative_rate", "false_positive_rate", "reviewers", "async_retrain", "retrain_seconds", "time_model",
-         "until", "max_effort", "max_effort_model", "lambda", "learner", "features"]
+         "until", "max_effort", "max_effort_model", "lambda", "learner", "features", "extractor", "preset"]
     )  # fmt: skip
     assert REVIEW_KEYS["lambda"][0] == "lambda_"
 

@@ -75,39 +75,6 @@ class RandomSampling(SelectionPolicy):
 
 @register("policy")
 @dataclass(frozen=True)
-class MixedSampling(SelectionPolicy):
-    """Relevance sampling with a share of each batch drawn by another policy (uncertainty or random)."""
-
-    share: float = 0.1
-    other: str = "random"
-    name: str = "mix"
-    params: ClassVar[tuple[Param, ...]] = (
-        Param(
-            "share",
-            float,
-            None,
-            "expected share of each batch drawn by the other policy",
-            0.0,
-            1.0,
-            required=True,
-            metavar="SHARE",
-        ),
-        Param("other", str, "random", "the policy drawing that share", choices=("random", "uncertainty")),
-    )
-
-    def select(self, scores, candidates, k, rng):
-        k = min(k, len(candidates))
-        n_other = int(rng.binomial(k, self.share))
-        first = top_k(scores, candidates, k - n_other)
-        if n_other == 0:
-            return first
-        rest = np.setdiff1d(candidates, first, assume_unique=True)
-        second = make_selection_policy(self.other).select(scores, rest, n_other, rng)
-        return np.concatenate([first, second])
-
-
-@register("policy")
-@dataclass(frozen=True)
 class MaxSampling(RelevanceSampling):
     """ASReview's `max`: the highest-scoring unjudged documents (tarsim's relevance)."""
 
@@ -170,6 +137,39 @@ class MaxUncertaintySampling(SelectionPolicy):
         best = top_k(scores, candidates, depth)
         uncertain = top_k(-np.abs(scores), candidates, depth)
         return _mixed(best, uncertain, k, self.probability, rng)
+
+
+@register("policy")
+@dataclass(frozen=True)
+class MixedSampling(SelectionPolicy):
+    """Relevance sampling with a share of each batch drawn by another policy (uncertainty or random)."""
+
+    share: float = 0.1
+    other: str = "random"
+    name: str = "mix"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param(
+            "share",
+            float,
+            None,
+            "expected share of each batch drawn by the other policy",
+            0.0,
+            1.0,
+            required=True,
+            metavar="SHARE",
+        ),
+        Param("other", str, "random", "the policy drawing that share", choices=("random", "uncertainty")),
+    )
+
+    def select(self, scores, candidates, k, rng):
+        k = min(k, len(candidates))
+        n_other = int(rng.binomial(k, self.share))
+        first = top_k(scores, candidates, k - n_other)
+        if n_other == 0:
+            return first
+        rest = np.setdiff1d(candidates, first, assume_unique=True)
+        second = make_selection_policy(self.other).select(scores, rest, n_other, rng)
+        return np.concatenate([first, second])
 
 
 SELECTION_POLICIES = (
