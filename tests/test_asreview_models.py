@@ -226,3 +226,26 @@ def test_tfidf_features_are_cached_by_settings(tmp_path):
     assert len(list(tmp_path.glob("tfidf-*.npz"))) == 2
     assert abs(first.documents - again.documents).max() == 0 and sp.issparse(again.documents)
     assert other.documents.shape[1] > first.documents.shape[1]
+
+
+SWEEP = """\
+[sweep]
+seeds = 1
+
+[[collections]]
+path = "demo"
+topics = ["T1"]
+
+[review]
+"""
+
+
+def test_sweep_preset_key_resolves_and_tfidf_is_refused_with_its_line():
+    from tarsim.errors import ConfigError, InputError
+    from tarsim.sweep import parse_sweep_config
+
+    config = parse_sweep_config(SWEEP + 'preset = "bmi"\nbatch = 10\n')
+    assert config.review["preset"] == "bmi" and config.review["batch"] == "10"
+    with pytest.raises((ConfigError, InputError)) as error:
+        parse_sweep_config(SWEEP + 'preset = "asreview-default"\n', "s.toml")
+    assert "s.toml:9" in str(error.value) and "bmi features only" in str(error.value)
