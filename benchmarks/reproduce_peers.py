@@ -316,7 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     if not kept:
         print(f"no peer runs in {args.peers_file}: run with --peers-python first", file=sys.stderr)
         return 1
-    results: dict = {}
+    earlier = RESULTS / "tarsim.json"  # presets not run this time keep their earlier results
+    results = json.loads(earlier.read_text())["pairs"] if earlier.exists() else {}
+    results = {preset: rows for preset, rows in results.items() if preset not in args.presets}
     for preset in args.presets:  # the results files are rewritten after each preset: a long run keeps its part
         results.update(tarsim_half(kept, args.reviews, args.seeds, [preset]))
         report = write_results(results)
