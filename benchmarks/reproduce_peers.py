@@ -229,15 +229,19 @@ def summarise(results: dict) -> dict:
 
 
 def best_versus_default(results: dict) -> dict | None:
-    """tarsim's best preset (highest mean Recall@2R+100) against ASReview's default, on the same pairs."""
+    """tarsim's best preset (highest mean Recall@2R+100 on the pairs ASReview's default was run on) against
+    ASReview's default on those pairs."""
     if "asreview-default" not in results:
         return None
-    means = {p: float(np.mean([r["tarsim_recall"] for r in rows])) for p, rows in results.items()}
-    best = max(means, key=means.get)
     default = {(r["review"], r["seed"]): r["peer_recall"] for r in results["asreview-default"]}
-    ours = {(r["review"], r["seed"]): r["tarsim_recall"] for r in results[best] if (r["review"], r["seed"]) in default}
+    shared = {
+        preset: {(r["review"], r["seed"]): r["tarsim_recall"] for r in rows if (r["review"], r["seed"]) in default}
+        for preset, rows in results.items()
+    }
+    means = {p: float(np.mean(list(v.values()))) for p, v in shared.items() if len(v) == len(default)}
+    best = max(means, key=means.get)
     rows = [{"review": k[0], "seed": k[1], "peer_recall": default[k], "tarsim_recall": v,
-             "peer_wss95": None, "tarsim_wss95": None} for k, v in ours.items()]  # fmt: skip
+             "peer_wss95": None, "tarsim_wss95": None} for k, v in shared[best].items()]  # fmt: skip
     return {"best_preset": best, "mean_recall_by_preset": means, "vs_asreview_default": compare(rows, "recall")}
 
 
