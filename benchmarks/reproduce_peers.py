@@ -158,9 +158,11 @@ def compare(pairs: list[dict], measure: str) -> dict:
     return {"pairs": len(usable), **tests, "ci_low": low, "ci_high": high}
 
 
-def tarsim_half(kept: dict, reviews: list[str], seeds: int, presets: list[str]) -> dict:
-    """Run each preset on every kept peer run; per pair: orders, measures, identity and common prefix."""
+def tarsim_half(kept: dict, reviews: list[str], seeds: int, presets: list[str], earlier: dict | None = None) -> dict:
+    """Run each preset on every kept peer run; per pair: orders, measures, identity and common prefix (a pair in
+    `earlier`, preset -> rows of an earlier run, is kept rather than run again)."""
     results: dict[str, list[dict]] = {}
+    done = {(p, r["review"], r["seed"]): r for p, rows in (earlier or {}).items() for r in rows}
     for preset in presets:
         tool = PAIRS[preset]
         cache: dict = {}
@@ -170,6 +172,9 @@ def tarsim_half(kept: dict, reviews: list[str], seeds: int, presets: list[str]) 
             for seed in range(seeds):
                 peer = kept.get((tool, review, seed))
                 if peer is None:
+                    continue
+                if (preset, review, seed) in done:
+                    rows.append(done[(preset, review, seed)])
                     continue
                 started = time.perf_counter()
                 order, ledger = run_tarsim_preset(preset, review, peer["prior"], cache)
@@ -309,6 +314,7 @@ def main(argv: list[str] | None = None) -> int:
         "--peers-file", type=Path, default=PEERS_FILE, help="the kept peer runs (read by the tarsim half)"
     )
     parser.add_argument("--presets", nargs="+", default=list(PAIRS), choices=list(PAIRS), help="tarsim presets to run")
+    parser.add_argument("--fresh", action="store_true", help="re-run pairs kept in results/.../tarsim.json")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per peer run before it is killed")
     args = parser.parse_args(argv)
     os.environ.update({name: "1" for name in BLAS_THREAD_VARIABLES})  # the same limit for every tool
@@ -320,11 +326,11 @@ def main(argv: list[str] | None = None) -> int:
     if not kept:
         print(f"no peer runs in {args.peers_file}: run with --peers-python first", file=sys.stderr)
         return 1
-    earlier = RESULTS / "tarsim.json"  # presets not run this time keep their earlier results
-    results = json.loads(earlier.read_text())["pairs"] if earlier.exists() else {}
-    results = {preset: rows for preset, rows in results.items() if preset not in args.presets}
+    saved = RESULTS / "tarsim.json"  # presets not run this time keep their earlier results
+    earlier = json.loads(saved.read_text())["pairs"] if saved.exists() and not args.fresh else {}
+    results = {preset: rows for preset, rows in earlier.items() if preset not in args.presets}
     for preset in args.presets:  # the results files are rewritten after each preset: a long run keeps its part
-        results.update(tarsim_half(kept, args.reviews, args.seeds, [preset]))
+        results.update(tarsim_half(kept, args.reviews, args.seeds, [preset], earlier))
         report = write_results(results)
     print(report)
     return 0
