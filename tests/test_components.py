@@ -66,7 +66,7 @@ def test_one_grammar_for_short_and_named_forms():
         ("effort", "sentences", "effort model 'sentences' unknown; accepted: judge, sent, lambda:L, seconds, clock "
          "(did you mean sent?)"),
         ("effort", "lambda:nan", "effort model 'lambda:nan': lambda must be in [0, 1], got nan"),
-        ("learner", "svm", "learner 'svm' unknown; accepted: bmi, logistic, pegasos"),
+        ("learner", "svn", "learner 'svn' unknown; accepted: bmi, logistic, nb, svm, rf, pegasos (did you mean svm?)"),
         ("stopping", "knee:inf", "stopping rule 'knee:inf': rho must be a number > 0 or 'adjusted', got 'inf'"),
     ],
 )  # fmt: skip
@@ -122,7 +122,7 @@ def test_sweep_review_keys_come_from_the_schema():
         ["rank_by", "batch", "seeding", "presumed_nonrelevant", "presumed_with_replacement", "sentence_oracle",
          "oracle_threshold",
          "false_negative_rate", "false_positive_rate", "reviewers", "async_retrain", "retrain_seconds", "time_model",
-         "until", "max_effort", "max_effort_model", "lambda", "learner", "features",
+         "until", "max_effort", "max_effort_model", "lambda", "learner", "features", "extractor", "preset",
          "n_prior_included", "n_prior_excluded", "prior_idx"]
     )  # fmt: skip
     assert REVIEW_KEYS["lambda"][0] == "lambda_"

@@ -99,7 +99,7 @@ def test_other_bad_values(tmp_path, capsys):
     assert "review.reviewers: expected an integer >= 1, got 'two'" in rejected(
         tmp_path, capsys, VALID + 'reviewers = "two"\n'
     )
-    assert "learner 'svm' unknown; accepted: bmi, logistic" in rejected(tmp_path, capsys, VALID + 'learner = "svm"\n')
+    assert "learner 'svn' unknown; accepted: bmi" in rejected(tmp_path, capsys, VALID + 'learner = "svn"\n')
     assert "--scheduler needs --backend dask" in _cli_error(tmp_path, capsys, ["--scheduler", "tcp://127.0.0.1:1"])
 
 

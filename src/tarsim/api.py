@@ -153,6 +153,8 @@ def simulate(
 
 def review_settings(settings: dict) -> dict:
     """ReviewConfig keyword arguments from settings named as on the CLI (`lambda`, `seed_doc`, `strategy`)."""
+    from tarsim.presets import apply_preset
+
     values = dict(settings)
     if "lambda" in values:
         values["lambda_"] = values.pop("lambda")
@@ -164,6 +166,8 @@ def review_settings(settings: dict) -> dict:
     if "seed_doc" in values:
         docids = tuple(values.pop("seed_doc"))
         values["seeding"] = SeedingChoice(values.get("seeding", "documents"), docids)
+    if "preset" in values:
+        values = apply_preset(values.pop("preset"), values)
     accepted = [f.name for f in fields(ReviewConfig)]
     for key in values:
         if key not in accepted:

@@ -15,7 +15,10 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import MultinomialNB
+from sklearn.svm import LinearSVC
 
 from tarsim.components import Param, kind, register
 from tarsim.errors import ConfigError
@@ -84,15 +87,160 @@ class BMILearner(Learner):
         return BMILogisticRegression(lambda_=lambda_, random_state=random_state)
 
 
+BALANCE_PARAMS = (
+    Param("balance", str, "none", "training-data balancing (ASReview's `balanced` sample weights)",
+          choices=("none", "balanced")),
+    Param("ratio", float, 1.0, "balanced: weight of the relevant class relative to the rest", low=0, low_open=True),
+)  # fmt: skip
+"""Every ASReview-style learner takes these: `svm:balance=balanced,ratio=9.8` is ASReview's `-b balanced`."""
+
+
+def balanced_weights(y: np.ndarray, ratio: float) -> np.ndarray:
+    """ASReview's Balanced sample weights: {1: 1, 0: n1 / (ratio n0)}, scaled to sum to len(y)."""
+    y = np.asarray(y)
+    positives, negatives = int((y == 1).sum()), int((y == 0).sum())
+    if not positives or not negatives:
+        raise ConfigError("balanced training needs relevant and non-relevant examples")
+    weights = np.where(y == 1, 1.0, positives / (ratio * negatives))
+    return weights * (len(y) / weights.sum())
+
+
+class ASReviewModel(ClassifierMixin, BaseEstimator):
+    """A classifier trained and scored as ASReview trains and ranks: optional Balanced sample weights, float64
+    scores from predict_proba[:, 1] when the classifier has it (as log-odds, so 0 is the boundary) else from
+    decision_function, and one random stream per review (ASReview seeds numpy's global generator once and every
+    fit of LinearSVC or a random forest draws from it), so it is refitted in place rather than cloned."""
+
+    refit_in_place = True
+
+    def __init__(self, classifier: BaseEstimator, balance: str = "none", ratio: float = 1.0, seed: int = 0) -> None:
+        self.classifier = classifier
+        self.balance = balance
+        self.ratio = ratio
+        self.seed = seed
+        self.stream_ = np.random.RandomState(seed)
+
+    def fit(self, X: sp.spmatrix, y: np.ndarray) -> ASReviewModel:
+        weights = balanced_weights(y, self.ratio) if self.balance == "balanced" else None
+        model = clone(self.classifier)
+        if "random_state" in model.get_params():
+            model.set_params(random_state=self.stream_)
+        self.model_ = model.fit(X, y, sample_weight=weights)
+        self.classes_ = self.model_.classes_
+        return self
+
+    def relevance_scores(self, X: sp.spmatrix) -> np.ndarray:
+        """ASReview's ranking score of each row, in float64 (log-odds for probabilities: same order)."""
+        if hasattr(self.model_, "predict_proba"):
+            probability = self.model_.predict_proba(X)[:, list(self.classes_).index(1)].astype(np.float64)
+            with np.errstate(divide="ignore"):
+                return np.log(probability) - np.log1p(-probability)
+        return np.asarray(self.model_.decision_function(X), dtype=np.float64).ravel()
+
+    def decision_function(self, X: sp.spmatrix) -> np.ndarray:
+        return self.relevance_scores(X)
+
+    def predict(self, X: sp.spmatrix) -> np.ndarray:
+        return self.model_.predict(X)
+
+
+class ASReviewLearner(Learner):
+    """A learner with ASReview's settings: its classifier's parameters plus the `balance` and `ratio` ones."""
+
+    def classifier(self, random_state: int | None) -> BaseEstimator:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def estimator(self, lambda_: float, random_state: int | None) -> BaseEstimator:
+        settings = dict(self.settings)
+        balance, ratio = settings.pop("balance", "none"), settings.pop("ratio", 1.0)
+        return ASReviewModel(self.classifier(random_state), balance, ratio, random_state or 0)
+
+    @classmethod
+    def record_for(cls, params: dict) -> str:
+        """The ledger header's `learner`: the class with every declared setting."""
+        return f"{cls.record}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+
+
 @register("learner")
-class LogisticLearner(Learner):
-    """scikit-learn's LogisticRegression defaults (C = 1, lbfgs), class-balanced: ASReview's `logistic`."""
+class LogisticLearner(ASReviewLearner):
+    """scikit-learn's LogisticRegression (C = 1, lbfgs), class-balanced unless class_weight=none (ASReview's
+    `logistic` is `logistic:class_weight=none`)."""
 
     name = "logistic"
     record = "LogisticRegression(class_weight='balanced')"
+    params = (
+        Param("C", float, 1.0, "inverse regularisation strength", low=0, low_open=True),
+        Param("class_weight", str, "balanced", "scikit-learn's class weights", choices=("balanced", "none")),
+        Param(
+            "solver",
+            str,
+            "lbfgs",
+            "scikit-learn's solver (TARexp's default ranker uses liblinear)",
+            choices=("lbfgs", "liblinear"),
+        ),
+        *BALANCE_PARAMS,
+    )
 
     def estimator(self, lambda_: float, random_state: int | None) -> BaseEstimator:
-        return LogisticRegression(class_weight="balanced", random_state=random_state)
+        if self.settings == {p.name: p.default for p in self.params}:  # tarsim's logistic, as ledgers record it
+            return LogisticRegression(class_weight="balanced", random_state=random_state)
+        return super().estimator(lambda_, random_state)
+
+    def classifier(self, random_state: int | None) -> BaseEstimator:
+        weight = None if self.settings["class_weight"] == "none" else "balanced"
+        return LogisticRegression(C=self.settings["C"], class_weight=weight, solver=self.settings["solver"])
+
+    @classmethod
+    def record_for(cls, params: dict) -> str:
+        return cls.record if params == {p.name: p.default for p in cls.params} else super().record_for(params)
+
+
+@register("learner")
+class NaiveBayesLearner(ASReviewLearner):
+    """Multinomial naive Bayes (ASReview's `nb`; its elas_u3 model uses alpha 3.822)."""
+
+    name = "nb"
+    record = "MultinomialNB"
+    params = (Param("alpha", float, 1.0, "additive smoothing", low=0), *BALANCE_PARAMS)
+
+    def classifier(self, random_state: int | None) -> BaseEstimator:
+        return MultinomialNB(alpha=self.settings["alpha"])
+
+
+@register("learner")
+class SVMLearner(ASReviewLearner):
+    """Linear support vector machine, scored by its decision function (ASReview's `svm`; elas_u4 is
+    `svm:C=0.11,balance=balanced,ratio=9.8`)."""
+
+    name = "svm"
+    record = "LinearSVC"
+    params = (
+        Param("C", float, 1.0, "inverse regularisation strength", low=0, low_open=True),
+        Param("loss", str, "squared_hinge", "the loss", choices=("hinge", "squared_hinge")),
+        Param("max_iter", int, 1000, "liblinear's iteration limit", low=1),
+        *BALANCE_PARAMS,
+    )
+
+    def classifier(self, random_state: int | None) -> BaseEstimator:
+        settings = self.settings
+        return LinearSVC(C=settings["C"], loss=settings["loss"], max_iter=settings["max_iter"])
+
+
+@register("learner")
+class RandomForestLearner(ASReviewLearner):
+    """Random forest (ASReview's `rf`: scikit-learn's defaults)."""
+
+    name = "rf"
+    record = "RandomForestClassifier"
+    params = (
+        Param("n_estimators", int, 100, "trees", low=1),
+        Param("max_features", str, "sqrt", "features tried per split", choices=("sqrt", "log2")),
+        *BALANCE_PARAMS,
+    )
+
+    def classifier(self, random_state: int | None) -> BaseEstimator:
+        settings = self.settings
+        return RandomForestClassifier(n_estimators=settings["n_estimators"], max_features=settings["max_features"])
 
 
 class _LearnerTable(Mapping):
@@ -102,8 +250,10 @@ class _LearnerTable(Mapping):
         self.text = text
 
     def __getitem__(self, name: str) -> str:
-        cls, _ = kind("learner").resolve(name)
-        return getattr(cls, self.text) if self.text == "record" else (cls.__doc__ or "").strip().splitlines()[0]
+        cls, params = kind("learner").resolve(name)
+        if self.text != "record":
+            return (cls.__doc__ or "").strip().splitlines()[0]
+        return cls.record_for(params) if hasattr(cls, "record_for") else cls.record
 
     def __iter__(self) -> Iterator[str]:
         return iter(kind("learner").names())
@@ -149,6 +299,9 @@ def fit_and_score(estimator: BaseEstimator, X: sp.spmatrix, y: np.ndarray, *targ
     log-odds of the relevant class's probability, so that 0 is the decision boundary for every learner (what
     uncertainty sampling relies on) and the ranking is the probability's.
     """
+    if getattr(estimator, "refit_in_place", False):  # ASReview's way: its random stream runs on over the review
+        model = estimator.fit(X, y)
+        return [model.relevance_scores(target) for target in targets]
     model = clone(estimator).fit(X, y)
     if hasattr(model, "coef_") and hasattr(model, "intercept_") and hasattr(model, "decision_function"):
         weights = np.asarray(model.coef_, dtype=np.float32).ravel()

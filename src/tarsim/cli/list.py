@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-KIND_ORDER = ("learner", "features", "policy", "batch", "effort", "oracle", "stopping")
+KIND_ORDER = ("learner", "features", "policy", "batch", "effort", "oracle", "stopping", "preset")
 
 
 def register(parser: argparse.ArgumentParser) -> None:

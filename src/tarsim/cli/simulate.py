@@ -11,6 +11,7 @@ from tarsim.components.schema import add_options, option_values
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS
 from tarsim.errors import ConfigError
 from tarsim.policies import SeedingChoice
+from tarsim.presets import apply_preset
 from tarsim.reporting.tables import format_review_tables
 from tarsim.simulator.config import ReviewConfig
 
@@ -27,6 +28,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     data.add_argument("--topic", action="append", metavar="ID", help="review only this topic (repeatable)")
     review = parser.add_argument_group("review (tarsim list: every learner, policy, batch, oracle, effort model)")
     add_options(review, ReviewConfig)
+    for action in review._group_actions:  # None: not given, so that a --preset's settings apply unless overridden
+        action.default = None
     review.add_argument(
         "--seed-doc", action="append", default=[], metavar="DOCID", help="seed documents (--seeding documents)"
     )
@@ -73,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
     from tarsim.simulator.run import check_topics
 
     effort = tuple(args.effort or DEFAULT_EFFORT_MODELS)
-    values = option_values(args, ReviewConfig)
-    values["seeding"] = SeedingChoice(args.seeding, tuple(args.seed_doc))
+    values = {name: value for name, value in option_values(args, ReviewConfig).items() if value is not None}
+    values["seeding"] = SeedingChoice(args.seeding or "query", tuple(args.seed_doc or ()))
+    values = apply_preset(values.pop("preset", None), values)
     config = ReviewConfig(**values, max_effort_model=effort[0])  # validates everything before any data is read
     for model in effort[1:]:
         validate("effort", model)

@@ -27,6 +27,7 @@ PLUGIN_GROUPS = {
     "effort": "tarsim.effort_models",
     "oracle": "tarsim.oracles",
     "stopping": "tarsim.stopping",
+    "preset": "tarsim.presets",
 }
 """The entry-point group through which a third-party package adds components of each kind."""
 

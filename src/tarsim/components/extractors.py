@@ -1,4 +1,4 @@
-"""Feature extractors: the declaration of tarsim's one built-in extractor (the code is tarsim.features)."""
+"""Feature extractors: BMI's (the code is tarsim.features) and ASReview's tf-idf (tarsim.features_tfidf)."""
 
 from __future__ import annotations
 
@@ -36,3 +36,38 @@ class BMIFeatures:
         self.settings = FeatureSettings(
             stem=stem, min_df=min_df, sublinear_tf=sublinear_tf, tokens=tokens, sentence_weights=sentence_weights
         )
+
+
+@register("features")
+class TfidfExtractor:
+    """ASReview's `tfidf`: scikit-learn's TfidfVectorizer over title + " " + text, float64 (sentences transformed
+    with the same fitted vectoriser)."""
+
+    name: ClassVar[str] = "tfidf"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("ngram_min", int, 1, "shortest n-gram", low=1),
+        Param("ngram_max", int, 1, "longest n-gram", low=1),
+        Param("sublinear_tf", bool, False, "weight term counts as 1 + ln tf"),
+        Param("min_df", float, 1.0, "drop terms in fewer documents (>= 1: a count; < 1: a share)", low=0),
+        Param("max_df", float, 1.0, "drop terms in more documents (<= 1: a share; > 1: a count)", low=0, low_open=True),
+        Param("stop_words", str, "none", "stop-word list", choices=("none", "english")),
+        Param("lowercase", bool, True, "lower-case the text"),
+        Param("use_idf", bool, True, "weight by inverse document frequency"),
+        Param("smooth_idf", bool, True, "add one to document frequencies"),
+        Param("norm", str, "l2", "row normalisation", choices=("l2", "l1", "none")),
+    )
+
+    def __init__(self, **settings: object) -> None:
+        from tarsim.features_tfidf import TfidfSettings
+
+        self.settings = TfidfSettings(**settings)  # type: ignore[arg-type]
+
+
+def feature_settings_of(spec: str, bmi_settings: object) -> object:
+    """The settings (cache key) of the extractor a spec names; `bmi` takes the review's `features` settings."""
+    from tarsim.components.registry import make
+
+    extractor = make("features", spec)
+    if isinstance(extractor, BMIFeatures) and extractor.settings == type(extractor.settings)():
+        return bmi_settings
+    return extractor.settings

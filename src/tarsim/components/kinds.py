@@ -40,3 +40,4 @@ ORACLE = declare_kind(
 STOPPING = declare_kind(
     Kind("stopping", "stopping rule", ("tarsim.stopping.rules",), "tarsim.stopping", shorthand=_lower_name)
 )
+PRESET = declare_kind(Kind("preset", "preset", ("tarsim.presets",), "tarsim.presets"))

@@ -75,6 +75,72 @@ class RandomSampling(SelectionPolicy):
 
 @register("policy")
 @dataclass(frozen=True)
+class MaxSampling(RelevanceSampling):
+    """ASReview's `max`: the highest-scoring unjudged documents (tarsim's relevance)."""
+
+    name: str = "max"
+
+
+def _mixed(first: np.ndarray, second: np.ndarray, k: int, probability: float, rng: np.random.Generator) -> np.ndarray:
+    """ASReview's _mix_indices: walk both orders, taking the next of `first` with `probability`, else the next of
+    `second`, skipping documents already taken, until k are taken (or an order runs out)."""
+    taken: dict[int, None] = {}
+    i = j = 0
+    while len(taken) < k and i < len(first) and j < len(second):
+        if rng.random() < probability:
+            taken.setdefault(int(first[i]))
+            i += 1
+        else:
+            taken.setdefault(int(second[j]))
+            j += 1
+    chosen = np.fromiter(taken, dtype=np.int64, count=len(taken))
+    if len(chosen) < k:  # an order ran out: fill from the first order (ASReview's lists cover the whole pool)
+        rest = first[~np.isin(first, chosen)]
+        chosen = np.concatenate([chosen, rest[: k - len(chosen)]])
+    return chosen
+
+
+@register("policy")
+@dataclass(frozen=True)
+class MaxRandomSampling(SelectionPolicy):
+    """ASReview's `max_random`: each pick is the best-scoring document with probability 0.95, else a random one."""
+
+    probability: float = 0.95
+    name: str = "max_random"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("probability", float, 0.95, "chance that a pick is the best-scoring document", 0.0, 1.0),
+    )
+
+    def select(self, scores, candidates, k, rng):
+        k = min(k, len(candidates))
+        depth = min(2 * k, len(candidates))
+        best = top_k(scores, candidates, depth)
+        shuffled = rng.permutation(candidates)[:depth]
+        return _mixed(best, shuffled, k, self.probability, rng)
+
+
+@register("policy")
+@dataclass(frozen=True)
+class MaxUncertaintySampling(SelectionPolicy):
+    """ASReview's `max_uncertainty`: each pick is the best-scoring document with probability 0.95, else the most
+    uncertain one (score closest to the decision boundary)."""
+
+    probability: float = 0.95
+    name: str = "max_uncertainty"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("probability", float, 0.95, "chance that a pick is the best-scoring document", 0.0, 1.0),
+    )
+
+    def select(self, scores, candidates, k, rng):
+        k = min(k, len(candidates))
+        depth = min(2 * k, len(candidates))
+        best = top_k(scores, candidates, depth)
+        uncertain = top_k(-np.abs(scores), candidates, depth)
+        return _mixed(best, uncertain, k, self.probability, rng)
+
+
+@register("policy")
+@dataclass(frozen=True)
 class MixedSampling(SelectionPolicy):
     """Relevance sampling with a share of each batch drawn by another policy (uncertainty or random)."""
 
@@ -106,7 +172,15 @@ class MixedSampling(SelectionPolicy):
         return np.concatenate([first, second])
 
 
-SELECTION_POLICIES = ("relevance", "uncertainty", "random", "mix:SHARE[:random|uncertainty]")
+SELECTION_POLICIES = (
+    "relevance",
+    "max",
+    "uncertainty",
+    "random",
+    "max_random",
+    "max_uncertainty",
+    "mix:SHARE[:random|uncertainty]",
+)
 """The built-in policies' forms (`tarsim list policy` shows every policy, plugins included)."""
 
 

@@ -146,8 +146,16 @@ class ReviewConfig:
         flag="--learner", metavar="NAME",
     )  # fmt: skip
     features: FeatureSettings = setting(  # noqa: RUF009 - a dataclasses.Field
-        Param("features", str, None, "how text becomes features, a feature extractor spec (bmi:tokens=hical)"),
+        Param("features", str, None, "how text becomes features: bmi[:stem=,min_df=,tokens=hical,...] or tfidf[:...]"),
         factory=FeatureSettings, nested=FeatureSettings, flag="--features", metavar="SPEC",
+    )  # fmt: skip
+    extractor: str = setting(
+        Param("extractor", str, "bmi", "the feature extractor (set by --features SPEC; TOML and API key)"),
+        component="features",
+    )  # fmt: skip
+    preset: str | None = setting(
+        Param("preset", str, None, "a named bundle of settings; options given with it override it"),
+        component="preset", flag="--preset", metavar="NAME",
     )  # fmt: skip
     stopping: tuple[str, ...] = setting(
         Param("stopping", str, None, "stop the review online when this rule fires (the first to fire stops it)"),
@@ -169,9 +177,16 @@ class ReviewConfig:
         """Plain values for nested settings, as the CLI and TOML give them: seeding="random", a time_model dict."""
         if isinstance(self.seeding, str):
             object.__setattr__(self, "seeding", SeedingChoice(self.seeding))
-        if self.features is None or isinstance(self.features, str):  # the CLI's --features SPEC (None: default)
-            spec = self.features or "bmi"
-            object.__setattr__(self, "features", kind("features").make(spec).settings)
+        if isinstance(self.features, str):  # --features SPEC: bmi's settings, or another extractor (tfidf:...)
+            made = kind("features").make(self.features)
+            if isinstance(made.settings, FeatureSettings):
+                object.__setattr__(self, "features", made.settings)
+                object.__setattr__(self, "extractor", "bmi")
+            else:
+                object.__setattr__(self, "extractor", self.features)
+                object.__setattr__(self, "features", FeatureSettings())
+        elif self.features is None:
+            object.__setattr__(self, "features", FeatureSettings())
         for name, cls in (("time_model", TimeModel), ("features", FeatureSettings)):
             value = getattr(self, name)
             if isinstance(value, Mapping):
@@ -237,6 +252,9 @@ class ReviewConfig:
             for key in PRIOR_FIELDS:
                 del record[key]
         record["strategy"] = self.strategy
+        for name, implied in RECORDED_IF_SET.items():  # the ledgers of configurations without them stay unchanged
+            if record[name] == implied:
+                del record[name]
         return record
 
     @classmethod
@@ -255,6 +273,10 @@ LATER_FIELDS = {"presumed_with_replacement": False}
 
 ADDED_CONFIG_FIELDS = {"learner": "bmi"}
 """Configuration fields added after ledgers were first written, with the value that older ledgers imply."""
+
+
+RECORDED_IF_SET = {"extractor": "bmi", "preset": None}
+"""Fields a ledger header records only when they differ from these values (which a header without them implies)."""
 
 
 def normalise_config(record: dict) -> dict:

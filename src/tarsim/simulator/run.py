@@ -17,7 +17,8 @@ from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import Ledger, iter_ledger_paths, ledger_from_lines, read_ledger, remove_partial_files
 from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError, InputError
-from tarsim.features import Features, cached_features, collection_digest, resolve_cache_dir
+from tarsim.features import Features, collection_digest, resolve_cache_dir
+from tarsim.features_tfidf import review_features
 from tarsim.learners import LEARNER_RECORDS
 from tarsim.policies import SeedingChoice
 from tarsim.simulator.config import ReviewConfig, normalise_config, normalise_header
@@ -229,7 +230,7 @@ def _review_topics(
     cache_dir: Path | None = None,
 ) -> ReviewBatch:
     if features is None:
-        features = cached_features(dataset.collection, resolve_cache_dir(cache_dir), config.features)
+        features = review_features(dataset.collection, resolve_cache_dir(cache_dir), config.extractor, config.features)
     docids = dataset.collection.docids
     position = {docid: i for i, docid in enumerate(docids)}
     collection_sha = collection_digest(dataset.collection)

@@ -23,6 +23,7 @@ from tarsim.effort_models import DEFAULT_EFFORT_MODELS as ALL_EFFORT_MODELS
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import FeatureSettings
 from tarsim.policies import SeedingChoice
+from tarsim.presets import apply_preset
 from tarsim.simulator.config import MAX_SEED, STRATEGIES, ReviewConfig, strategy_config
 from tarsim.simulator.run import starting_config
 
@@ -338,6 +339,11 @@ def _review_options(check: _Checker, table: Any) -> dict[str, Any]:
             options[field_name] = toml_value(declaration, value, partial(_build, check, key=key))
         except ConfigError as exc:
             check.fail(f"review.{key}", str(exc), "review", key)
+    if "preset" in options:  # its policy gives way to [sweep] policies (max is relevance)
+        options = {k: v for k, v in apply_preset(options.pop("preset"), options).items() if k != "policy"}
+    if options.get("extractor", "bmi") != "bmi":
+        check.fail("review.extractor", "a sweep builds bmi features only (run tfidf reviews with tarsim simulate)",
+                   "review", "preset" if "preset" in table else "extractor")  # fmt: skip
     return options
 
 

@@ -1,0 +1,186 @@
+"""ASReview's tf-idf features: scikit-learn's TfidfVectorizer over title + " " + text, in float64.
+
+The documents fit the vectoriser (exactly ASReview's `tfidf` feature extractor: its TextMerger joins title and
+abstract with one space, missing parts as ""); every sentence is transformed with the same fitted vectoriser, so
+sentence-level strategies share the documents' vocabulary and idf. Cached like BMI's features: one verified .npz
+per collection digest and settings in the review's feature cache folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from tarsim.data.atomic import atomic_write
+from tarsim.data.collection import Collection
+from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.features import Features, arrays_checksum, collection_digest, segment_collection
+
+TFIDF_FORMAT = 1
+"""Bumped whenever the tf-idf computation or its cache layout changes."""
+
+
+@dataclass(frozen=True)
+class TfidfSettings:
+    """TfidfVectorizer's settings (ASReview's defaults are scikit-learn's); part of the cache key.
+
+    min_df >= 1 is a number of documents, below 1 a share of them; max_df <= 1 is a share, above 1 a number.
+    """
+
+    ngram_min: int = 1
+    ngram_max: int = 1
+    sublinear_tf: bool = False
+    min_df: float = 1
+    max_df: float = 1.0
+    stop_words: str = "none"
+    lowercase: bool = True
+    use_idf: bool = True
+    smooth_idf: bool = True
+    norm: str = "l2"
+
+    def __post_init__(self) -> None:
+        if self.ngram_min > self.ngram_max:
+            raise ConfigError(f"tfidf ngram_min ({self.ngram_min}) must not exceed ngram_max ({self.ngram_max})")
+
+    def digest(self) -> str:
+        """A short stable digest of the settings."""
+        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:16]
+
+    def vectoriser(self, vocabulary: dict[str, int] | None = None) -> TfidfVectorizer:
+        """The scikit-learn vectoriser these settings describe (unfitted)."""
+        return TfidfVectorizer(
+            ngram_range=(self.ngram_min, self.ngram_max),
+            sublinear_tf=self.sublinear_tf,
+            min_df=int(self.min_df) if self.min_df >= 1 else float(self.min_df),
+            max_df=float(self.max_df) if self.max_df <= 1 else int(self.max_df),
+            stop_words=None if self.stop_words == "none" else self.stop_words,
+            lowercase=self.lowercase,
+            use_idf=self.use_idf,
+            smooth_idf=self.smooth_idf,
+            norm=None if self.norm == "none" else self.norm,
+            vocabulary=vocabulary,
+        )
+
+
+@dataclass(frozen=True)
+class TfidfFeatures(Features):
+    """Features whose ad hoc rows (a topic's query) are transformed by the fitted tf-idf vectoriser."""
+
+    def vectorise(self, text: str) -> sp.csr_matrix:
+        """A 1 x V tf-idf row for arbitrary text."""
+        vectoriser = self.settings.vectoriser({term: i for i, term in enumerate(self.vocabulary)})
+        if self.settings.use_idf:
+            vectoriser.idf_ = self.idf
+        return vectoriser.transform([text]).tocsr()
+
+
+def document_texts(collection: Collection) -> list[str]:
+    """ASReview's text of each record: title + " " + abstract."""
+    return [f"{document.title or ''} {document.text or ''}" for document in collection]
+
+
+def build_tfidf_features(collection: Collection, settings: TfidfSettings) -> TfidfFeatures:
+    """Fit the vectoriser on the documents; transform the documents and their sentences (float64 CSR)."""
+    vectoriser = settings.vectoriser()
+    try:
+        documents = vectoriser.fit_transform(document_texts(collection)).tocsr()
+    except ValueError as error:  # empty vocabulary, or min_df/max_df leaving no term
+        raise InputError(collection.source, None, f"tfidf features: {error}") from None
+    sentence_lists = segment_collection(collection)
+    flat = [sentence for sentences in sentence_lists for sentence in sentences]
+    sentences = vectoriser.transform(flat).tocsr() if flat else sp.csr_matrix((0, documents.shape[1]))
+    documents.sort_indices()
+    sentences.sort_indices()
+    offsets = np.zeros(len(sentence_lists) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in sentence_lists], out=offsets[1:])
+    idf = vectoriser.idf_ if settings.use_idf else np.ones(documents.shape[1])
+    return TfidfFeatures(
+        documents=documents,
+        sentences=sentences,
+        sentence_offsets=offsets,
+        sentence_words=np.fromiter((len(s.split()) for s in flat), dtype=np.int32, count=len(flat)),
+        vocabulary=tuple(vectoriser.get_feature_names_out()),
+        idf=np.asarray(idf, dtype=np.float64),
+        settings=settings,  # type: ignore[arg-type] - TfidfSettings stands where FeatureSettings does
+    )
+
+
+def _cache_file(cache_dir: Path, digest: str, settings: TfidfSettings) -> Path:
+    return Path(cache_dir) / f"tfidf-{digest[:24]}-{settings.digest()}-v{TFIDF_FORMAT}.npz"
+
+
+def _arrays(features: TfidfFeatures) -> dict[str, np.ndarray]:
+    arrays: dict[str, np.ndarray] = {}
+    for name in ("documents", "sentences"):
+        matrix: sp.csr_matrix = getattr(features, name)
+        arrays[f"{name}_data"] = np.asarray(matrix.data, dtype=np.float64)
+        arrays[f"{name}_indices"] = matrix.indices
+        arrays[f"{name}_indptr"] = matrix.indptr
+        arrays[f"{name}_shape"] = np.array(matrix.shape, dtype=np.int64)
+    arrays["sentence_offsets"] = features.sentence_offsets
+    arrays["sentence_words"] = features.sentence_words
+    arrays["vocabulary"] = np.array(features.vocabulary, dtype=str)
+    arrays["idf"] = features.idf
+    return arrays
+
+
+def _load(path: Path, collection_sha: str, settings: TfidfSettings) -> TfidfFeatures:
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    meta = json.loads(str(arrays.pop("meta")))
+    if meta.get("collection") != collection_sha or meta.get("settings") != asdict(settings):
+        raise ValueError("made for other input or settings")
+    if meta.get("arrays") != arrays_checksum(arrays):
+        raise ValueError("checksum mismatch")
+
+    def matrix(name: str) -> sp.csr_matrix:
+        shape = tuple(int(n) for n in arrays[f"{name}_shape"])
+        return sp.csr_matrix((arrays[f"{name}_data"], arrays[f"{name}_indices"], arrays[f"{name}_indptr"]), shape)
+
+    return TfidfFeatures(
+        documents=matrix("documents"),
+        sentences=matrix("sentences"),
+        sentence_offsets=arrays["sentence_offsets"],
+        sentence_words=arrays["sentence_words"],
+        vocabulary=tuple(str(term) for term in arrays["vocabulary"]),
+        idf=arrays["idf"],
+        settings=settings,  # type: ignore[arg-type]
+    )
+
+
+def cached_tfidf_features(collection: Collection, cache_dir: Path | None, settings: TfidfSettings) -> TfidfFeatures:
+    """Features from the cache when present and verified, else built (and cached when there is a cache folder)."""
+    if cache_dir is None:
+        return build_tfidf_features(collection, settings)
+    digest = collection_digest(collection)
+    path = _cache_file(Path(cache_dir), digest, settings)
+    if path.exists():
+        try:
+            return _load(path, digest, settings)
+        except Exception as error:  # any damage means: rebuild, never a different result
+            warnings.warn(f"cache {path} is unreadable ({error}): rebuilding", InputWarning, stacklevel=2)
+    features = build_tfidf_features(collection, settings)
+    arrays = _arrays(features)
+    checksum = arrays_checksum(arrays)
+    meta = {"format": TFIDF_FORMAT, "collection": digest, "settings": asdict(settings), "arrays": checksum}
+    with atomic_write(path, "wb") as handle:
+        np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+    return features
+
+
+def review_features(collection: Collection, cache_dir: Path | None, extractor: str, bmi_settings: object) -> Features:
+    """The features a review's `extractor` spec names (`bmi`: tarsim.features with the `features` settings)."""
+    from tarsim.components.extractors import feature_settings_of
+    from tarsim.features import cached_features
+
+    settings = feature_settings_of(extractor, bmi_settings)
+    if isinstance(settings, TfidfSettings):
+        return cached_tfidf_features(collection, cache_dir, settings)
+    return cached_features(collection, cache_dir, settings)  # type: ignore[arg-type]

@@ -1,0 +1,93 @@
+"""Presets: named, documented bundles of review settings (`--preset NAME`, a sweep's `preset`, `preset=`).
+
+Each preset is one declaration in the component registry (kind `preset`, listed by `tarsim list preset`): its
+docstring says what it reproduces and `settings` holds ReviewConfig values by field name. Settings given
+explicitly next to a preset override it; the ledger header records the preset's name (`config.preset`) and,
+as always, every resolved setting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from tarsim.components import kind, register
+
+ASREVIEW_TFIDF_U4 = "tfidf:ngram_max=2,sublinear_tf=true,min_df=1,max_df=0.95"
+"""ASReview 3's elas_u4 feature extractor: tf-idf of uni- and bigrams, sublinear tf, max_df 0.95."""
+
+
+class Preset:
+    """A named bundle of ReviewConfig settings."""
+
+    name: ClassVar[str] = ""
+    settings: ClassVar[Mapping[str, Any]] = {}
+
+
+@register("preset")
+class BMIPreset(Preset):
+    """BMI (tarsim's defaults): bmi learner and features, relevance sampling, BMI's growing batches, 100 presumed
+    non-relevant documents per round."""
+
+    name = "bmi"
+    settings: ClassVar[Mapping[str, Any]] = {}
+
+
+@register("preset")
+class ASReviewDefaultPreset(Preset):
+    """ASReview 3's default model elas_u4: LinearSVC (C 0.11, squared hinge) with Balanced sample weights (ratio
+    9.8), tf-idf of 1- and 2-grams (sublinear tf, min_df 1, max_df 0.95), max query, one record per round, no
+    presumed non-relevant documents."""
+
+    name = "asreview-default"
+    settings: ClassVar[Mapping[str, Any]] = {
+        "learner": "svm:C=0.11,loss=squared_hinge,balance=balanced,ratio=9.8",
+        "extractor": ASREVIEW_TFIDF_U4,
+        "policy": "max",
+        "batch": "1",
+        "presumed_nonrelevant": 0,
+    }
+
+
+@register("preset")
+class ASReviewLogisticPreset(Preset):
+    """`asreview simulate -c logistic -q max -b balanced -e tfidf --n-query 10`: scikit-learn's
+    LogisticRegression defaults with Balanced sample weights (ratio 1), default tf-idf, max query, ten records per
+    round, no presumed non-relevant documents."""
+
+    name = "asreview-logistic"
+    settings: ClassVar[Mapping[str, Any]] = {
+        "learner": "logistic:class_weight=none,balance=balanced,ratio=1",
+        "extractor": "tfidf",
+        "policy": "max",
+        "batch": "10",
+        "presumed_nonrelevant": 0,
+    }
+
+
+@register("preset")
+class TARexpDefaultPreset(Preset):
+    """TARexp 0.1.4's OnePhaseTARWorkflow as benchmarks/vs_peers.py runs it: SklearnRanker(LogisticRegression,
+    solver=liblinear) without class weights, tf-idf with sublinear tf and min_df 2 over title + text, relevance
+    sampling, batches of 200, no presumed non-relevant documents."""
+
+    name = "tarexp-default"
+    settings: ClassVar[Mapping[str, Any]] = {
+        "learner": "logistic:class_weight=none,solver=liblinear",
+        "extractor": "tfidf:sublinear_tf=true,min_df=2",
+        "policy": "relevance",
+        "batch": "200",
+        "presumed_nonrelevant": 0,
+    }
+
+
+PRESETS = ("bmi", "asreview-default", "asreview-logistic", "tarexp-default")
+"""The built-in presets (`tarsim list preset` shows every one, plugins included)."""
+
+
+def apply_preset(name: str | None, explicit: Mapping[str, Any]) -> dict[str, Any]:
+    """ReviewConfig keyword arguments: the preset's settings, overridden by the explicitly given ones."""
+    if name is None:
+        return dict(explicit)
+    cls, _ = kind("preset").resolve(name)
+    return {**cls.settings, **explicit, "preset": cls.name}
