@@ -240,12 +240,23 @@ topics = ["T1"]
 """
 
 
-def test_sweep_preset_key_resolves_and_tfidf_is_refused_with_its_line():
-    from tarsim.errors import ConfigError, InputError
+def test_sweep_preset_key_resolves_and_runs_tfidf_reviews(tmp_path):
+    import json
+
+    from tarsim.cli import main
     from tarsim.sweep import parse_sweep_config
 
     config = parse_sweep_config(SWEEP + 'preset = "bmi"\nbatch = 10\n')
     assert config.review["preset"] == "bmi" and config.review["batch"] == "10"
-    with pytest.raises((ConfigError, InputError)) as error:
-        parse_sweep_config(SWEEP + 'preset = "asreview-default"\n', "s.toml")
-    assert "s.toml:9" in str(error.value) and "bmi features only" in str(error.value)
+    toml = tmp_path / "s.toml"
+    toml.write_text(SWEEP + 'preset = "asreview-logistic"\nmax_effort = "R+20"\n', encoding="utf-8")
+    cache = tmp_path / "cache"
+    outs = []
+    for jobs in ("1", "2"):  # the workers read the tf-idf cache the parent built: the same ledgers
+        out = tmp_path / f"out{jobs}"
+        assert main(["sweep", str(toml), "--out", str(out), "--jobs", jobs, "--cache-dir", str(cache)]) == 0
+        outs.append(sorted((p.name, p.read_bytes()) for p in (out / "ledgers").rglob("*.jsonl")))
+    assert outs[0] == outs[1] and outs[0]
+    header = json.loads(outs[0][0][1].splitlines()[0])
+    assert header["config"]["extractor"] == "tfidf" and header["config"]["batch"] == "10"
+    assert len(list(cache.glob("tfidf-*.npz"))) == 1

@@ -131,12 +131,17 @@ def _arrays(features: TfidfFeatures) -> dict[str, np.ndarray]:
     return arrays
 
 
-def _load(path: Path, collection_sha: str, settings: TfidfSettings) -> TfidfFeatures:
+def _load(path: Path, collection_sha: str | None, settings: TfidfSettings | None) -> TfidfFeatures:
+    """A cached entry, verified (checksum; with `collection_sha`/`settings`: made for them); ValueError if not."""
     with np.load(path, allow_pickle=False) as archive:
         arrays = {name: archive[name] for name in archive.files}
     meta = json.loads(str(arrays.pop("meta")))
-    if meta.get("collection") != collection_sha or meta.get("settings") != asdict(settings):
-        raise ValueError("made for other input or settings")
+    if settings is None:
+        settings = TfidfSettings(**meta.get("settings", {}))
+    if collection_sha is not None and meta.get("collection") != collection_sha:
+        raise ValueError("made for another collection")
+    if meta.get("settings") != asdict(settings):
+        raise ValueError("made with other settings")
     if meta.get("arrays") != arrays_checksum(arrays):
         raise ValueError("checksum mismatch")
 
@@ -173,6 +178,29 @@ def cached_tfidf_features(collection: Collection, cache_dir: Path | None, settin
     with atomic_write(path, "wb") as handle:
         np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
     return features
+
+
+def review_cache_path(collection: Collection, cache_dir: Path, extractor: str, bmi_settings: object) -> Path:
+    """The cache file of a review's features (whichever extractor its `extractor` spec names)."""
+    from tarsim.components.extractors import feature_settings_of
+    from tarsim.features import cache_path
+
+    settings = feature_settings_of(extractor, bmi_settings)
+    if isinstance(settings, TfidfSettings):
+        return _cache_file(Path(cache_dir), collection_digest(collection), settings)
+    return cache_path(Path(cache_dir), collection, settings)  # type: ignore[arg-type]
+
+
+def load_review_features(path: Path) -> Features:
+    """Features from a cache file written for a review (a sweep worker's read), verified; CacheError if damaged."""
+    from tarsim.features import CacheError, load_features
+
+    if not Path(path).name.startswith("tfidf-"):
+        return load_features(Path(path))
+    try:
+        return _load(Path(path), None, None)
+    except Exception as error:  # any damage is one line, as for BMI's cache
+        raise CacheError(Path(path), f"{type(error).__name__}: {error}".splitlines()[0]) from None
 
 
 def review_features(collection: Collection, cache_dir: Path | None, extractor: str, bmi_settings: object) -> Features:

@@ -97,6 +97,11 @@ class SweepConfig:
     def feature_settings(self) -> FeatureSettings:
         return self.review.get("features", FeatureSettings())
 
+    @property
+    def extractor(self) -> str:
+        """The feature extractor spec of every run (`bmi`, or e.g. a preset's `tfidf:...`)."""
+        return self.review.get("extractor", "bmi")
+
 
 class _Locator:
     """Best-effort line numbers of keys in the TOML text, so that errors can point at a line."""
@@ -341,9 +346,6 @@ def _review_options(check: _Checker, table: Any) -> dict[str, Any]:
             check.fail(f"review.{key}", str(exc), "review", key)
     if "preset" in options:  # its policy gives way to [sweep] policies (max is relevance)
         options = {k: v for k, v in apply_preset(options.pop("preset"), options).items() if k != "policy"}
-    if options.get("extractor", "bmi") != "bmi":
-        check.fail("review.extractor", "a sweep builds bmi features only (run tfidf reviews with tarsim simulate)",
-                   "review", "preset" if "preset" in table else "extractor")  # fmt: skip
     return options
 
 

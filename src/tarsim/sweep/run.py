@@ -23,7 +23,8 @@ from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import encode, read_ledger, remove_partial_files
 from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError
-from tarsim.features import cache_path, cached_features, collection_digest, resolve_cache_dir
+from tarsim.features import collection_digest, resolve_cache_dir
+from tarsim.features_tfidf import review_cache_path, review_features
 from tarsim.processes import local_parallel
 from tarsim.simulator.config import normalise_header
 from tarsim.simulator.run import ledger_header
@@ -93,11 +94,12 @@ def prepare_sweep(
     tasks: list[RunTask] = []
     inputs: dict[str, tuple[str, str, str]] = {}
     used = {name: dataset for name, dataset in datasets.items() if any(run.collection == name for run in runs)}
-    build_feature_caches([d.collection for d in used.values()], cache, config.feature_settings, jobs)
+    extractor, settings = config.extractor, config.feature_settings
+    build_feature_caches([d.collection for d in used.values()], cache, settings, jobs, extractor)
     for name, dataset in used.items():
         digest = collection_digest(dataset.collection)
-        features = cached_features(dataset.collection, cache, config.feature_settings)
-        features_path = str(cache_path(cache, dataset.collection, config.feature_settings))
+        features = review_features(dataset.collection, cache, extractor, settings)
+        features_path = str(review_cache_path(dataset.collection, cache, extractor, settings))
         docids_path = cache / f"docids-{digest[:24]}.json"
         if not docids_path.exists():
             with atomic_write(docids_path) as handle:
@@ -125,11 +127,12 @@ def prepare_sweep(
     return PreparedSweep(config, out, runs, tasks, datasets, skipped)
 
 
-def build_feature_caches(collections: Sequence, cache: Path, settings, jobs: int) -> None:
+def build_feature_caches(collections: Sequence, cache: Path, settings, jobs: int, extractor: str = "bmi") -> None:
     """Fill the feature cache of every collection, `jobs` collections at a time (each is built only once)."""
-    missing = [c for c in collections if not cache_path(cache, c, settings).exists()]
+    missing = [c for c in collections if not review_cache_path(c, cache, extractor, settings).exists()]
     if jobs > 1 and len(missing) > 1:
-        local_parallel(min(jobs, len(missing)))(delayed(cached_features)(c, cache, settings) for c in missing)
+        build = delayed(review_features)
+        local_parallel(min(jobs, len(missing)))(build(c, cache, extractor, settings) for c in missing)
 
 
 def is_finished(path: Path, header: dict) -> bool:

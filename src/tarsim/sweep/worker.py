@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from tarsim.features import Features, load_features
+from tarsim.features import Features
+from tarsim.features_tfidf import load_review_features
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter
 from tarsim.simulator.oracle import make_sentence_labels
@@ -57,7 +58,7 @@ def collection_inputs(features_path: str, docids_path: str) -> tuple[Features, l
     if key in _LOADED:
         _LOADED.move_to_end(key)
         return _LOADED[key]
-    features = load_features(Path(features_path))
+    features = load_review_features(Path(features_path))
     docids = json.loads(Path(docids_path).read_text(encoding="utf-8"))
     remember(features_path, docids_path, features, docids)
     return _LOADED[key]
