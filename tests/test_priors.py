@@ -59,7 +59,9 @@ def test_the_draw_is_asreviews(n_included, n_excluded, seed):
 
 def test_random_priors_are_judged_first_marked_and_trained_on(tmp_path):
     source = write_csv(tmp_path / "tiny.csv")
-    result = tarsim.simulate(str(source), n_prior_included=2, n_prior_excluded=3, prior_seed=11, out=tmp_path / "o")
+    result = tarsim.simulate(
+        str(source), preset="bmi", n_prior_included=2, n_prior_excluded=3, prior_seed=11, out=tmp_path / "o"
+    )
     header, lines = judgments(tmp_path / "o" / "ledgers" / "tiny.jsonl")
     expected = asreview_draw(LABELS, 2, 3, 11)
     assert [line["docid"] for line in lines[:5]] == [str(row) for row in expected]  # docids are row numbers
@@ -190,3 +192,17 @@ def test_prior_seeds_are_repetitions_in_comparisons(tmp_path):
     assert grouping_keys(ledgers) == []  # one group: the seed and the prior seed are repetitions
     other = tarsim.simulate(str(source), n_prior_included=2, n_prior_excluded=2).ledgers["tiny"]
     assert grouping_keys([*ledgers, other]) == ["n_prior_excluded", "n_prior_included"]
+
+
+def test_a_screening_file_is_reviewed_with_asreview_logistic_unless_a_preset_is_given(tmp_path, capsys):
+    source = write_csv(tmp_path / "tiny.csv")
+    assert main(["simulate", "--collection", str(source), "--out", str(tmp_path / "a")]) == 0
+    assert "preset asreview-logistic" in capsys.readouterr().out
+    header, lines = judgments(tmp_path / "a" / "ledgers" / "tiny.jsonl")
+    assert header["config"]["preset"] == "asreview-logistic" and header["config"]["batch"] == "10"
+    assert header["config"]["seeding"]["kind"] == "priors" and sum(1 for line in lines if line.get("prior")) == 2
+    assert main(["simulate", "--collection", str(source), "--preset", "bmi", "--out", str(tmp_path / "b")]) == 0
+    header, _ = judgments(tmp_path / "b" / "ledgers" / "tiny.jsonl")
+    assert header["config"]["preset"] == "bmi" and header["config"]["presumed_nonrelevant"] == 100
+    api = tarsim.simulate(str(source), seed=0)  # the Python API chooses the same
+    assert api.config.preset == "asreview-logistic"

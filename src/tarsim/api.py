@@ -132,6 +132,10 @@ def simulate(
         validate("effort", model)
     if isinstance(learner, str):  # a named learner is part of the configuration, recorded in every ledger
         settings["learner"], learner = learner, None
+    from tarsim.presets import default_preset
+
+    if config is None and "preset" not in settings and default_preset(dataset):  # a screening file: see presets
+        settings["preset"] = default_preset(dataset)
     settings = review_settings(settings)
     config = replace(config, **settings) if config is not None else ReviewConfig(**settings)
     wanted = [topic] if isinstance(topic, str) else topic

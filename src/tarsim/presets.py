@@ -91,3 +91,21 @@ def apply_preset(name: str | None, explicit: Mapping[str, Any]) -> dict[str, Any
         return dict(explicit)
     cls, _ = kind("preset").resolve(name)
     return {**cls.settings, **explicit, "preset": cls.name}
+
+
+SCREENING_FILE_PRESET = "asreview-logistic"
+"""The preset a screening file (CSV, TSV, XLSX, RIS) is reviewed with when none is given: on the 14 srd reviews it
+reproduces ASReview's logistic runs order for order and ties ASReview 3's default model (benchmarks/
+reproduce_peers.py), where BMI's defaults trail ASReview's by about 0.04 to 0.09 Recall@2R+100 (recall_gap.py)."""
+
+
+def default_preset(collection: object) -> str | None:
+    """The preset used when none is given: SCREENING_FILE_PRESET for a screening file, else None (BMI)."""
+    from pathlib import Path
+
+    from tarsim.data.screening import SCREENING_SUFFIXES
+
+    if not isinstance(collection, (str, Path)):
+        return None
+    path = Path(collection)
+    return SCREENING_FILE_PRESET if path.is_file() and path.suffix.lower() in SCREENING_SUFFIXES else None

@@ -11,7 +11,7 @@ from tarsim.components.schema import add_options, option_values
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS
 from tarsim.errors import ConfigError
 from tarsim.policies import SeedingChoice
-from tarsim.presets import apply_preset
+from tarsim.presets import apply_preset, default_preset
 from tarsim.reporting.tables import format_review_tables
 from tarsim.simulator.config import ReviewConfig
 
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     effort = tuple(args.effort or DEFAULT_EFFORT_MODELS)
     values = {name: value for name, value in option_values(args, ReviewConfig).items() if value is not None}
     values["seeding"] = SeedingChoice(args.seeding or "query", tuple(args.seed_doc or ()))
-    values = apply_preset(values.pop("preset", None), values)
+    values = apply_preset(values.pop("preset", None) or default_preset(args.collection), values)
     config = ReviewConfig(**values, max_effort_model=effort[0])  # validates everything before any data is read
     for model in effort[1:]:
         validate("effort", model)
@@ -110,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{'demo collection' if not (args.collection or args.docs) else dataset.name}: "
         f"{len(dataset.collection)} documents, strategy {config.strategy}, seed {config.seed}{_priors(result.config)}"
+        + (f", preset {config.preset}" if config.preset else "")
     )
     print(format_review_tables(result.ledgers.values(), result.effort_models, args.recall))
     print(f"ledgers, recall_at_effort.csv and summary.json written to {args.out}")
