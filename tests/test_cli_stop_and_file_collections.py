@@ -89,3 +89,15 @@ def test_an_empty_out_is_refused_in_one_line(tmp_path, capsys, argv):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--out is empty" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
+
+
+def test_per_topic_recall_beyond_a_budget_is_unknown():
+    """The per-topic table's Recall@2R+100 is n/a where a review stopped by --max-effort spent less (as the grid)."""
+    import tarsim
+    from tarsim.reporting.tables import topic_table_rows
+
+    short = tarsim.simulate(topic="T3", max_effort="50")
+    row = topic_table_rows(short.ledgers.values())[0]
+    assert row["judged"] == 50 and row["recall_2R+100"] is None
+    full = tarsim.simulate(topic="T3", max_effort="2R+100")
+    assert topic_table_rows(full.ledgers.values())[0]["recall_2R+100"] is not None

@@ -171,7 +171,10 @@ def topic_table_rows(ledgers: Iterable[Ledger], recall: str = "presented") -> li
                 "judged": len(ledger),
                 "docs_to_95": None if reached is None else int(reached),
                 "wss_95": insights.wss(screen.labels, 0.95, screen.relevant),
-                "recall_2R+100": curve.recall_at(2 * curve.relevant + 100),
+                "recall_2R+100": next(  # None (n/a) beyond what a budget-stopped review spent, as in the grid
+                    row["recall"]
+                    for row in recall_at_effort(ledger, "judge", grid_a=(2,), grid_b=(100,), recall=recall)
+                ),
             }
         )
     return rows
