@@ -194,15 +194,16 @@ def test_prior_seeds_are_repetitions_in_comparisons(tmp_path):
     assert grouping_keys([*ledgers, other]) == ["n_prior_excluded", "n_prior_included"]
 
 
-def test_a_screening_file_is_reviewed_with_asreview_logistic_unless_a_preset_is_given(tmp_path, capsys):
+def test_a_screening_file_is_reviewed_with_asreview_default_unless_a_preset_is_given(tmp_path, capsys):
     source = write_csv(tmp_path / "tiny.csv")
     assert main(["simulate", "--collection", str(source), "--out", str(tmp_path / "a")]) == 0
-    assert "preset asreview-logistic" in capsys.readouterr().out
+    assert "preset asreview-default" in capsys.readouterr().out
     header, lines = judgments(tmp_path / "a" / "ledgers" / "tiny.jsonl")
-    assert header["config"]["preset"] == "asreview-logistic" and header["config"]["batch"] == "10"
+    assert header["config"]["preset"] == "asreview-default" and header["config"]["batch"] == "1"
+    assert header["config"]["learner"].startswith("svm:") and header["config"]["extractor"].startswith("tfidf")
     assert header["config"]["seeding"]["kind"] == "priors" and sum(1 for line in lines if line.get("prior")) == 2
     assert main(["simulate", "--collection", str(source), "--preset", "bmi", "--out", str(tmp_path / "b")]) == 0
     header, _ = judgments(tmp_path / "b" / "ledgers" / "tiny.jsonl")
     assert header["config"]["preset"] == "bmi" and header["config"]["presumed_nonrelevant"] == 100
     api = tarsim.simulate(str(source), seed=0)  # the Python API chooses the same
-    assert api.config.preset == "asreview-logistic"
+    assert api.config.preset == "asreview-default"

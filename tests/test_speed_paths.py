@@ -156,9 +156,9 @@ def test_a_sweep_builds_features_once_and_a_second_sweep_not_at_all(tmp_path, mo
     config = tmp_path / "sweep.toml"
     config.write_text(SWEEP, encoding="utf-8")
     builds, loads = [], []
-    build, load = tarsim.features.build_features, tarsim.sweep.worker.load_features
+    build, load = tarsim.features.build_features, tarsim.sweep.worker.load_review_features
     monkeypatch.setattr(tarsim.features, "build_features", lambda *a, **k: builds.append(1) or build(*a, **k))
-    monkeypatch.setattr(tarsim.sweep.worker, "load_features", lambda *a, **k: loads.append(1) or load(*a, **k))
+    monkeypatch.setattr(tarsim.sweep.worker, "load_review_features", lambda *a, **k: loads.append(1) or load(*a, **k))
     assert main(["sweep", str(config), "--out", str(tmp_path / "a")]) == 0
     assert len(list((tmp_path / "a" / "ledgers").iterdir())) == 3
     assert (builds, loads) == ([1], [])  # three runs: one build, and the runs reuse it in memory
