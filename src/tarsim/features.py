@@ -575,14 +575,8 @@ def cache_path(cache_dir: Path, collection: Collection, settings: FeatureSetting
     return _cache_file(cache_dir, collection_digest(collection), settings)
 
 
-def save_features(path: Path, features: Features, collection_sha: str = "", source: str = "") -> None:
-    """Write features to one .npz file with a checksum of its arrays, the settings and the collection digest.
-
-    `source` (where the collection was read from) is only shown by `tarsim cache info`.
-
-    Written atomically under a unique temporary name, so two processes writing the same entry leave one
-    complete file and a reader never sees a partial one.
-    """
+def feature_arrays(features: Features) -> dict[str, np.ndarray]:
+    """The arrays a cache entry stores: both CSR matrices in parts, sentence offsets and words, vocabulary, idf."""
     arrays: dict[str, np.ndarray] = {}
     for name in ("documents", "sentences"):
         matrix: sp.csr_matrix = getattr(features, name)
@@ -594,6 +588,18 @@ def save_features(path: Path, features: Features, collection_sha: str = "", sour
     arrays["sentence_words"] = features.sentence_words
     arrays["vocabulary"] = np.array(features.vocabulary, dtype=str)
     arrays["idf"] = features.idf
+    return arrays
+
+
+def save_features(path: Path, features: Features, collection_sha: str = "", source: str = "") -> None:
+    """Write features to one .npz file with a checksum of its arrays, the settings and the collection digest.
+
+    `source` (where the collection was read from) is only shown by `tarsim cache info`.
+
+    Written atomically under a unique temporary name, so two processes writing the same entry leave one
+    complete file and a reader never sees a partial one.
+    """
+    arrays = feature_arrays(features)
     meta = {
         "format": FEATURES_FORMAT,
         "collection": collection_sha,

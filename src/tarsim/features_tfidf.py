@@ -117,17 +117,11 @@ def _cache_file(cache_dir: Path, digest: str, settings: TfidfSettings) -> Path:
 
 
 def _arrays(features: TfidfFeatures) -> dict[str, np.ndarray]:
-    arrays: dict[str, np.ndarray] = {}
-    for name in ("documents", "sentences"):
-        matrix: sp.csr_matrix = getattr(features, name)
-        arrays[f"{name}_data"] = np.asarray(matrix.data, dtype=np.float64)
-        arrays[f"{name}_indices"] = matrix.indices
-        arrays[f"{name}_indptr"] = matrix.indptr
-        arrays[f"{name}_shape"] = np.array(matrix.shape, dtype=np.int64)
-    arrays["sentence_offsets"] = features.sentence_offsets
-    arrays["sentence_words"] = features.sentence_words
-    arrays["vocabulary"] = np.array(features.vocabulary, dtype=str)
-    arrays["idf"] = features.idf
+    from tarsim.features import feature_arrays
+
+    arrays = feature_arrays(features)
+    for name in ("documents", "sentences"):  # tf-idf keeps float64, as ASReview computes it
+        arrays[f"{name}_data"] = np.asarray(arrays[f"{name}_data"], dtype=np.float64)
     return arrays
 
 
