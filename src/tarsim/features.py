@@ -8,6 +8,7 @@ the text is tokenised once; sentences are weighted with the collection's (docume
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import multiprocessing
@@ -19,7 +20,7 @@ import threading
 import warnings
 import zipfile
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -538,7 +539,15 @@ def resolve_cache_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     return Path(cache_dir) if cache_dir is not None else default_cache_dir()
 
 
-CACHE_FILE_PATTERNS = ("features-*.npz", "docids-*.json", ".features-*.tmp", ".docids-*.tmp")
+CACHE_ENTRY_PREFIXES = ("features-", "tfidf-")
+"""The names of feature entries start so: tarsim.features' (bmi) and tarsim.features_tfidf's."""
+
+CACHE_FILE_PATTERNS = (
+    *(f"{prefix}*.npz" for prefix in CACHE_ENTRY_PREFIXES),
+    "docids-*.json",
+    *(f".{prefix}*.tmp" for prefix in CACHE_ENTRY_PREFIXES),
+    ".docids-*.tmp",
+)
 """Every file tarsim writes in a cache folder (entries, sweep docid lists, temporaries of killed writers)."""
 
 STALE_TEMPORARY_SECONDS = 3600
@@ -717,9 +726,16 @@ def cached_features(
         except CacheError as error:
             warnings.warn(f"cache {path} is unreadable ({error.reason}): rebuilding", InputWarning, stacklevel=2)
     features = build_features(collection, settings)
-    try:
+    with cache_write_failure_warned(path):
         save_features(path, features, collection_sha=digest, source=str(getattr(collection, "source", "")))
-    except OSError as error:  # a read-only or full cache folder costs speed, never the run
-        reason = error.strerror or str(error)
-        warnings.warn(f"cannot write the feature cache {path} ({reason}): not cached", InputWarning, stacklevel=2)
     return features
+
+
+@contextlib.contextmanager
+def cache_write_failure_warned(path: Path) -> Iterator[None]:
+    """Run a cache write; a read-only or full cache folder costs speed (one warning line), never the run."""
+    try:
+        yield
+    except OSError as error:
+        reason = error.strerror or str(error)
+        warnings.warn(f"cannot write the feature cache {path} ({reason}): not cached", InputWarning, stacklevel=3)

@@ -21,9 +21,16 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Collection
 from tarsim.errors import ConfigError, InputError, InputWarning
-from tarsim.features import Features, arrays_checksum, collection_digest, segment_collection
+from tarsim.features import (
+    Features,
+    arrays_checksum,
+    cache_write_failure_warned,
+    collection_digest,
+    segment_collection,
+)
 
 TFIDF_FORMAT = 1
+_PREFIX = "tfidf-"  # one of tarsim.features.CACHE_ENTRY_PREFIXES
 """Bumped whenever the tf-idf computation or its cache layout changes."""
 
 
@@ -113,7 +120,7 @@ def build_tfidf_features(collection: Collection, settings: TfidfSettings) -> Tfi
 
 
 def _cache_file(cache_dir: Path, digest: str, settings: TfidfSettings) -> Path:
-    return Path(cache_dir) / f"tfidf-{digest[:24]}-{settings.digest()}-v{TFIDF_FORMAT}.npz"
+    return Path(cache_dir) / f"{_PREFIX}{digest[:24]}-{settings.digest()}-v{TFIDF_FORMAT}.npz"
 
 
 def _arrays(features: TfidfFeatures) -> dict[str, np.ndarray]:
@@ -169,7 +176,7 @@ def cached_tfidf_features(collection: Collection, cache_dir: Path | None, settin
     arrays = _arrays(features)
     checksum = arrays_checksum(arrays)
     meta = {"format": TFIDF_FORMAT, "collection": digest, "settings": asdict(settings), "arrays": checksum}
-    with atomic_write(path, "wb") as handle:
+    with cache_write_failure_warned(path), atomic_write(path, "wb") as handle:
         np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
     return features
 
@@ -189,7 +196,7 @@ def load_review_features(path: Path) -> Features:
     """Features from a cache file written for a review (a sweep worker's read), verified; CacheError if damaged."""
     from tarsim.features import CacheError, load_features
 
-    if not Path(path).name.startswith("tfidf-"):
+    if not Path(path).name.startswith(_PREFIX):
         return load_features(Path(path))
     try:
         return _load(Path(path), None, None)

@@ -30,13 +30,20 @@ def _size(n: float) -> str:
 
 
 def info(args: argparse.Namespace) -> int:
-    from tarsim.features import CACHE_ENV, CacheError, cache_files, read_cache_meta, resolve_cache_dir
+    from tarsim.features import (
+        CACHE_ENTRY_PREFIXES,
+        CACHE_ENV,
+        CacheError,
+        cache_files,
+        read_cache_meta,
+        resolve_cache_dir,
+    )
 
     directory = resolve_cache_dir(args.cache_dir)
     files = cache_files(directory)
     origin = "--cache-dir" if args.cache_dir else (f"${CACHE_ENV}" if os.environ.get(CACHE_ENV) else "default")
     print(f"cache: {directory} ({origin})")
-    entries = [path for path in files if path.name.startswith("features-")]
+    entries = [path for path in files if path.name.startswith(CACHE_ENTRY_PREFIXES)]
     total = sum(path.stat().st_size for path in files)
     print(f"{len(entries)} feature entr{'y' if len(entries) == 1 else 'ies'}, {len(files)} file(s), {_size(total)}")
     for path in entries:

@@ -43,9 +43,12 @@ def erf(ledger: Ledger, percent: float = 10.0, qrels: Qrels | None = None, prior
     return insights.erf(screen.labels, percent, screen.relevant) or 0.0
 
 
-def wss(ledger: Ledger, recall: float = 0.95, qrels: Qrels | None = None, priors: str = "exclude") -> float | None:
-    """Work saved over sampling at `recall` as Insights computes it (None when the ledger never reaches it)."""
-    screen = insights.screening(ledger, priors, qrels)
+def wss(
+    ledger: Ledger, recall: float = 0.95, qrels: Qrels | None = None, priors: str = "exclude", kind: str = "presented"
+) -> float | None:
+    """Work saved over sampling at `recall` as Insights computes it (None when the ledger never reaches it); `kind`
+    is the recall kind (presented or found)."""
+    screen = insights.screening(ledger, priors, qrels, kind)
     return insights.wss(screen.labels, recall, screen.relevant)
 
 

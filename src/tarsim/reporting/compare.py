@@ -163,7 +163,7 @@ def run_scores(
     recall: str = "presented",
 ) -> pd.DataFrame:
     """One row per run x measure: group, collection, topic, seed, measure, value (None: not reached)."""
-    from tarsim.metrics import insights
+    from tarsim.metrics import tar
 
     rows = []
     level = f"{wss_recall * 100:g}"
@@ -181,10 +181,8 @@ def run_scores(
                     rows.append(
                         {**base, "measure": budget_name(a, b), "value": curve.recall_at(a * curve.relevant + b)}
                     )
-            screen = insights.screening(ledger, recall=recall)  # WSS as ASReview Insights computes it
-            rows.append(
-                {**base, "measure": f"WSS@{level}", "value": insights.wss(screen.labels, wss_recall, screen.relevant)}
-            )
+            wss = tar.wss(ledger, wss_recall, kind=recall)  # as ASReview Insights computes it
+            rows.append({**base, "measure": f"WSS@{level}", "value": wss})
             rows.append({**base, "measure": f"effort to {level}% recall", "value": curve.effort_to(wss_recall)})
     return pd.DataFrame(rows, columns=["group", "collection", "topic", "seed", "measure", "value"])
 

@@ -11,7 +11,7 @@ from tarsim import __version__
 from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS, make_effort_model  # the one definition, re-exported here
-from tarsim.metrics import insights
+from tarsim.metrics import tar
 from tarsim.metrics.recall_effort import check_recall_kind, recall_at_effort, recall_curve, summary_row
 
 if TYPE_CHECKING:  # pandas is imported where a table is made: `tarsim simulate` starts without it
@@ -50,12 +50,7 @@ def summary_frame(ledgers: Iterable[Ledger], recall: str = "presented") -> pd.Da
     per-topic table), final recall."""
     import pandas as pd
 
-    rows = []
-    for ledger in ledgers:
-        screen = insights.screening(ledger)
-        rows.append(
-            {**summary_row(ledger, recall=recall), "wss_95": insights.wss(screen.labels, 0.95, screen.relevant)}
-        )
+    rows = [{**summary_row(ledger, recall=recall), "wss_95": tar.wss(ledger, 0.95, kind=recall)} for ledger in ledgers]
     return pd.DataFrame(rows)
 
 
@@ -161,7 +156,6 @@ def topic_table_rows(ledgers: Iterable[Ledger], recall: str = "presented") -> li
     """Per topic: R, judged, documents to 95% recall, WSS@95 (Insights', priors excluded), Recall@2R+100 (judge)."""
     rows = []
     for ledger in ledgers:
-        screen = insights.screening(ledger)
         curve = recall_curve(ledger, "judge", recall=recall)
         reached = curve.effort_to(0.95)
         rows.append(
@@ -170,7 +164,7 @@ def topic_table_rows(ledgers: Iterable[Ledger], recall: str = "presented") -> li
                 "R": ledger.relevant,
                 "judged": len(ledger),
                 "docs_to_95": None if reached is None else int(reached),
-                "wss_95": insights.wss(screen.labels, 0.95, screen.relevant),
+                "wss_95": tar.wss(ledger, 0.95, kind=recall),
                 "recall_2R+100": next(  # None (n/a) beyond what a budget-stopped review spent, as in the grid
                     row["recall"]
                     for row in recall_at_effort(ledger, "judge", grid_a=(2,), grid_b=(100,), recall=recall)
@@ -195,8 +189,9 @@ def hours_to_recall(ledgers: Sequence[Ledger], effort_models: Sequence[str], rec
     for spec in effort_models:
         model = make_effort_model(spec)
         column = []
+        curves = [recall_curve(ledger, model, recall=recall) for ledger in ledgers]
         for level in HOURS_LEVELS:
-            times = [recall_curve(ledger, model, recall=recall).effort_to(level) for ledger in ledgers]
+            times = [curve.effort_to(level) for curve in curves]
             column.append(float("nan") if any(t is None for t in times) else sum(times) / len(times) / 3600.0)
         frame[model.name] = column
     return pd.DataFrame(frame, index=[f"{round(level * 100)}%" for level in HOURS_LEVELS])
