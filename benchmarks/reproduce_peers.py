@@ -87,9 +87,9 @@ def run_peer(tool: str, review: str, seed: int, work: Path, args: argparse.Names
 
 
 def fill_peer_orders(reviews: list[str], seeds: int, args: argparse.Namespace) -> dict:
-    """Run every missing peer run and append it to the results file."""
-    kept = load_peer_orders()
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    """Run every missing peer run and append it to the peers file (--peers-file)."""
+    kept = load_peer_orders(args.peers_file)
+    args.peers_file.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tarsim-reproduce-") as tmp:
         for tool in args.peers:
             for review in reviews:
@@ -98,7 +98,7 @@ def fill_peer_orders(reviews: list[str], seeds: int, args: argparse.Namespace) -
                         continue
                     record = run_peer(tool, review, seed, Path(tmp), args)
                     kept[(tool, review, seed)] = record
-                    with open(PEERS_FILE, "a", encoding="utf-8") as handle:
+                    with open(args.peers_file, "a", encoding="utf-8") as handle:
                         handle.write(json.dumps(record) + "\n")
                     print(f"{tool} {review} seed {seed}: {len(record['order'])} judged in {record['seconds']:.1f} s")
     return kept

@@ -164,6 +164,7 @@ def test_rounds_yield_the_ledger_so_far_and_end_as_run_does(demo, features, seed
         assert len(view) == state.judgments
         assert view.docids == ledger.docids[: state.judgments]
         assert np.array_equal(view.label, ledger.label[: state.judgments])
+        assert np.array_equal(view.prior, ledger.prior[: state.judgments])
         assert state.relevant_found == int((ledger.truth[: state.judgments] > 0).sum())
         assert state.effort["judge"] == state.judgments
         assert len(view.rounds) == state.round
@@ -195,3 +196,13 @@ def test_a_configuration_names_its_strategy_objects(settings, parts):
     strategy = ReviewStrategy.from_config(ReviewConfig(**settings))
     assert tuple(type(p) for p in (strategy.shown, strategy.trained, strategy.ranked)) == parts
     assert strategy.needs_sentence_scores == ("sentence" in settings.values())
+
+
+def test_round_views_mark_prior_judgments_as_the_ledger_file_does(demo, features):
+    config = replace(BASES[0], n_prior_included=1, n_prior_excluded=2, prior_seed=0, max_effort="R")
+    stepped, writer = _simulation(demo, features, config)
+    states = list(stepped.rounds())
+    ledger = ledger_from_lines(writer.lines)
+    assert ledger.prior.sum() == 3 and ledger.prior[:3].all()
+    for state in states:
+        assert np.array_equal(state.ledger.prior, ledger.prior[: state.judgments])

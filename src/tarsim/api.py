@@ -25,7 +25,7 @@ from tarsim.reporting.tables import (
     summary_frame,
     write_simulation_reports,
 )
-from tarsim.simulator.config import STRATEGIES, ReviewConfig, normalise_config
+from tarsim.simulator.config import ReviewConfig, normalise_config, strategy_units
 from tarsim.simulator.run import review_topics
 from tarsim.synthetic import demo_dataset
 
@@ -163,10 +163,7 @@ def review_settings(settings: dict) -> dict:
     if "lambda" in values:
         values["lambda_"] = values.pop("lambda")
     if "strategy" in values:
-        strategy = values.pop("strategy")
-        if strategy not in STRATEGIES:
-            raise ConfigError(f"strategy {strategy!r} unknown; accepted: {', '.join(STRATEGIES)}")
-        values["feedback"], values["train_on"] = STRATEGIES[strategy]
+        values["feedback"], values["train_on"] = strategy_units(values.pop("strategy"))
     if "seed_doc" in values:
         docids = tuple(values.pop("seed_doc"))
         values["seeding"] = SeedingChoice(values.get("seeding", "documents"), docids)

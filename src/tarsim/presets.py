@@ -81,10 +81,6 @@ class TARexpDefaultPreset(Preset):
     }
 
 
-PRESETS = ("bmi", "asreview-default", "asreview-logistic", "tarexp-default")
-"""The built-in presets (`tarsim list preset` shows every one, plugins included)."""
-
-
 def apply_preset(name: str | None, explicit: Mapping[str, Any]) -> dict[str, Any]:
     """ReviewConfig keyword arguments: the preset's settings, overridden by the explicitly given ones."""
     if name is None:
@@ -104,9 +100,8 @@ def default_preset(collection: object) -> str | None:
     """The preset used when none is given: SCREENING_FILE_PRESET for a screening file, else None (BMI)."""
     from pathlib import Path
 
-    from tarsim.data.screening import SCREENING_SUFFIXES
+    from tarsim.data.screening import is_screening_file
 
     if not isinstance(collection, (str, Path)):
         return None
-    path = Path(collection)
-    return SCREENING_FILE_PRESET if path.is_file() and path.suffix.lower() in SCREENING_SUFFIXES else None
+    return SCREENING_FILE_PRESET if is_screening_file(collection) else None

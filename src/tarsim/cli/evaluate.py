@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
     per_query = evaluate_run(qrels, run, measures, missing=args.missing)
     names = [m.name for m in measures]
     run_topics = list(run.topics) if isinstance(run, RunTable) else [t for t, docs in run.items() if docs]
-    topics = [t for t in dict.fromkeys([*qrels, *run_topics]) if args.missing == "zero" or t in set(run_topics)]
+    covered = set(run_topics)
+    topics = [t for t in dict.fromkeys([*qrels, *run_topics]) if args.missing == "zero" or t in covered]
     summary = average(per_query, names, mode=args.average, topics=topics)
     _print_evaluation(args.format, names, summary, per_query if args.per_query else None)
     return 0

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from tarsim.metrics.insights import PRIORS
 
@@ -38,22 +37,10 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def load_reviews(inputs, qrels_path: str | None = None) -> list:
     """Ledgers of every input: directories searched for ledgers, files read by their kind (tarsim.data.order)."""
-    from tarsim.data.order import read_review
     from tarsim.data.qrels import read_qrels
-    from tarsim.errors import InputError
-    from tarsim.reporting.compare import ledger_paths
+    from tarsim.reporting.compare import load_ledgers
 
-    qrels = read_qrels(qrels_path) if qrels_path else None
-    ledgers = []
-    for given in inputs:
-        path = Path(given)
-        paths = ledger_paths([path]) if path.is_dir() else [path]
-        for found in paths:
-            ledger = read_review(found, qrels)
-            if not ledger.complete:
-                raise InputError(found, None, "ledger has no end record (an unfinished review)")
-            ledgers.append(ledger)
-    return ledgers
+    return load_ledgers(inputs, read_qrels(qrels_path) if qrels_path else None)
 
 
 def run(args: argparse.Namespace) -> int:

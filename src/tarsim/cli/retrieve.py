@@ -15,8 +15,6 @@ from tarsim.legal.benchmark import load_directory
 from tarsim.legal.presets import PRESETS, get_preset
 from tarsim.retrieval import ANALYZERS, PreparedCorpus, check_bm25_parameters, get_analyzer, search, tune_bm25
 
-__all__ = ["analyzer_name", "float_list", "load_directory", "register", "run"]
-
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

@@ -100,43 +100,47 @@ def _mixed(first: np.ndarray, second: np.ndarray, k: int, probability: float, rn
     return chosen
 
 
-@register("policy")
 @dataclass(frozen=True)
-class MaxRandomSampling(SelectionPolicy):
-    """ASReview's `max_random`: each pick is the best-scoring document with probability 0.95, else a random one."""
+class _MaxMixture(SelectionPolicy):
+    """ASReview's hybrid queriers: each pick is the best-scoring document with `probability`, else the next of a
+    second order (subclasses give it); both orders are cut to twice the batch, enough for every pick."""
 
     probability: float = 0.95
-    name: str = "max_random"
     params: ClassVar[tuple[Param, ...]] = (
         Param("probability", float, 0.95, "chance that a pick is the best-scoring document", 0.0, 1.0),
     )
+
+    def second_order(self, scores, candidates, depth, rng) -> np.ndarray:
+        raise NotImplementedError
 
     def select(self, scores, candidates, k, rng):
         k = min(k, len(candidates))
         depth = min(2 * k, len(candidates))
         best = top_k(scores, candidates, depth)
-        shuffled = rng.permutation(candidates)[:depth]
-        return _mixed(best, shuffled, k, self.probability, rng)
+        return _mixed(best, self.second_order(scores, candidates, depth, rng), k, self.probability, rng)
 
 
 @register("policy")
 @dataclass(frozen=True)
-class MaxUncertaintySampling(SelectionPolicy):
+class MaxRandomSampling(_MaxMixture):
+    """ASReview's `max_random`: each pick is the best-scoring document with probability 0.95, else a random one."""
+
+    name: str = "max_random"
+
+    def second_order(self, scores, candidates, depth, rng):
+        return rng.permutation(candidates)[:depth]
+
+
+@register("policy")
+@dataclass(frozen=True)
+class MaxUncertaintySampling(_MaxMixture):
     """ASReview's `max_uncertainty`: each pick is the best-scoring document with probability 0.95, else the most
     uncertain one (score closest to the decision boundary)."""
 
-    probability: float = 0.95
     name: str = "max_uncertainty"
-    params: ClassVar[tuple[Param, ...]] = (
-        Param("probability", float, 0.95, "chance that a pick is the best-scoring document", 0.0, 1.0),
-    )
 
-    def select(self, scores, candidates, k, rng):
-        k = min(k, len(candidates))
-        depth = min(2 * k, len(candidates))
-        best = top_k(scores, candidates, depth)
-        uncertain = top_k(-np.abs(scores), candidates, depth)
-        return _mixed(best, uncertain, k, self.probability, rng)
+    def second_order(self, scores, candidates, depth, rng):
+        return UncertaintySampling().select(scores, candidates, depth, rng)
 
 
 @register("policy")

@@ -16,6 +16,7 @@ import pandas as pd
 from tarsim.data.ledger import Ledger, is_temporary
 from tarsim.data.lines import PathLike
 from tarsim.data.order import read_review
+from tarsim.data.qrels import Qrels
 from tarsim.errors import ConfigError, InputError
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
 from tarsim.simulator.config import normalise_config
@@ -64,11 +65,12 @@ def ledger_paths(paths: Iterable[PathLike]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-def load_ledgers(paths: Iterable[PathLike]) -> list[Ledger]:
-    """Read every ledger found under `paths` (see ledger_paths); incomplete ledgers are rejected."""
+def load_ledgers(paths: Iterable[PathLike], qrels: Qrels | None = None) -> list[Ledger]:
+    """Read every ledger found under `paths` (see ledger_paths; `qrels` for order files); incomplete ledgers are
+    rejected."""
     ledgers = []
     for path in ledger_paths(paths):
-        ledger = read_review(path)  # a ledger, an ASReview project (.asreview) or an order file
+        ledger = read_review(path, qrels)  # a ledger, an ASReview project (.asreview) or an order file
         if not ledger.complete:
             raise InputError(path, None, "ledger has no end record (an unfinished review)")
         ledgers.append(ledger)

@@ -240,9 +240,6 @@ class ReviewConfig:
         """A JSON-ready dict (recorded in every ledger header)."""
         record = asdict(self)
         record["features"] = self.features.record()
-        for name, default in LATER_FIELDS.items():  # recorded only when set: older headers stay byte-identical
-            if record[name] == default:
-                del record[name]
         record["seeding"] = {"kind": self.seeding.kind, "docids": list(self.seeding.docids)}
         record["stopping"] = list(self.stopping)
         if self.seeding.kind == "priors":  # recorded only with priors: ledgers without them are unchanged
@@ -268,14 +265,11 @@ class ReviewConfig:
 PRIOR_FIELDS = ("n_prior_included", "n_prior_excluded", "prior_idx", "prior_seed")
 """Settings recorded in a ledger header only when the review starts from priors."""
 
-LATER_FIELDS = {"presumed_with_replacement": False}
-"""Fields a ledger header holds only when they differ from these defaults (added after ledgers were pinned)."""
-
 ADDED_CONFIG_FIELDS = {"learner": "bmi"}
 """Configuration fields added after ledgers were first written, with the value that older ledgers imply."""
 
 
-RECORDED_IF_SET = {"extractor": "bmi", "preset": None}
+RECORDED_IF_SET = {"presumed_with_replacement": False, "extractor": "bmi", "preset": None}
 """Fields a ledger header records only when they differ from these values (which a header without them implies)."""
 
 
@@ -290,9 +284,14 @@ def normalise_header(header: dict) -> dict:
     return {**header, "config": normalise_config(header["config"])} if "config" in header else header
 
 
-def strategy_config(name: str, **overrides) -> ReviewConfig:
-    """A ReviewConfig for a named shown/trained strategy."""
+def strategy_units(name: str) -> tuple[str, str]:
+    """(feedback, train_on) of a named shown/trained strategy; ConfigError naming the accepted ones."""
     if name not in STRATEGIES:
         raise ConfigError(f"strategy {name!r} unknown; accepted: {', '.join(STRATEGIES)}")
-    feedback, train_on = STRATEGIES[name]
+    return STRATEGIES[name]
+
+
+def strategy_config(name: str, **overrides) -> ReviewConfig:
+    """A ReviewConfig for a named shown/trained strategy."""
+    feedback, train_on = strategy_units(name)
     return ReviewConfig(feedback=feedback, train_on=train_on, **overrides)

@@ -20,6 +20,7 @@ class LedgerSoFar:
         self._int = {name: np.zeros(capacity, dtype=np.int64) for name in ("sentence", "label", "truth", "reviewer")}
         self._int["round"] = np.zeros(capacity, dtype=np.int64)
         self._time = np.zeros(capacity, dtype=np.float64)
+        self._prior = np.zeros(capacity, dtype=bool)
         self._effort = {key: np.zeros(capacity, dtype=np.float64) for key in EFFORT_KEYS}
 
     def __len__(self) -> int:
@@ -37,6 +38,7 @@ class LedgerSoFar:
         for name in ("label", "truth", "reviewer", "round"):
             self._int[name][k] = record[name]
         self._time[k] = record["time"]
+        self._prior[k] = record.get("prior", False) is True  # as parse_ledger reads it
         for key in EFFORT_KEYS:
             self._effort[key][k] = record["effort"][key]
 
@@ -56,6 +58,7 @@ class LedgerSoFar:
             reviewer=self._int["reviewer"][:k],
             round=self._int["round"][:k],
             effort={key: values[:k] for key, values in self._effort.items()},
+            prior=self._prior[:k],
         )
 
 

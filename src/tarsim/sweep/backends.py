@@ -12,9 +12,9 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 
 from tarsim.errors import ConfigError
-from tarsim.processes import exit_with_parent, local_parallel
+from tarsim.processes import local_parallel
 
-__all__ = ["BACKENDS", "dask_client", "exit_with_parent", "run_dask", "run_joblib"]
+__all__ = ["BACKENDS", "dask_client", "run_dask", "run_joblib"]
 
 BACKENDS = ("joblib", "dask")
 

@@ -400,7 +400,7 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
         if spec == DEMO:
             paths: list[Path | None] = [None]
         elif glob.has_magic(spec):
-            paths = [Path(p) for p in sorted(glob.glob(str(base / spec))) if _is_collection(Path(p), globbed=True)]
+            paths = [Path(p) for p in sorted(glob.glob(str(base / spec))) if _globbed_collection(Path(p))]
             if not paths:
                 check.fail(
                     f"{key}.path",
@@ -421,7 +421,7 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
             paths = [base / spec]
         else:
             directory = base / spec
-            if not _is_collection(directory):
+            if not directory.is_dir():
                 check.fail(
                     f"{key}.path",
                     f"collection {str(directory)!r} does not exist (a collection directory or a screening file)",
@@ -446,13 +446,10 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
     return tuple(entries)
 
 
-def _is_collection(path: Path, globbed: bool = False) -> bool:
-    """A collection directory, or a screening file (CSV, TSV, XLSX, RIS: one topic named after its stem); a glob
-    does not take .txt files (RIS or not, they are more often a collection's qrels or notes)."""
-    from tarsim.data.screening import SCREENING_SUFFIXES
-
-    suffix = path.suffix.lower()
-    return path.is_dir() or (path.is_file() and suffix in SCREENING_SUFFIXES and not (globbed and suffix == ".txt"))
+def _globbed_collection(path: Path) -> bool:
+    """What a glob path takes: collection directories and screening files, but not .txt files (RIS or not, they are
+    more often a collection's qrels or notes)."""
+    return path.is_dir() or (is_screening_file(path) and path.suffix.lower() != ".txt")
 
 
 def _collection_name(path: Path) -> str:
