@@ -78,7 +78,16 @@ def simulate(topics: list[str], seeds: int, workdir: Path) -> list[Ledger]:
     for topic in topics:
         for seed in range(seeds):
             out = workdir / f"{topic}-{seed}"
-            command = ["tarsim", "simulate", "--collection", str(SRD / topic), "--effort", "judge"]
+            command = [
+                sys.executable,
+                "-m",
+                "tarsim.cli",
+                "simulate",
+                "--collection",
+                str(SRD / topic),
+                "--effort",
+                "judge",
+            ]
             subprocess.run([*command, "--seed", str(seed), "--out", str(out)], check=True, capture_output=True)
             ledgers.extend(read_ledger(p) for p in iter_ledger_paths(out / "ledgers"))
     return ledgers

@@ -30,6 +30,7 @@ import numpy as np
 from machine_info import describe_machine  # same folder
 from tarsim.data.dataset import load_dataset
 from tarsim.data.ledger import Ledger, read_ledger
+from tarsim.data.order import foreign_ledger
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_at_effort
 
 DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
@@ -170,20 +171,17 @@ def run_measured(
 
 def order_ledger(tool: str, topic: str, docids: list[str], grades: dict[str, int], relevant: int, n: int) -> Ledger:
     """A review order as a (minimal) tarsim ledger: one judgment of effort 1 per document, in order."""
-    k = len(docids)
-    ones = np.ones(k)
-    return Ledger(
-        header={"topic": topic, "relevant": relevant, "collection_size": n, "config": {"strategy": tool}},
-        rounds=[],
-        end={"reason": tool},
-        docids=list(docids),
-        sentence=np.full(k, -1, dtype=np.int64),
-        label=np.array([grades.get(d, 0) > 0 for d in docids], dtype=np.int64),
-        truth=np.array([grades.get(d, 0) for d in docids], dtype=np.int64),
-        time=np.arange(k, dtype=np.float64),
-        reviewer=np.zeros(k, dtype=np.int64),
-        round=np.zeros(k, dtype=np.int64),
-        effort={"judge": ones, "sent": ones, "words": ones, "seconds": ones},
+    truth = [grades.get(d, 0) for d in docids]
+    return foreign_ledger(
+        tool=tool,
+        topic=topic,
+        docids=docids,
+        labels=[int(g > 0) for g in truth],
+        truth=truth,
+        prior=[False] * len(docids),
+        relevant=relevant,
+        collection_size=n,
+        source=tool,
     )
 
 
