@@ -16,6 +16,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -39,31 +40,6 @@ TOOLS = ("tarsim", "tarsim-prior", "tarsim-warm", "asreview-logistic", "asreview
 BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 # ---- the code each tool runs in its own process ------------------------------------------------------------------
-TARSIM_RUNNER = textwrap.dedent(
-    """
-    import json, sys, time
-    from pathlib import Path
-    t0 = time.perf_counter()
-    from machine_info import describe_machine  # same folder
-from tarsim.data.dataset import load_dataset
-    from tarsim.features import cached_features
-    from tarsim.policies import SeedingChoice
-    from tarsim.simulator.config import ReviewConfig
-    from tarsim.simulator.run import review_topics
-    directory, topic, out, until, seed, prior, cache = sys.argv[1:8]
-    dataset = load_dataset(directory)
-    t1 = time.perf_counter()
-    features = cached_features(dataset.collection, Path(cache) if cache else None)  # no cache: built cold
-    t2 = time.perf_counter()
-    # BMI seeds with the topic's query; with prior docids it judges those first (ASReview's and TARexp's start).
-    seeding = SeedingChoice("documents", tuple(prior.split(","))) if prior else SeedingChoice("query")
-    config = ReviewConfig(until="exhausted" if until == "all" else "all-relevant", seed=int(seed), seeding=seeding)
-    review_topics(dataset, config, [topic], Path(out), features=features)
-    t3 = time.perf_counter()
-    print(json.dumps({"load": t1 - t0, "features": t2 - t1, "review": t3 - t2}))
-    """
-)
-
 ASREVIEW_ORDER = textwrap.dedent(
     """
     import json, sqlite3, sys, tempfile, zipfile
@@ -231,29 +207,45 @@ def prepare(spec: str, work: Path, seed: int) -> Job:
     return Job(spec, directory, topic, list(docids), dict(grades), path, prior)
 
 
+def tarsim_command(job: Job, out: Path, until: str, seed: int, cache: Path, prior: tuple[str, ...] = ()) -> list[str]:
+    """The `tarsim simulate` command a user types for this review (run with this interpreter)."""
+    command = [sys.executable, "-m", "tarsim", "simulate", "--collection", str(job.directory), "--topic", job.topic]
+    command += ["--until", "exhausted" if until == "all" else "all-relevant", "--seed", str(seed)]
+    if prior:  # BMI judges the peers' prior records first instead of seeding with the topic's query
+        command += ["--seeding", "documents", *(x for docid in prior for x in ("--seed-doc", docid))]
+    return [*command, "--out", str(out), "--cache-dir", str(cache)]
+
+
 def run_tarsim(job: Job, work: Path, args: argparse.Namespace, tool: str) -> Outcome:
-    """`tarsim`: BMI seeded with the topic's query; `tarsim-prior`: seeded with the peers' prior records;
-    `tarsim-warm`: `tarsim` again with the features in tarsim's on-disk cache, filled by an untimed first run
-    (every run of a study or sweep after the first pays this)."""
+    """`tarsim simulate` as a subprocess. `tarsim`: BMI seeded with the topic's query, features built cold (a
+    fresh, empty --cache-dir); `tarsim-prior`: seeded with the peers' prior records, cold too; `tarsim-warm`:
+    `tarsim` again with the features in the --cache-dir an untimed first run filled (every run of a study or
+    sweep after the first pays this)."""
     name = job.name.replace(":", "_")
-    until = "all" if args.until == "all" else "last-relevant"
-    prior = ",".join(job.docids[i] for i in job.prior) if tool == "tarsim-prior" else ""
-    cache = str(work / f"feature-cache-{name}") if tool == "tarsim-warm" else ""
-
-    def command(out: Path) -> list[str]:
-        return [sys.executable, "-c", TARSIM_RUNNER, str(job.directory), job.topic, str(out), until, str(args.seed)]
-
-    if cache:
-        _, _, code, text = run_measured([*command(work / f"{tool}-warm-up-{name}"), prior, cache], args.timeout)
+    prior = tuple(job.docids[i] for i in job.prior) if tool == "tarsim-prior" else ()
+    cache = work / f"feature-cache-{tool}-{name}"
+    shutil.rmtree(cache, ignore_errors=True)
+    cache.mkdir()
+    if tool == "tarsim-warm":
+        warm_up = tarsim_command(job, work / f"{tool}-warm-up-{name}", args.until, args.seed, cache, prior)
+        _, _, code, text = run_measured(warm_up, args.timeout, env=_tarsim_env())
         if code:  # without its cache the timed run would be a cold one
             return Outcome(tool, failed="warm-up run: " + _failure(code, args.timeout, text))
     out = work / f"{tool}-{name}"
-    seconds, peak, code, text = run_measured([*command(out), prior, cache], args.timeout)
+    command = tarsim_command(job, out, args.until, args.seed, cache, prior)
+    seconds, peak, code, text = run_measured(command, args.timeout, env=_tarsim_env())
     if code:
         return Outcome(tool, seconds, peak, _failure(code, args.timeout, text))
     ledger = read_ledger(next((out / "ledgers").glob("*.jsonl")))
-    timing = json.loads(text.strip().splitlines()[0])
-    return Outcome(tool, seconds, peak, ledger=ledger, detail=timing)
+    return Outcome(tool, seconds, peak, ledger=ledger)
+
+
+def _tarsim_env() -> dict:
+    """This process's environment, with this checkout's src first on PYTHONPATH (`-m tarsim` imports it)."""
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH")) if p)
+    return env
 
 
 def run_asreview(job: Job, work: Path, args: argparse.Namespace, model: str) -> Outcome:
