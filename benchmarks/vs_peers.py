@@ -248,10 +248,8 @@ def _tarsim_env() -> dict:
     return env
 
 
-def run_asreview(job: Job, work: Path, args: argparse.Namespace, model: str) -> Outcome:
-    tool = f"asreview-{model}"
-    project = work / f"{tool}-{job.name.replace(':', '_')}.asreview"
-    project.unlink(missing_ok=True)
+def asreview_command(job: Job, project: Path, args: argparse.Namespace, model: str) -> list[str]:
+    """`asreview simulate` of this job from its prior rows (`args`: peers_python, seed, until)."""
     command = [args.peers_python, "-m", "asreview", "simulate", str(job.csv_path), "-o", str(project)]
     command += ["--prior-idx", *(str(i) for i in job.prior)]
     command += ["--seed", str(args.seed)]
@@ -259,33 +257,57 @@ def run_asreview(job: Job, work: Path, args: argparse.Namespace, model: str) -> 
         command += ["-c", "logistic", "-q", "max", "-b", "balanced", "-e", "tfidf", "--n-query", "10"]
     if args.until == "all":
         command += ["--n-stop", "-1"]
-    # Run in the scratch folder: ASReview leaves a synergy_cache.sqlite in its working directory.
-    seconds, peak, code, text = run_measured(command, args.timeout, env=_peer_env(), cwd=work)
-    if code:
-        return Outcome(tool, seconds, peak, _failure(code, args.timeout, text))
-    order_file = work / f"{tool}-{job.name.replace(':', '_')}.order.json"
-    subprocess.run([args.peers_python, "-c", ASREVIEW_ORDER, str(project), str(order_file)], check=True)
+    return command
+
+
+def asreview_ledger(job: Job, project: Path, order_file: Path, peers_python: str, tool: str) -> Ledger | str:
+    """The review order kept in an ASReview project as a ledger, or why it could not be read."""
+    subprocess.run([peers_python, "-c", ASREVIEW_ORDER, str(project), str(order_file)], check=True)
     result = json.loads(order_file.read_text())
     # ASReview's record table maps each record to its row in our CSV; check it against the labels it recorded.
     docids = [job.docids[row] for row in result["row"]]
     truth = [int(job.grades.get(d, 0) > 0) for d in docids]
     if truth != [int(x) for x in result["label"]]:
-        return Outcome(tool, seconds, peak, "record_id mapping does not reproduce ASReview's labels")
-    ledger = order_ledger(tool, job.topic, docids, job.grades, job.relevant, len(job.docids))
+        return "record_id mapping does not reproduce ASReview's labels"
+    return order_ledger(tool, job.topic, docids, job.grades, job.relevant, len(job.docids))
+
+
+def run_asreview(job: Job, work: Path, args: argparse.Namespace, model: str) -> Outcome:
+    tool = f"asreview-{model}"
+    project = work / f"{tool}-{job.name.replace(':', '_')}.asreview"
+    project.unlink(missing_ok=True)
+    # Run in the scratch folder: ASReview leaves a synergy_cache.sqlite in its working directory.
+    command = asreview_command(job, project, args, model)
+    seconds, peak, code, text = run_measured(command, args.timeout, env=_peer_env(), cwd=work)
+    if code:
+        return Outcome(tool, seconds, peak, _failure(code, args.timeout, text))
+    order_file = work / f"{tool}-{job.name.replace(':', '_')}.order.json"
+    ledger = asreview_ledger(job, project, order_file, args.peers_python, tool)
+    if isinstance(ledger, str):
+        return Outcome(tool, seconds, peak, ledger)
     return Outcome(tool, seconds, peak, ledger=ledger)
+
+
+def tarexp_command(job: Job, order_file: Path, args: argparse.Namespace) -> list[str]:
+    """TARexp's one-phase workflow (TAREXP_RUNNER) on this job (`args`: peers_python, tarexp_batch, seed, until)."""
+    command = [args.peers_python, "-c", TAREXP_RUNNER, str(job.csv_path), str(order_file)]
+    return [*command, str(args.tarexp_batch), str(args.seed), args.until, ",".join(str(i) for i in job.prior)]
+
+
+def tarexp_ledger(job: Job, order_file: Path) -> tuple[Ledger, dict]:
+    """TARexp's review order (written by TAREXP_RUNNER) as a ledger, and the runner's timings."""
+    result = json.loads(order_file.read_text())
+    docids = [job.docids[i] for i in result["order"]]
+    return order_ledger("tarexp", job.topic, docids, job.grades, job.relevant, len(job.docids)), result["timing"]
 
 
 def run_tarexp(job: Job, work: Path, args: argparse.Namespace) -> Outcome:
     order_file = work / f"tarexp-{job.name.replace(':', '_')}.json"
-    command = [args.peers_python, "-c", TAREXP_RUNNER, str(job.csv_path), str(order_file)]
-    command += [str(args.tarexp_batch), str(args.seed), args.until, ",".join(str(i) for i in job.prior)]
-    seconds, peak, code, text = run_measured(command, args.timeout, env=_peer_env())
+    seconds, peak, code, text = run_measured(tarexp_command(job, order_file, args), args.timeout, env=_peer_env())
     if code:
         return Outcome("tarexp", seconds, peak, _failure(code, args.timeout, text))
-    result = json.loads(order_file.read_text())
-    docids = [job.docids[i] for i in result["order"]]
-    ledger = order_ledger("tarexp", job.topic, docids, job.grades, job.relevant, len(job.docids))
-    return Outcome("tarexp", seconds, peak, ledger=ledger, detail=result["timing"])
+    ledger, timing = tarexp_ledger(job, order_file)
+    return Outcome("tarexp", seconds, peak, ledger=ledger, detail=timing)
 
 
 def _peer_env() -> dict:
