@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -163,13 +164,15 @@ def summary_table(document: dict) -> str:
     tools = document["tools"]
     cold = tools.get("tarsim", {}).get("seconds")
     warm = tools.get("tarsim-warm", {}).get("seconds")
-    head = f"{'tool':<18} {'seconds':>8} {'x cold':>7} {'x warm':>7} {'peak MB':>8} {'runs':>5} {'failed':>6} "
+    head = f"{'tool':<18} {'seconds':>8} {'x cold':>7} {'x warm':>7} {'CPU s':>7} {'peak MB':>8} "
+    head += f"{'runs':>5} {'failed':>6} "
     lines = [head + " ".join(f"{m:>8}" for m in MEASURES)]
     for tool, t in tools.items():
         ratios = [f"{t['seconds'] / base:>7.2f}" if base and t["seconds"] else f"{'-':>7}" for base in (cold, warm)]
         means = " ".join(f"{t['means'][m]:>8.4f}" if t["means"].get(m) is not None else f"{'-':>8}" for m in MEASURES)
         lines.append(
-            f"{tool:<18} {t['seconds']:>8.1f} {' '.join(ratios)} {t['peak_mb']:>8.0f} {t['runs']:>5} "
+            f"{tool:<18} {t['seconds']:>8.1f} {' '.join(ratios)} {t.get('cpu_seconds', float('nan')):>7.1f} "
+            f"{t['peak_mb']:>8.0f} {t['runs']:>5} "
             f"{t['failed']:>6} {means}"
         )
     same = document["identical_tarsim_asreview"]
@@ -181,6 +184,12 @@ def summary_table(document: dict) -> str:
     if document["prior_mismatches"]:
         lines.append(f"tarsim's priors differ from the peers' on {len(document['prior_mismatches'])} reviews")
     return "\n".join(lines)
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of every finished child process so far, and of the children they waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def tool_summary(seconds: float, peak: float, records: list[dict], failed: int, note: str | None = None) -> dict:
@@ -259,12 +268,14 @@ def study(args: argparse.Namespace, work: Path) -> dict:
             if tool not in args.tools:
                 continue
             out = work / f"{tool}-out"
+            cpu = children_cpu()
             seconds, peak, failed = run_sweep(toml, out, cache, args.jobs, args.timeout)
+            cpu = children_cpu() - cpu
             print(f"{tool}: {seconds:.1f} s" + (f" FAILED {failed}" if failed else ""), flush=True)
             orders[tool] = {} if failed else sweep_orders(out, jobs)
             mine = evaluate(tool, orders[tool], jobs)
             records += mine
-            tools[tool] = tool_summary(seconds, peak, mine, len(jobs) - len(mine), failed)
+            tools[tool] = tool_summary(seconds, peak, mine, len(jobs) - len(mine), failed) | {"cpu_seconds": cpu}
         for key, order in orders.get("tarsim", {}).items():
             if [job_row(jobs[key], d) for d in order[:2]] != list(jobs[key].prior):
                 mismatches.append(f"{key[0]}/{key[1]}")
@@ -279,13 +290,16 @@ def study(args: argparse.Namespace, work: Path) -> dict:
                 commands[key] = (tarexp_command(job, folder / "order.json", options), folder)
             else:
                 commands[key] = (asreview_command(job, folder / "project.asreview", options, "logistic"), folder)
+        cpu = children_cpu()
         seconds, peak, failed = run_pool(commands, args.jobs, args.timeout)
+        cpu = children_cpu() - cpu
         print(f"{tool}: {seconds:.1f} s, {sum(map(bool, failed.values()))} failed", flush=True)
         orders[tool] = peer_orders(tool, jobs, work, failed, args.peers_python)
         mine = evaluate(tool, orders[tool], jobs)
         records += mine
         reasons = sorted({f for f in failed.values() if f})
-        tools[tool] = tool_summary(seconds, peak, mine, len(jobs) - len(mine), "; ".join(reasons) or None)
+        summary = tool_summary(seconds, peak, mine, len(jobs) - len(mine), "; ".join(reasons) or None)
+        tools[tool] = summary | {"cpu_seconds": cpu}
     return {
         "machine": describe_machine(),
         "reviews": args.reviews,
