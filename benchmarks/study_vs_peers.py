@@ -1,6 +1,7 @@
 """A whole study run by three tools: the 14 srd reviews x 10 prior seeds, each review to the last relevant
 record, with ASReview's logistic set-up; wall time of the whole study per tool, in one run (issue 13).
 
+    mkdir -p benchmarks/results/study_vs_peers
     /work/venv/bin/python benchmarks/study_vs_peers.py --peers-python /work/PEERS/bin/python \
         --json benchmarks/results/study_vs_peers/study.json | tee benchmarks/results/study_vs_peers/study.txt
 
