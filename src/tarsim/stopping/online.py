@@ -3,9 +3,10 @@
 After every judgment each rule is replayed on the ledger so far (`StoppingRule.stop_position`); the first rule
 that fires stops the review. A rule checked at the end of a training round (`knee`) learns that a round ended
 from the next round's first judgment, as its replay does, so the review then holds one judgment more than the
-stop position. The built-in rules whose replay walks the whole ledger (`knee`, `nonrel`, `oracle`, `target`) are
-followed incrementally instead, reading only the new judgments, with the replay's arithmetic (tests/test_rounds.py
-checks both give the same stop); any other rule (a plugin's) is replayed in full after every judgment.
+stop position. The built-in rules whose replay walks the whole ledger (`budget`, `knee`, `nonrel`, `oracle`,
+`target`) are followed incrementally instead, reading only the new judgments, with the replay's arithmetic
+(tests/test_rounds.py checks both give the same stop); any other rule (a plugin's) is replayed in full after every
+judgment.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from tarsim.data.ledger import Ledger
+from tarsim.effort_models import make_effort_model
 from tarsim.stopping.rules import (
+    BudgetRule,
     KneeRule,
     NonRelevantRunRule,
     OracleRule,
@@ -38,6 +41,29 @@ class OnlineStop:
     def to_record(self) -> dict:
         """The end record's `stop` field."""
         return {"rule": self.rule, "seq": self.seq}
+
+
+class _BudgetCheck:
+    """Effort spent aR + b, summed as it comes: each new judgment's cost added to the running total in order, so
+    the sums are the replay's cumulative sums, bit for bit."""
+
+    def __init__(self, rule: BudgetRule) -> None:
+        self.rule = rule
+        self.model = make_effort_model(rule.effort_model)
+        self.spent = 0.0
+        self.seen = 0
+        self.fired: int | None = None
+
+    def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
+        if self.fired is not None or len(ledger) <= self.seen:
+            return self.fired
+        costs = self.model.costs_from({**ledger.effort, "time": ledger.time}, self.seen)
+        spent = np.cumsum(np.concatenate([[self.spent], costs]))[1:]  # sequential from the total so far
+        reached = np.flatnonzero(spent >= self.rule.budget(ledger) - 1e-9)
+        if reached.size:
+            self.fired = self.seen + int(reached[0]) + 1
+        self.spent, self.seen = float(spent[-1]), len(ledger)
+        return self.fired
 
 
 class _TargetCheck:
@@ -137,6 +163,7 @@ class _KneeCheck:
 
 
 _INCREMENTAL = {
+    BudgetRule: _BudgetCheck,
     TargetRule: _TargetCheck,
     NonRelevantRunRule: _NonRelevantRunCheck,
     OracleRule: _OracleCheck,
