@@ -126,7 +126,7 @@ class ClockEffort(EffortModel):
 
     def costs_from(self, increments, start):
         time = _clock_time(increments)
-        return np.diff(time[start:], prepend=time[start - 1] if start else 0.0)
+        return time[start:] - time[start - 1 : -1] if start else self.costs(increments)  # np.diff's subtraction
 
     def accumulate(self, spent, increments, now):
         return now  # the clock itself: summing differences would drift from it

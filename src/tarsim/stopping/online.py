@@ -57,12 +57,13 @@ class _BudgetCheck:
     def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
         if self.fired is not None or len(ledger) <= self.seen:
             return self.fired
-        costs = self.model.costs_from({**ledger.effort, "time": ledger.time}, self.seen)
-        spent = np.cumsum(np.concatenate([[self.spent], costs]))[1:]  # sequential from the total so far
-        reached = np.flatnonzero(spent >= self.rule.budget(ledger) - 1e-9)
-        if reached.size:
-            self.fired = self.seen + int(reached[0]) + 1
-        self.spent, self.seen = float(spent[-1]), len(ledger)
+        limit = self.rule.budget(ledger) - 1e-9
+        for cost in self.model.costs_from({**ledger.effort, "time": ledger.time}, self.seen).tolist():
+            self.seen += 1
+            self.spent += cost  # in order, as the replay's cumulative sum adds
+            if self.spent >= limit:
+                self.fired = self.seen
+                break
         return self.fired
 
 
