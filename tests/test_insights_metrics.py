@@ -42,6 +42,22 @@ def test_wss_never_reached_is_none_and_r_is_the_topics():
     assert insights.rrf(labels, 30, relevant=3) == pytest.approx(2 / 3)
 
 
+def test_found_counts_a_record_labelled_relevant_at_a_later_presentation():
+    # a (relevant) is shown twice, labelled relevant the second time (a second reviewer); b is not relevant; c is
+    # relevant and labelled so; d is relevant but missed. N = 10, R = 3.
+    ledger = ledger_factory.make_ledger(
+        [1, 0, 1, 1, 1], [0, 0, 1, 1, 0], docids=["a", "b", "a", "c", "d"], size=10, relevant=3
+    )
+    found = insights.screening(ledger, recall="found")
+    assert found.docids == ["a", "b", "c", "d"]  # records in order of first presentation
+    assert found.labels.tolist() == [1, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+    assert found.relevant == 3
+    presented = insights.screening(ledger)
+    assert presented.labels.tolist() == [1, 0, 1, 1, 0, 0, 0, 0, 0, 0]
+    # the same records count as in the recall-effort curve: 2 of 3 found
+    assert insights.measures(found)["docs_to_80"] is None and insights.rrf(found.labels, 40, 3) == pytest.approx(2 / 3)
+
+
 def _prior_ledger():
     """p1 (relevant) and p2 are priors; then a, b (relevant), c; N = 10, R = 2."""
     lines = ledger_factory.ledger_lines([1, 0, 0, 1, 0], docids=["p1", "p2", "a", "b", "c"], size=10, relevant=2)

@@ -77,6 +77,23 @@ def test_random_priors_are_judged_first_marked_and_trained_on(tmp_path):
     assert result.ledgers["tiny"].prior.tolist() == [True] * 5 + [False] * (len(lines) - 5)
 
 
+def test_the_priors_are_drawn_once_per_review(tmp_path, monkeypatch):
+    import tarsim.simulator.review as review_module
+
+    draws: list[int] = []
+
+    def counted(relevant, n_included, n_excluded, seed, topic=""):
+        draws.append(seed)
+        return draw_priors(relevant, n_included, n_excluded, seed, topic)
+
+    monkeypatch.setattr(review_module, "draw_priors", counted)
+    result = tarsim.simulate(
+        str(write_csv(tmp_path / "tiny.csv")), n_prior_included=2, n_prior_excluded=3, prior_seed=4
+    )
+    assert draws == [4]  # the run checks the counts first without drawing
+    assert result.ledgers["tiny"].docids[:5] == [str(row) for row in asreview_draw(LABELS, 2, 3, 4)]
+
+
 def test_prior_idx_keeps_its_order(tmp_path):
     source = write_csv(tmp_path / "tiny.csv")
     result = tarsim.simulate(str(source), prior_idx=[7, 35, 2, 0], seed=3)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -27,7 +28,8 @@ from tarsim.simulator.strategies import (
     TrainOnSentences,
 )
 from tarsim.stopping import ReplayContext, StoppingRule, evaluate_stopping, parse_stopping_rule
-from tarsim.stopping.online import OnlineStopping
+from tarsim.stopping.online import OnlineStopping, _KneeCheck
+from tarsim.stopping.rules import KNEE_MIN_REVIEWED
 
 TOPIC = "T2"  # 117 relevant documents of 2,000
 
@@ -110,6 +112,95 @@ def test_rules_followed_incrementally_stop_where_their_replay_does(demo, full_le
         if fired is None:
             fired = online.check(so_far.view(end=full.end))
         assert (fired.seq if fired else None) == replayed, rule
+
+
+def _long_review(n: int = 3000) -> tuple[dict, list[dict]]:
+    """A long review's header and judgment records with irregular effort (6-decimal times, as ledgers hold)."""
+    rng = np.random.default_rng(7)
+    seconds = np.round(rng.uniform(3.0, 40.0, n), 6)
+    time = np.round(np.cumsum(seconds + rng.uniform(0.0, 5.0, n)), 6)  # clock: reading plus waiting
+    records = [
+        {
+            "docid": f"d{i}",
+            "sentence": None,
+            "label": int(i % 7 == 0),
+            "truth": int(i % 7 == 0),
+            "reviewer": 0,
+            "round": 1 + i // 10,
+            "time": float(time[i]),
+            "effort": {"judge": 1.0, "sent": float(1 + i % 13), "words": 30.0, "seconds": float(seconds[i])},
+        }
+        for i in range(n)
+    ]
+    return {"topic": "long", "collection_size": 2 * n, "relevant": n // 7, "seed": 0}, records
+
+
+@pytest.mark.parametrize("model", ["judge", "sent", "lambda:0.3", "seconds", "clock"])
+def test_a_budget_followed_incrementally_stops_where_its_replay_does_on_a_long_review(model):
+    header, records = _long_review()
+    so_far = LedgerSoFar(header, len(records))
+    for record in records:
+        so_far.add_judgment(record)
+    full = so_far.view(end={"reason": "pool exhausted"})
+    costs = {
+        "judge": [r["effort"]["judge"] for r in records],
+        "sent": [r["effort"]["sent"] for r in records],
+        "lambda:0.3": [0.7 * r["effort"]["judge"] + 0.3 * r["effort"]["sent"] for r in records],
+        "seconds": [r["effort"]["seconds"] for r in records],
+        "clock": [b - a for a, b in itertools.pairwise([0.0, *(r["time"] for r in records)])],
+    }[model]
+    # budgets at the effort after judgment 1, 1234 and 2999 (summed another way: the edge of the tolerance) or never
+    targets = [1, 1234, 2999, None]
+    budgets = [repr(math.fsum(costs[:p])) if p else f"{2 * math.fsum(costs):.0f}" for p in targets]
+    for target, budget in zip(targets, budgets, strict=True):
+        spec = f"budget:{budget}:{model}"
+        replayed = parse_stopping_rule(spec).stop_position(full, ReplayContext())
+        assert replayed is None if target is None else abs(replayed - target) <= 1, spec
+        online, so_far, fired = OnlineStopping([spec], ReplayContext()), LedgerSoFar(header, len(records)), None
+        for record in records:
+            so_far.add_judgment(record)
+            fired = online.check(so_far.view(stable=False))
+            if fired is not None:
+                break
+        assert (fired.seq if fired else None) == replayed, spec
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_knee_followed_incrementally_finds_the_replays_knee_at_every_check(seed):
+    # labels in runs (many collinear gain points: ties for the knee), a round ending at every judgment
+    rng = np.random.default_rng(seed)
+    labels = np.repeat(rng.random(300) < np.linspace(0.9, 0.0, 300), rng.integers(1, 6, 300))[:800].astype(int)
+    gain = np.concatenate([[0], np.cumsum(labels)]).astype(np.float64)
+    check = _KneeCheck(parse_stopping_rule("knee:1e9"))  # never fires: every check point is checked
+    header, records = _long_review(len(labels))
+    so_far = LedgerSoFar(header, len(records))
+    for index, record in enumerate(records):
+        so_far.add_judgment({**record, "label": int(labels[index]), "round": index})
+        assert check.stop_position(so_far.view(stable=False), ReplayContext()) is None
+        s = index  # the check at this round change: knee by np.argmax, as slope_ratio takes it
+        if s >= 2 and gain[s] > 0:
+            k = np.arange(1, s)
+            assert check._knee(s) == int(k[int(np.argmax(s * gain[1:s] - gain[s] * k))]), s
+
+
+@pytest.mark.parametrize("rule", ["knee", "knee:2", "knee:4"])
+def test_the_knee_followed_incrementally_stops_where_its_replay_does_on_a_long_review(rule):
+    rng = np.random.default_rng(5)
+    labels = (rng.random(3000) < np.geomspace(0.8, 0.002, 3000)).astype(int)
+    header, records = _long_review(len(labels))
+    records = [{**r, "label": int(labels[i]), "round": i // 3} for i, r in enumerate(records)]
+    so_far = LedgerSoFar(header, len(records))
+    for record in records:
+        so_far.add_judgment(record)
+    replayed = parse_stopping_rule(rule).stop_position(so_far.view(), ReplayContext())
+    assert replayed is not None and replayed > KNEE_MIN_REVIEWED
+    online, so_far, fired = OnlineStopping([rule], ReplayContext()), LedgerSoFar(header, len(records)), None
+    for record in records:
+        so_far.add_judgment(record)
+        fired = online.check(so_far.view(stable=False))
+        if fired is not None:
+            break
+    assert fired is not None and fired.seq == replayed
 
 
 def _record(ledger, index: int) -> dict:

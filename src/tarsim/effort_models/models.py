@@ -29,6 +29,11 @@ class EffortModel:
     def costs(self, increments: Mapping[str, np.ndarray]) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def costs_from(self, increments: Mapping[str, np.ndarray], start: int) -> np.ndarray:
+        """Costs of the judgments from `start` on, as `costs` of the whole columns gives them, reading only those:
+        what a running check needs after each judgment (a model whose cost looks back, as `clock`, overrides it)."""
+        return self.costs({key: values[start:] for key, values in increments.items()})
+
     def accumulate(self, spent: float, increments: Mapping[str, float], now: float) -> float:
         """Effort spent after one more judgment (its `increments`, ending at clock time `now`): a running budget."""
         return spent + float(self.costs({key: np.float64(value) for key, value in increments.items()}))
@@ -117,15 +122,20 @@ class ClockEffort(EffortModel):
     unit: str = "seconds of review time (clock)"
 
     def costs(self, increments):
-        if "time" not in increments:
-            raise ConfigError(
-                "effort model 'clock' needs the judgments' clock time, which this computation was not given"
-            )
-        time = np.asarray(increments["time"], dtype=np.float64)
-        return np.diff(time, prepend=0.0)
+        return np.diff(_clock_time(increments), prepend=0.0)
+
+    def costs_from(self, increments, start):
+        time = _clock_time(increments)
+        return time[start:] - time[start - 1 : -1] if start else self.costs(increments)  # np.diff's subtraction
 
     def accumulate(self, spent, increments, now):
         return now  # the clock itself: summing differences would drift from it
+
+
+def _clock_time(increments: Mapping[str, np.ndarray]) -> np.ndarray:
+    if "time" not in increments:
+        raise ConfigError("effort model 'clock' needs the judgments' clock time, which this computation was not given")
+    return np.asarray(increments["time"], dtype=np.float64)
 
 
 def make_effort_model(spec: str) -> EffortModel:

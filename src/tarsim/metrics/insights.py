@@ -28,7 +28,7 @@ import numpy as np
 from tarsim.data.ledger import Ledger
 from tarsim.data.qrels import Qrels
 from tarsim.errors import ConfigError, InputError
-from tarsim.metrics.recall_effort import GRID_A, GRID_B, check_recall_kind
+from tarsim.metrics.recall_effort import GRID_A, GRID_B, first_relevant_presentations, relevant_count
 
 PRIORS = ("exclude", "include")
 WSS_LEVELS = (0.95, 1.0)
@@ -78,8 +78,8 @@ def screening(
     ledger: Ledger, priors: str = "exclude", qrels: Qrels | None = None, recall: str = "presented"
 ) -> Screening:
     """The ledger's label sequence: documents in order of first presentation, label 1 where relevant (truth > 0,
-    or the qrels when given; with `recall="found"` only where the reviewer also labelled it relevant); prior records
-    dropped when `priors` is "exclude"."""
+    or the qrels when given; with `recall="found"` only where the reviewer labelled it relevant at some presentation,
+    as first_relevant_presentations counts it); prior records dropped when `priors` is "exclude"."""
     check_priors(priors)
     seen: set[str] = set()
     order: list[int] = []
@@ -87,15 +87,11 @@ def screening(
         if docid not in seen:
             seen.add(docid)
             order.append(index)
-    if qrels is None:
-        relevant_flags = ledger.truth > 0
-        total_relevant = ledger.relevant
-    else:
-        grades = qrels.get(ledger.topic, {})
-        relevant_flags = np.array([grades.get(d, 0) > 0 for d in ledger.docids], dtype=bool)
-        total_relevant = sum(1 for g in grades.values() if g > 0)
-    if check_recall_kind(recall) == "found":
-        relevant_flags = relevant_flags & (ledger.label > 0)
+    # a record counts where first_relevant_presentations counts it, at any of its presentations (`found`: the first
+    # the reviewer labelled relevant), and takes its place in the sequence at its first presentation
+    counted = {ledger.docids[i] for i in np.flatnonzero(first_relevant_presentations(ledger, qrels, recall))}
+    relevant_flags = np.array([docid in counted for docid in ledger.docids], dtype=bool)
+    total_relevant = relevant_count(ledger, qrels)
     is_prior = np.asarray(ledger.prior, dtype=bool)
     prior_idx = [i for i in order if is_prior[i]]
     n = ledger.collection_size

@@ -41,17 +41,23 @@ def query_text(topic: str, query: str) -> str:
     return query
 
 
+def check_prior_counts(relevant: np.ndarray, n_included: int, n_excluded: int, topic: str = "") -> None:
+    """Refuse more priors of a class than it has records, without drawing (a run checks every topic first)."""
+    found = int(np.count_nonzero(relevant))
+    for count, size, what in ((n_included, found, "relevant"), (n_excluded, np.size(relevant) - found, "non-relevant")):
+        if count > size:
+            where = f" of topic {topic!r}" if topic else ""
+            side = "included" if what == "relevant" else "excluded"
+            raise ConfigError(f"n_prior_{side} {count} is more than the {size} {what} records{where}")
+
+
 def draw_priors(relevant: np.ndarray, n_included: int, n_excluded: int, seed: int, topic: str = "") -> list[int]:
     """Rows of the random priors, as `asreview simulate` draws them: `n_included` of the relevant rows with
     RandomState(seed).choice(rows, n, replace=False), then `n_excluded` of the others with a fresh RandomState(seed).
     `relevant` is a boolean per row of the collection, in its document order (ASReview's record order)."""
+    check_prior_counts(relevant, n_included, n_excluded, topic)
     rows: list[int] = []
-    for count, pool, what in ((n_included, np.flatnonzero(relevant), "relevant"),
-                              (n_excluded, np.flatnonzero(~relevant), "non-relevant")):  # fmt: skip
-        if count > len(pool):
-            where = f" of topic {topic!r}" if topic else ""
-            side = "included" if what == "relevant" else "excluded"
-            raise ConfigError(f"n_prior_{side} {count} is more than the {len(pool)} {what} records{where}")
+    for count, pool in ((n_included, np.flatnonzero(relevant)), (n_excluded, np.flatnonzero(~relevant))):
         if count > 0:
             rows.extend(int(row) for row in np.random.RandomState(seed).choice(pool, count, replace=False))
     return rows

@@ -21,10 +21,11 @@ from tarsim.features import Features, collection_digest, resolve_cache_dir
 from tarsim.features_tfidf import review_features
 from tarsim.learners import LEARNER_RECORDS
 from tarsim.policies import SeedingChoice
+from tarsim.policies.seeding import check_prior_counts, check_prior_idx
 from tarsim.simulator.config import ReviewConfig, normalise_config, normalise_header
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
 from tarsim.simulator.oracle import make_sentence_labels
-from tarsim.simulator.review import ReviewSimulation, TopicReview, prior_rows
+from tarsim.simulator.review import ReviewSimulation, TopicReview
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
 
@@ -210,12 +211,18 @@ def review_topics(
 
 
 def check_priors(dataset: Dataset, config: ReviewConfig, topics: Sequence[str]) -> None:
-    """Draw every topic's priors once before any feature is built, so that a bad count or row is refused first."""
+    """Check every topic's priors before any feature is built, so that a bad count or row is refused first; the
+    review draws them (once)."""
     if config.seeding.kind != "priors":
         return
-    position = {docid: i for i, docid in enumerate(dataset.collection.docids)}
+    docids = dataset.collection.docids
+    if config.prior_idx:
+        check_prior_idx(config.prior_idx, len(docids))
+        return
+    position = {docid: i for i, docid in enumerate(docids)}
     for topic in topics:
-        prior_rows(config, topic, topic_grades(dataset.qrels.get(topic, {}), position, len(position)))
+        grades = topic_grades(dataset.qrels.get(topic, {}), position, len(position))
+        check_prior_counts(grades > 0, config.n_prior_included, config.n_prior_excluded, topic)
 
 
 def _review_topics(
