@@ -31,6 +31,10 @@ STORE_PREFIX = "sentences-"
 PARALLEL_MIN_DOCUMENTS = 200
 """A batch of at least this many unsegmented documents is segmented on all cores (forked workers)."""
 
+SEGMENT_REST_SHARE = 0.2
+"""Once a review has needed this share of the collection, it will most likely read most of it (a review to 100%
+recall of a screening set reads 55-90%): the rest is segmented at once on all cores, as a whole build would."""
+
 RowMaker = Callable[[list[str]], sp.csr_matrix]
 """Weighted rows of a list of sentences, exactly as the whole-collection build weighs them."""
 
@@ -82,11 +86,19 @@ class LazySentences:
 
     def prefetch(self, docs: Iterable[int]) -> None:
         """Segment these documents now (a round's batch): on all cores when there are many of them."""
-        from tarsim.features import _can_fork, _map_chunks, _segment_chunk, available_cores
+        from tarsim.features import _can_fork, available_cores
 
-        missing = [int(d) for d in docs if int(d) not in self._words and int(d) not in self._sentences]
+        missing = [int(d) for d in docs if not self._known(int(d))]
         if len(missing) < PARALLEL_MIN_DOCUMENTS or not _can_fork() or available_cores() < 2:
             return  # segmented one at a time when judged: cheaper than starting workers
+        self._segment_in_parallel(missing)
+
+    def _known(self, doc: int) -> bool:
+        return doc in self._words or doc in self._sentences
+
+    def _segment_in_parallel(self, missing: list[int]) -> None:
+        from tarsim.features import _map_chunks, _segment_chunk, available_cores
+
         cores = available_cores()
         size = -(-len(missing) // (2 * cores))
         chunks = [[self._documents[d] for d in missing[i : i + size]] for i in range(0, len(missing), size)]
@@ -99,9 +111,24 @@ class LazySentences:
 
         sentences = self._sentences.get(doc)
         if sentences is None:
+            self._segment_rest_when_most_is_needed()
+            sentences = self._sentences.get(doc)
+        if sentences is None:
             sentences = segment_document(self._documents[doc])
             self._sentences[doc] = sentences
         return sentences
+
+    def _segment_rest_when_most_is_needed(self) -> None:
+        """Segment every remaining document on all cores once the review has needed SEGMENT_REST_SHARE of them."""
+        from tarsim.features import _can_fork, available_cores
+
+        n = len(self._documents)
+        needed = len(self._words.keys() | self._sentences.keys())
+        if needed < SEGMENT_REST_SHARE * n or n - needed < PARALLEL_MIN_DOCUMENTS:
+            return
+        if not _can_fork() or available_cores() < 2:
+            return
+        self._segment_in_parallel([doc for doc in range(n) if not self._known(doc)])
 
     # ---- the store -------------------------------------------------------------------------------------------
     @property
@@ -115,7 +142,11 @@ class LazySentences:
         Written atomically; two runs saving at once keep one complete file, and what the other computed is
         computed again when next needed: the store only ever saves time.
         """
-        if self._store is None or not self.grown:
+        if self._store is None:
+            return
+        for doc in list(self._sentences):  # documents segmented ahead of need: their words cost nothing more
+            self.words(doc)
+        if not self.grown:
             return
         if self._store.exists():
             self._load()
