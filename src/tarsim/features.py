@@ -493,7 +493,8 @@ def with_lazy_sentences(
     features: Features, collection: Collection, store: Path | None = None, collection_sha: str = ""
 ) -> Features:
     """Document-only features that segment the collection's documents when a review asks (tarsim.sentences)."""
-    lazy = LazySentences(list(collection), features.sentence_rows_maker(), store, collection_sha)
+    source, settings = str(getattr(collection, "source", "") or ""), asdict(features.settings)
+    lazy = LazySentences(list(collection), features.sentence_rows_maker(), store, collection_sha, source, settings)
     return replace(features, lazy=lazy)
 
 
@@ -662,9 +663,12 @@ def clear_cache(cache_dir: Path) -> tuple[int, int]:
     return removed, freed
 
 
-def cache_path(cache_dir: Path, collection: Collection, settings: FeatureSettings) -> Path:
-    """Where the features of this collection under these settings are cached (one file in `cache_dir`)."""
-    return _cache_file(cache_dir, collection_digest(collection), settings)
+def cache_path(
+    cache_dir: Path, collection: Collection, settings: FeatureSettings, documents_only: bool = False
+) -> Path:
+    """Where the features of this collection under these settings are cached (one file in `cache_dir`; another
+    for document-only features, which document-level reviews build when there is no whole entry)."""
+    return _cache_file(cache_dir, collection_digest(collection), settings, documents_only)
 
 
 def feature_arrays(features: Features) -> dict[str, np.ndarray]:
@@ -825,6 +829,8 @@ def cached_features(
     path = full if features.has_all_sentences else documents_only
     with cache_write_failure_warned(path):
         save_features(path, features, collection_sha=digest, source=str(getattr(collection, "source", "")))
+    if not path.exists():  # the cache folder is unwritable (warned once): no sentence store either
+        return features
     return _with_store(features, collection, Path(cache_dir), digest)
 
 

@@ -224,6 +224,8 @@ def cached_tfidf_features(
     meta = {"format": TFIDF_FORMAT, "collection": digest, "settings": asdict(settings), "arrays": checksum}
     with cache_write_failure_warned(path), atomic_write(path, "wb") as handle:
         np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+    if not path.exists():  # the cache folder is unwritable (warned once): no sentence store either
+        return features
     return _with_store(features, collection, Path(cache_dir), digest)
 
 

@@ -53,11 +53,14 @@ class LazySentences:
         make_rows: RowMaker,
         store: Path | None = None,
         collection_sha: str = "",
+        source: str = "",
+        settings: dict | None = None,
     ) -> None:
         self._documents = documents
         self._make_rows = make_rows
         self._store = Path(store) if store is not None else None
         self._collection_sha = collection_sha
+        self._source, self._settings = source, settings or {}  # shown by `tarsim cache info`
         self._sentences: dict[int, list[str]] = {}  # segmented in this process, until their words are taken
         self._words: dict[int, np.ndarray] = {}
         self._rows: dict[int, sp.csr_matrix] = {}
@@ -151,7 +154,13 @@ class LazySentences:
         if self._store.exists():
             self._load()
         arrays = self._arrays()
-        meta = {"format": STORE_FORMAT, "collection": self._collection_sha, "arrays": _checksum(arrays)}
+        meta = {
+            "format": STORE_FORMAT,
+            "collection": self._collection_sha,
+            "arrays": _checksum(arrays),
+            "source": f"sentences of {self._source}" if self._source else "",
+            "settings": self._settings,
+        }
         from tarsim.features import cache_write_failure_warned
 
         with cache_write_failure_warned(self._store), atomic_write(self._store, "wb") as handle:
