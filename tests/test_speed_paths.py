@@ -79,11 +79,13 @@ def test_cache_info_and_clear(tmp_path, collection, capsys):
     assert main(["cache", "info", "--cache-dir", str(cache)]) == 0
     out = capsys.readouterr().out
     entry = next(cache.glob("features-*.npz"))
+    store = next(cache.glob("sentences-*.npz"))  # the sentences the review segmented (a document review)
     assert f"cache: {cache} (--cache-dir)" in out
-    assert "1 feature entry, 1 file(s)" in out
+    assert "2 feature entries, 2 file(s)" in out
     assert entry.name in out and str(collection / "docs.jsonl") in out and "min_df=2" in out
+    assert store.name in out and f"sentences of {collection / 'docs.jsonl'}" in out
     assert main(["cache", "clear", "--cache-dir", str(cache)]) == 0
-    assert "removed 1 file(s)" in capsys.readouterr().out
+    assert "removed 2 file(s)" in capsys.readouterr().out
     assert sorted(p.name for p in cache.iterdir()) == ["notes.txt"]  # only tarsim's files go
     assert main(["cache", "info", "--cache-dir", str(cache)]) == 0
     assert "0 feature entries, 0 file(s), 0 B" in capsys.readouterr().out

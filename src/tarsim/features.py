@@ -21,7 +21,7 @@ import warnings
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -36,6 +36,7 @@ from tarsim.data.collection import Collection, Document
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.processes import exit_with_parent, local_parallel
 from tarsim.segmentation import segment_document
+from tarsim.sentences import LazySentences
 
 FEATURES_FORMAT = 3
 """Bumped whenever the feature computation or the cache file layout changes, so that stale caches are not reused."""
@@ -88,23 +89,77 @@ LATER_SETTINGS = {"tokens": "bmi", "sentence_weights": "bmi"}
 
 @dataclass(frozen=True)
 class Features:
-    """Document and sentence matrices over one vocabulary, plus what is needed to vectorise a query."""
+    """Document and sentence matrices over one vocabulary, plus what is needed to vectorise a query.
+
+    Built for documents only (`sentences`, `sentence_offsets` and `sentence_words` None), a document's sentences
+    come from `lazy` when a review asks for them (tarsim.sentences); the per-document accessors below serve both.
+    """
 
     documents: sp.csr_matrix  # n_docs x V, float32, rows L2-normalised
-    sentences: sp.csr_matrix  # n_sentences x V, float32, rows L2-normalised
-    sentence_offsets: np.ndarray  # n_docs + 1: sentences of doc i are rows offsets[i]:offsets[i+1]
-    sentence_words: np.ndarray  # words (tokens of any kind) per sentence, for the reading-time model
+    sentences: sp.csr_matrix | None  # n_sentences x V, float32, rows L2-normalised
+    sentence_offsets: np.ndarray | None  # n_docs + 1: sentences of doc i are rows offsets[i]:offsets[i+1]
+    sentence_words: np.ndarray | None  # words (tokens of any kind) per sentence, for the reading-time model
     vocabulary: tuple[str, ...]
     idf: np.ndarray  # float32, length V
     settings: FeatureSettings
+    lazy: LazySentences | None = field(default=None, compare=False, repr=False)
 
     @property
     def n_documents(self) -> int:
         return self.documents.shape[0]
 
+    @property
+    def has_all_sentences(self) -> bool:
+        """Whether every sentence row was built (sentence-level strategies and sentence qrels need them)."""
+        return self.sentences is not None
+
     def sentences_of(self, doc: int) -> range:
         """Row indexes in `sentences` of document `doc`."""
         return range(int(self.sentence_offsets[doc]), int(self.sentence_offsets[doc + 1]))
+
+    def sentence_words_of(self, doc: int) -> np.ndarray:
+        """Words of each sentence of document `doc`, in reading order."""
+        if self.sentence_words is None:
+            return self._lazy().words(doc)
+        return self.sentence_words[int(self.sentence_offsets[doc]) : int(self.sentence_offsets[doc + 1])]
+
+    def sentence_rows_of(self, doc: int) -> sp.csr_matrix:
+        """The weighted sentence rows of document `doc`."""
+        if self.sentences is None:
+            return self._lazy().rows(doc)
+        return self.sentences[int(self.sentence_offsets[doc]) : int(self.sentence_offsets[doc + 1])]
+
+    def _lazy(self) -> LazySentences:
+        if self.lazy is None:
+            raise ConfigError("these features were built for documents only and cannot segment (no collection)")
+        return self.lazy
+
+    def sentence_rows_maker(self) -> Callable[[list[str]], sp.csr_matrix]:
+        """Weighted rows of any sentences, as build_features weighs a collection's sentences."""
+        analyse = make_analyser(self.settings.stem, self.settings.tokens)
+        index = {term: i for i, term in enumerate(self.vocabulary)}
+        weigh = _weight_paragraphs if self.settings.sentence_weights == "hical" else _weight
+        idf, settings, n_terms = self.idf, self.settings, len(self.vocabulary)
+
+        def rows(sentences: list[str]) -> sp.csr_matrix:
+            indptr, indices, data = [0], [], []
+            for sentence in sentences:
+                counts: dict[int, int] = {}
+                for token in analyse(sentence):
+                    column = index.get(token)
+                    if column is not None:
+                        counts[column] = counts.get(column, 0) + 1
+                for column in sorted(counts):
+                    indices.append(column)
+                    data.append(counts[column])
+                indptr.append(len(indices))
+            counts_matrix = sp.csr_matrix(
+                (np.array(data, dtype=np.int32), np.array(indices, dtype=np.int32), np.array(indptr, dtype=np.int32)),
+                shape=(len(sentences), n_terms),
+            )
+            return weigh(counts_matrix, idf, settings)
+
+        return rows
 
     def vectorise(self, text: str) -> sp.csr_matrix:
         """A 1 x V tf-idf row for arbitrary text (the synthetic seed document of a topic query)."""
@@ -359,8 +414,7 @@ def document_counts(
 
     Alphabetic tokens never cross a sentence boundary, so these are the sums of the documents' sentence counts
     that build_features computes (checked on all of Reuters-21578 and srd by benchmarks/document_counts.py and
-    on a sample by tests/test_speed_paths.py): the groundwork for building document-only features without
-    segmentation. Not yet used by the simulator.
+    on a sample by tests/test_speed_paths.py): build_features(sentences=False) builds documents from them.
     """
     settings = settings or FeatureSettings()
     parts = _map_chunks(_count_documents_chunk, _chunks(collection, n_jobs), settings.stem, n_jobs=n_jobs)
@@ -388,10 +442,19 @@ def segmented_document_counts(
 
 
 def build_features(
-    collection: Collection, settings: FeatureSettings | None = None, n_jobs: int | None = None
+    collection: Collection,
+    settings: FeatureSettings | None = None,
+    n_jobs: int | None = None,
+    sentences: bool = True,
 ) -> Features:
-    """Compute document and sentence features for a whole collection (large ones on all cores)."""
+    """Compute document and sentence features for a whole collection (large ones on all cores).
+
+    With `sentences=False` only the documents are built, from their text unsegmented (same document rows to
+    the bit); their sentences are segmented when a review asks for them (Features.lazy).
+    """
     settings = settings or FeatureSettings()
+    if not sentences and settings.tokens == "bmi":
+        return _build_document_features(collection, settings, n_jobs)
     parts = _map_chunks(_count_chunk, _chunks(collection, n_jobs), settings.stem, settings.tokens, n_jobs=n_jobs)
     lengths = np.concatenate([part.sentences_per_document for part in parts])
     words = np.concatenate([part.words_per_sentence for part in parts])
@@ -414,11 +477,32 @@ def build_features(
     return features_from_counts(sentence_counts, document_counts, offsets, words, terms, settings)
 
 
+def _build_document_features(collection: Collection, settings: FeatureSettings, n_jobs: int | None) -> Features:
+    """Document rows from unsegmented counts (equal to the sentence sums: HiCAL tokens are counted segmented)."""
+    counts, terms = document_counts(collection, settings, n_jobs)
+    if not len(terms):
+        raise InputError(
+            collection.source, None, "every document is empty after tokenisation (no word of at least 2 letters)"
+        )
+    if not (np.bincount(counts.indices, minlength=len(terms)) >= settings.min_df).any():
+        raise InputError(collection.source, None, f"no term occurs in at least min_df={settings.min_df} documents")
+    return with_lazy_sentences(features_from_counts(None, counts, None, None, terms, settings), collection)
+
+
+def with_lazy_sentences(
+    features: Features, collection: Collection, store: Path | None = None, collection_sha: str = ""
+) -> Features:
+    """Document-only features that segment the collection's documents when a review asks (tarsim.sentences)."""
+    source, settings = str(getattr(collection, "source", "") or ""), asdict(features.settings)
+    lazy = LazySentences(list(collection), features.sentence_rows_maker(), store, collection_sha, source, settings)
+    return replace(features, lazy=lazy)
+
+
 def features_from_counts(
-    sentence_counts: sp.csr_matrix,
+    sentence_counts: sp.csr_matrix | None,
     document_counts: sp.csr_matrix,
-    sentence_offsets: np.ndarray,
-    sentence_words: np.ndarray,
+    sentence_offsets: np.ndarray | None,
+    sentence_words: np.ndarray | None,
     terms: Sequence[str],
     settings: FeatureSettings,
 ) -> Features:
@@ -431,12 +515,10 @@ def features_from_counts(
     n_docs = document_counts.shape[0]
     idf = np.log(n_docs / document_frequency[keep]).astype(np.float32)
     document_counts = document_counts[:, keep]
-    sentence_counts = sentence_counts[:, keep]
+    weigh_sentences = _weight_paragraphs if settings.sentence_weights == "hical" else _weight
     return Features(
         documents=_weight(document_counts, idf, settings),
-        sentences=(_weight_paragraphs if settings.sentence_weights == "hical" else _weight)(
-            sentence_counts, idf, settings
-        ),
+        sentences=None if sentence_counts is None else weigh_sentences(sentence_counts[:, keep], idf, settings),
         sentence_offsets=sentence_offsets,
         sentence_words=sentence_words,
         vocabulary=tuple(str(terms[i]) for i in keep),
@@ -516,8 +598,9 @@ def arrays_checksum(arrays: dict[str, np.ndarray]) -> str:
     return digest.hexdigest()
 
 
-def _cache_file(cache_dir: Path, digest: str, settings: FeatureSettings) -> Path:
-    return Path(cache_dir) / f"features-{digest[:24]}-{settings.digest()}-v{FEATURES_FORMAT}.npz"
+def _cache_file(cache_dir: Path, digest: str, settings: FeatureSettings, documents_only: bool = False) -> Path:
+    part = "-docs" if documents_only else ""
+    return Path(cache_dir) / f"features-{digest[:24]}-{settings.digest()}{part}-v{FEATURES_FORMAT}.npz"
 
 
 CACHE_ENV = "TARSIM_CACHE_DIR"
@@ -539,8 +622,9 @@ def resolve_cache_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     return Path(cache_dir) if cache_dir is not None else default_cache_dir()
 
 
-CACHE_ENTRY_PREFIXES = ("features-", "tfidf-")
-"""The names of feature entries start so: tarsim.features' (bmi) and tarsim.features_tfidf's."""
+CACHE_ENTRY_PREFIXES = ("features-", "tfidf-", "sentences-")
+"""The names of cache entries start so: tarsim.features' (bmi), tarsim.features_tfidf's and the sentence stores of
+document-only entries (tarsim.sentences)."""
 
 CACHE_FILE_PATTERNS = (
     *(f"{prefix}*.npz" for prefix in CACHE_ENTRY_PREFIXES),
@@ -579,9 +663,12 @@ def clear_cache(cache_dir: Path) -> tuple[int, int]:
     return removed, freed
 
 
-def cache_path(cache_dir: Path, collection: Collection, settings: FeatureSettings) -> Path:
-    """Where the features of this collection under these settings are cached (one file in `cache_dir`)."""
-    return _cache_file(cache_dir, collection_digest(collection), settings)
+def cache_path(
+    cache_dir: Path, collection: Collection, settings: FeatureSettings, documents_only: bool = False
+) -> Path:
+    """Where the features of this collection under these settings are cached (one file in `cache_dir`; another
+    for document-only features, which document-level reviews build when there is no whole entry)."""
+    return _cache_file(cache_dir, collection_digest(collection), settings, documents_only)
 
 
 def feature_arrays(features: Features) -> dict[str, np.ndarray]:
@@ -589,12 +676,15 @@ def feature_arrays(features: Features) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {}
     for name in ("documents", "sentences"):
         matrix: sp.csr_matrix = getattr(features, name)
+        if matrix is None:  # documents only: no sentence row (offsets [0] mark the entry as such)
+            matrix = sp.csr_matrix((0, len(features.vocabulary)), dtype=features.documents.dtype)
         arrays[f"{name}_data"] = matrix.data
         arrays[f"{name}_indices"] = matrix.indices
         arrays[f"{name}_indptr"] = matrix.indptr
         arrays[f"{name}_shape"] = np.array(matrix.shape, dtype=np.int64)
-    arrays["sentence_offsets"] = features.sentence_offsets
-    arrays["sentence_words"] = features.sentence_words
+    only = not features.has_all_sentences
+    arrays["sentence_offsets"] = np.zeros(1, dtype=np.int64) if only else features.sentence_offsets
+    arrays["sentence_words"] = np.zeros(0, dtype=np.int32) if only else features.sentence_words
     arrays["vocabulary"] = np.array(features.vocabulary, dtype=str)
     arrays["idf"] = features.idf
     return arrays
@@ -658,15 +748,18 @@ def _features_from_arrays(path: Path, arrays: dict[str, np.ndarray], settings: F
     n_terms = len(arrays["vocabulary"])
     if documents.shape[1] != n_terms or sentences.shape[1] != n_terms or len(arrays["idf"]) != n_terms:
         raise CacheError(path, "matrices, vocabulary and idf disagree on the number of terms")
-    if len(offsets) != documents.shape[0] + 1 or offsets[0] != 0 or offsets[-1] != sentences.shape[0]:
+    only = len(offsets) == 1 and documents.shape[0] > 0  # a document-only entry
+    if not only and (len(offsets) != documents.shape[0] + 1 or offsets[0] != 0):
+        raise CacheError(path, "sentence offsets do not fit the matrices")
+    if offsets[0] != 0 or offsets[-1] != sentences.shape[0]:
         raise CacheError(path, "sentence offsets do not fit the matrices")
     if (np.diff(offsets) < 0).any() or len(words) != sentences.shape[0]:
         raise CacheError(path, "sentence offsets or word counts do not fit the matrices")
     return Features(
         documents=documents,
-        sentences=sentences,
-        sentence_offsets=offsets,
-        sentence_words=words,
+        sentences=None if only else sentences,
+        sentence_offsets=None if only else offsets,
+        sentence_words=None if only else words,
         vocabulary=tuple(arrays["vocabulary"].tolist()),
         idf=arrays["idf"],
         settings=settings,
@@ -708,27 +801,52 @@ def load_features(
 
 
 def cached_features(
-    collection: Collection, cache_dir: Path | None, settings: FeatureSettings | None = None
+    collection: Collection, cache_dir: Path | None, settings: FeatureSettings | None = None, sentences: bool = True
 ) -> Features:
     """Features from the on-disk cache when present and verified, else built and cached (no cache for None).
 
-    A cache entry that is unreadable, corrupt or made for other input gives one InputWarning and is rebuilt, so
-    the cache never changes a result.
+    With `sentences=False` (a review that reads only the sentences of what it judges) an entry with every
+    sentence is used when there is one, else a document-only entry, built without segmenting; the sentences its
+    reviews segment are kept in a store beside it (tarsim.sentences). A cache entry that is unreadable, corrupt
+    or made for other input gives one InputWarning and is rebuilt, so the cache never changes a result.
     """
     settings = settings or FeatureSettings()
     if cache_dir is None:
-        return build_features(collection, settings)
+        return build_features(collection, settings, sentences=sentences)
     digest = collection_digest(collection)
-    path = _cache_file(Path(cache_dir), digest, settings)
-    if path.exists():
+    full = _cache_file(Path(cache_dir), digest, settings)
+    documents_only = _cache_file(Path(cache_dir), digest, settings, documents_only=True)
+    for path in (full,) if sentences else (full, documents_only):
+        if not path.exists():
+            continue
         try:
-            return load_features(path, collection_sha=digest, settings=settings, n_documents=len(collection))
+            features = load_features(path, collection_sha=digest, settings=settings, n_documents=len(collection))
         except CacheError as error:
             warnings.warn(f"cache {path} is unreadable ({error.reason}): rebuilding", InputWarning, stacklevel=2)
-    features = build_features(collection, settings)
+            continue
+        return _with_store(features, collection, Path(cache_dir), digest)
+    features = build_features(collection, settings, sentences=sentences)
+    path = full if features.has_all_sentences else documents_only
     with cache_write_failure_warned(path):
         save_features(path, features, collection_sha=digest, source=str(getattr(collection, "source", "")))
-    return features
+    if not path.exists():  # the cache folder is unwritable (warned once): no sentence store either
+        return features
+    return _with_store(features, collection, Path(cache_dir), digest)
+
+
+def sentence_store_path(cache_dir: Path, collection_sha: str, settings_digest: str) -> Path:
+    """The sentence store of a document-only entry (tarsim.sentences.store_path)."""
+    from tarsim.sentences import store_path
+
+    return store_path(cache_dir, collection_sha, settings_digest)
+
+
+def _with_store(features: Features, collection: Collection, cache_dir: Path, digest: str) -> Features:
+    """Document-only features segment lazily, keeping what they segment in the cache's sentence store."""
+    if features.has_all_sentences:
+        return features
+    store = sentence_store_path(cache_dir, digest, features.settings.digest())
+    return with_lazy_sentences(features, collection, store, digest)
 
 
 @contextlib.contextmanager

@@ -87,19 +87,51 @@ class TfidfFeatures(Features):
             vectoriser.idf_ = self.idf
         return vectoriser.transform([text]).tocsr()
 
+    def sentence_rows_maker(self):
+        """Rows of any sentences from the fitted vectoriser, as build_tfidf_features transforms sentences."""
+        vectoriser = self.settings.vectoriser({term: i for i, term in enumerate(self.vocabulary)})
+        if self.settings.use_idf:
+            vectoriser.idf_ = self.idf
+        n_terms = len(self.vocabulary)
+
+        def rows(sentences: list[str]) -> sp.csr_matrix:
+            matrix = vectoriser.transform(sentences).tocsr() if sentences else sp.csr_matrix((0, n_terms))
+            matrix.sort_indices()
+            return matrix
+
+        return rows
+
 
 def document_texts(collection: Collection) -> list[str]:
     """ASReview's text of each record: title + " " + abstract."""
     return [f"{document.title or ''} {document.text or ''}" for document in collection]
 
 
-def build_tfidf_features(collection: Collection, settings: TfidfSettings) -> TfidfFeatures:
-    """Fit the vectoriser on the documents; transform the documents and their sentences (float64 CSR)."""
+def build_tfidf_features(collection: Collection, settings: TfidfSettings, sentences: bool = True) -> TfidfFeatures:
+    """Fit the vectoriser on the documents; transform the documents and their sentences (float64 CSR).
+
+    With `sentences=False` the documents only: their sentences are segmented when a review asks (Features.lazy).
+    """
     vectoriser = settings.vectoriser()
     try:
         documents = vectoriser.fit_transform(document_texts(collection)).tocsr()
     except ValueError as error:  # empty vocabulary, or min_df/max_df leaving no term
         raise InputError(collection.source, None, f"tfidf features: {error}") from None
+    if not sentences:
+        from tarsim.features import with_lazy_sentences
+
+        documents.sort_indices()
+        idf = vectoriser.idf_ if settings.use_idf else np.ones(documents.shape[1])
+        only = TfidfFeatures(
+            documents=documents,
+            sentences=None,
+            sentence_offsets=None,
+            sentence_words=None,
+            vocabulary=tuple(vectoriser.get_feature_names_out()),
+            idf=np.asarray(idf, dtype=np.float64),
+            settings=settings,  # type: ignore[arg-type]
+        )
+        return with_lazy_sentences(only, collection)
     sentence_lists = segment_collection(collection)
     flat = [sentence for sentences in sentence_lists for sentence in sentences]
     sentences = vectoriser.transform(flat).tocsr() if flat else sp.csr_matrix((0, documents.shape[1]))
@@ -119,8 +151,9 @@ def build_tfidf_features(collection: Collection, settings: TfidfSettings) -> Tfi
     )
 
 
-def _cache_file(cache_dir: Path, digest: str, settings: TfidfSettings) -> Path:
-    return Path(cache_dir) / f"{_PREFIX}{digest[:24]}-{settings.digest()}-v{TFIDF_FORMAT}.npz"
+def _cache_file(cache_dir: Path, digest: str, settings: TfidfSettings, documents_only: bool = False) -> Path:
+    part = "-docs" if documents_only else ""
+    return Path(cache_dir) / f"{_PREFIX}{digest[:24]}-{settings.digest()}{part}-v{TFIDF_FORMAT}.npz"
 
 
 def _arrays(features: TfidfFeatures) -> dict[str, np.ndarray]:
@@ -150,35 +183,50 @@ def _load(path: Path, collection_sha: str | None, settings: TfidfSettings | None
         shape = tuple(int(n) for n in arrays[f"{name}_shape"])
         return sp.csr_matrix((arrays[f"{name}_data"], arrays[f"{name}_indices"], arrays[f"{name}_indptr"]), shape)
 
+    documents = matrix("documents")
+    only = len(arrays["sentence_offsets"]) == 1 and documents.shape[0] > 0  # a document-only entry
     return TfidfFeatures(
-        documents=matrix("documents"),
-        sentences=matrix("sentences"),
-        sentence_offsets=arrays["sentence_offsets"],
-        sentence_words=arrays["sentence_words"],
+        documents=documents,
+        sentences=None if only else matrix("sentences"),
+        sentence_offsets=None if only else arrays["sentence_offsets"],
+        sentence_words=None if only else arrays["sentence_words"],
         vocabulary=tuple(str(term) for term in arrays["vocabulary"]),
         idf=arrays["idf"],
         settings=settings,  # type: ignore[arg-type]
     )
 
 
-def cached_tfidf_features(collection: Collection, cache_dir: Path | None, settings: TfidfSettings) -> TfidfFeatures:
-    """Features from the cache when present and verified, else built (and cached when there is a cache folder)."""
+def cached_tfidf_features(
+    collection: Collection, cache_dir: Path | None, settings: TfidfSettings, sentences: bool = True
+) -> TfidfFeatures:
+    """Features from the cache when present and verified, else built (and cached when there is a cache folder).
+
+    `sentences=False`: as tarsim.features.cached_features, an entry with every sentence or a document-only one.
+    """
+    from tarsim.features import _with_store
+
     if cache_dir is None:
-        return build_tfidf_features(collection, settings)
+        return build_tfidf_features(collection, settings, sentences)
     digest = collection_digest(collection)
-    path = _cache_file(Path(cache_dir), digest, settings)
-    if path.exists():
+    full = _cache_file(Path(cache_dir), digest, settings)
+    documents_only = _cache_file(Path(cache_dir), digest, settings, documents_only=True)
+    for path in (full,) if sentences else (full, documents_only):
+        if not path.exists():
+            continue
         try:
-            return _load(path, digest, settings)
+            return _with_store(_load(path, digest, settings), collection, Path(cache_dir), digest)
         except Exception as error:  # any damage means: rebuild, never a different result
             warnings.warn(f"cache {path} is unreadable ({error}): rebuilding", InputWarning, stacklevel=2)
-    features = build_tfidf_features(collection, settings)
+    features = build_tfidf_features(collection, settings, sentences)
+    path = full if features.has_all_sentences else documents_only
     arrays = _arrays(features)
     checksum = arrays_checksum(arrays)
     meta = {"format": TFIDF_FORMAT, "collection": digest, "settings": asdict(settings), "arrays": checksum}
     with cache_write_failure_warned(path), atomic_write(path, "wb") as handle:
         np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
-    return features
+    if not path.exists():  # the cache folder is unwritable (warned once): no sentence store either
+        return features
+    return _with_store(features, collection, Path(cache_dir), digest)
 
 
 def review_cache_path(collection: Collection, cache_dir: Path, extractor: str, bmi_settings: object) -> Path:
@@ -204,12 +252,17 @@ def load_review_features(path: Path) -> Features:
         raise CacheError(Path(path), f"{type(error).__name__}: {error}".splitlines()[0]) from None
 
 
-def review_features(collection: Collection, cache_dir: Path | None, extractor: str, bmi_settings: object) -> Features:
-    """The features a review's `extractor` spec names (`bmi`: tarsim.features with the `features` settings)."""
+def review_features(
+    collection: Collection, cache_dir: Path | None, extractor: str, bmi_settings: object, sentences: bool = True
+) -> Features:
+    """The features a review's `extractor` spec names (`bmi`: tarsim.features with the `features` settings).
+
+    `sentences=False` when the review needs the sentences of the documents it judges only (built lazily).
+    """
     from tarsim.components.extractors import feature_settings_of
     from tarsim.features import cached_features
 
     settings = feature_settings_of(extractor, bmi_settings)
     if isinstance(settings, TfidfSettings):
-        return cached_tfidf_features(collection, cache_dir, settings)
-    return cached_features(collection, cache_dir, settings)  # type: ignore[arg-type]
+        return cached_tfidf_features(collection, cache_dir, settings, sentences)
+    return cached_features(collection, cache_dir, settings, sentences)  # type: ignore[arg-type]

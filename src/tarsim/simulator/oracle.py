@@ -35,19 +35,54 @@ class SentenceLabels:
         return self.labels[features.sentence_offsets[doc] : features.sentence_offsets[doc + 1]]
 
 
-def inherit_labels(features: Features, document_labels: np.ndarray) -> SentenceLabels:
+@dataclass(frozen=True)
+class InheritedLabels:
+    """Each sentence has its document's label, computed per document (for features that segment lazily)."""
+
+    document_labels: np.ndarray
+
+    def of(self, features: Features, doc: int) -> np.ndarray:
+        return np.full(len(features.sentence_words_of(doc)), self.document_labels[doc], dtype=np.int8)
+
+
+@dataclass(frozen=True)
+class ClassifiedLabels:
+    """The gold classifier's sentence labels, computed per document when it is judged: the same values as
+    classifier_labels gives for the whole collection (a sentence's score depends on its own row only)."""
+
+    coef: np.ndarray  # float32, as the whole-collection scoring uses it
+    intercept: float
+    threshold: float
+    document_labels: np.ndarray
+
+    def of(self, features: Features, doc: int) -> np.ndarray:
+        if not self.document_labels[doc] > 0:
+            return np.zeros(len(features.sentence_words_of(doc)), dtype=np.int8)
+        scores = np.asarray(features.sentence_rows_of(doc) @ self.coef).ravel() + self.intercept
+        labels = (scores >= self.threshold).astype(np.int8)
+        if len(scores):
+            labels[scores >= scores.max()] = 1  # the best sentence of a relevant document
+        return labels
+
+
+def inherit_labels(features: Features, document_labels: np.ndarray) -> SentenceLabels | InheritedLabels:
     """Each sentence takes its document's label."""
+    if not features.has_all_sentences:
+        return InheritedLabels(document_labels)
     counts = np.diff(features.sentence_offsets)
     return SentenceLabels(np.repeat(document_labels.astype(np.int8), counts))
 
 
 def classifier_labels(
     features: Features, document_labels: np.ndarray, threshold: float = 0.0, random_state: int = 0
-) -> SentenceLabels:
+) -> SentenceLabels | ClassifiedLabels | InheritedLabels:
     """The gold-classifier oracle (DESIGN.md §3), trained once on all document labels of the topic."""
     if document_labels.min() == document_labels.max():
         return inherit_labels(features, document_labels)
     model = BMILogisticRegression(random_state=random_state).fit(features.documents, document_labels)
+    if not features.has_all_sentences:
+        coef = model.coef_.ravel().astype(np.float32)
+        return ClassifiedLabels(coef, model.intercept_[0], threshold, document_labels)
     scores = np.asarray(features.sentences @ model.coef_.ravel().astype(np.float32)).ravel() + model.intercept_[0]
     counts = np.diff(features.sentence_offsets)
     in_relevant = np.repeat(document_labels > 0, counts)
@@ -65,6 +100,8 @@ def explicit_labels(
     path: Path, topic: str, collection: Collection, features: Features, sentence_qrels: SentenceQrels | None = None
 ) -> SentenceLabels:
     """Labels from a sentence qrels file; a line naming an unknown docid or a sentence past the end is an error."""
+    if not features.has_all_sentences:
+        raise ConfigError("a sentence qrels oracle needs features with every sentence (build_features(sentences=True))")
     qrels = sentence_qrels if sentence_qrels is not None else read_sentence_qrels(path)
     labels = np.zeros(features.sentences.shape[0], dtype=np.int8)
     if topic not in qrels:

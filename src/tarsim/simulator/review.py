@@ -124,6 +124,11 @@ class ReviewSimulation:
         n = features.n_documents
         self.state = _State(judged=np.zeros(n, dtype=bool), in_flight=np.zeros(n, dtype=bool), available=n)
         self.strategy = ReviewStrategy.from_config(config)
+        if self.strategy.needs_all_sentences and not features.has_all_sentences:
+            raise ConfigError(
+                f"strategy {config.feedback}/{config.train_on} scores every sentence: build the features with "
+                "sentences (build_features(sentences=True))"
+            )
         self.prior_rows = prior_rows(config, review.topic, review.grades)
         query = query_text(review.topic, review.query) if config.seeding.kind == "query" else None
         self.query_row = features.vectorise(query) if query is not None else None
@@ -210,7 +215,9 @@ class ReviewSimulation:
     def _candidates(self) -> np.ndarray:
         return np.flatnonzero(~(self.state.judged | self.state.in_flight))
 
-    def _publish(self, ranking: Ranking) -> None:
+    def _publish(self, ranking: Ranking, size: int | None = None) -> None:
+        if self.features.lazy is not None:  # segment the batch the reviewers are about to take, at once
+            self.features.lazy.prefetch(ranking.order[: size if size is not None else len(ranking.order)])
         self.state.ranking = ranking
         event, self.ranking_published = self.ranking_published, self.env.event()
         event.succeed()
@@ -258,7 +265,7 @@ class ReviewSimulation:
             self.so_far.add_round(round_record)
             ranking = Ranking(round_number, np.asarray(order, dtype=np.int64), sentence_scores)
             if config.async_retrain:
-                self._publish(ranking)
+                self._publish(ranking, size)
                 yield from self._judgments_reached(start_count + size)
             else:
                 yield from self._dispatch(ranking, wait_for=len(order))
@@ -369,13 +376,13 @@ class ReviewSimulation:
         """What the reviewer sees, reads and says about one document, and what the learner learns from it."""
         features, review, strategy = self.features, self.review, self.strategy
         labels = review.sentence_labels.of(features, doc)
-        first = int(features.sentence_offsets[doc])
+        first = int(features.sentence_offsets[doc]) if features.sentence_offsets is not None else 0
         best = (
             first + int(np.argmax(ranking.sentence_scores[first : first + len(labels)]))
             if (ranking.sentence_scores is not None)
             else first
         )
-        item = Item(doc, first, labels, best, int(review.grades[doc]))
+        item = Item(doc, first, labels, best, int(review.grades[doc]), features.sentence_words_of(doc))
         shown = strategy.shown.present(item, features, self.errors, self.rng["reviewer"])
         learned = strategy.trained.learn(self.state.training, item, shown)
         seconds = self.config.time_model.seconds(strategy.shown.name, shown.words)

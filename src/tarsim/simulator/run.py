@@ -26,6 +26,7 @@ from tarsim.simulator.config import ReviewConfig, normalise_config, normalise_he
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
 from tarsim.simulator.oracle import make_sentence_labels
 from tarsim.simulator.review import ReviewSimulation, TopicReview
+from tarsim.simulator.strategies import needs_all_sentences
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
 
@@ -237,7 +238,26 @@ def _review_topics(
     cache_dir: Path | None = None,
 ) -> ReviewBatch:
     if features is None:
-        features = review_features(dataset.collection, resolve_cache_dir(cache_dir), config.extractor, config.features)
+        cache = resolve_cache_dir(cache_dir)
+        sentences = needs_all_sentences(config)
+        features = review_features(dataset.collection, cache, config.extractor, config.features, sentences)
+    try:
+        return _review_each_topic(dataset, config, selected, out, learner, features, resume, progress)
+    finally:
+        if features.lazy is not None:  # keep the sentences segmented for later runs over this collection
+            features.lazy.save()
+
+
+def _review_each_topic(
+    dataset: Dataset,
+    config: ReviewConfig,
+    selected: list[str],
+    out: Path | None,
+    learner: BaseEstimator | None,
+    features: Features,
+    resume: bool,
+    progress: Callable[[str], None] | None,
+) -> ReviewBatch:
     docids = dataset.collection.docids
     position = {docid: i for i, docid in enumerate(docids)}
     collection_sha = collection_digest(dataset.collection)

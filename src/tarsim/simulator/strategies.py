@@ -26,6 +26,7 @@ class Item:
     labels: np.ndarray  # oracle labels of its sentences, in reading order
     best: int  # row of its highest-scoring sentence (the first when no sentence scores exist)
     grade: int  # qrels grade of the document
+    words: np.ndarray  # words of each of its sentences, in reading order
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class ShowDocument(ShownUnit):
         relevant = item.grade > 0
         label = errors.judge(int(relevant), rng)
         read = sentences_read(item.labels, relevant)
-        return Presentation(None, label, read, int(features.sentence_words[item.first : item.first + read].sum()))
+        return Presentation(None, label, read, int(item.words[:read].sum()))
 
 
 class ShowSentence(ShownUnit):
@@ -85,7 +86,7 @@ class ShowSentence(ShownUnit):
 
     def present(self, item, features, errors, rng):
         label = errors.judge(int(item.labels[item.best - item.first]), rng)
-        return Presentation(item.best, label, 1, int(features.sentence_words[item.best]))
+        return Presentation(item.best, label, 1, int(item.words[item.best - item.first]))
 
 
 # ---- what is trained on ---------------------------------------------------------------------------------------
@@ -217,3 +218,17 @@ class ReviewStrategy:
     def needs_sentence_scores(self) -> bool:
         """Whether the learner must score every sentence."""
         return any(part.needs_sentence_scores for part in (self.shown, self.trained, self.ranked))
+
+    @property
+    def needs_all_sentences(self) -> bool:
+        """Whether the review needs every sentence row built; otherwise those of the judged documents suffice."""
+        return self.needs_sentence_scores
+
+
+LAZY_SENTENCE_ORACLES = ("inherit", "classifier")
+"""Oracles that label a document's sentences from its own rows, so they work on lazily segmented features."""
+
+
+def needs_all_sentences(config: ReviewConfig) -> bool:
+    """Whether a review needs every sentence built up front (else the sentences of judged documents suffice)."""
+    return ReviewStrategy.from_config(config).needs_all_sentences or config.sentence_oracle not in LAZY_SENTENCE_ORACLES

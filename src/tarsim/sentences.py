@@ -1,0 +1,246 @@
+"""Sentences of single documents on demand, for reviews that need only the sentences of what they judge.
+
+A document-level review (documents shown, documents trained on) needs a document's sentences only when it judges
+it: their number and words for the reading rule and the `sent`/`words` efforts, and, for a relevant document under
+the gold-classifier oracle, their weighted rows. LazySentences segments a document when first asked (a round's
+batch at once, on all cores when it is large), and keeps what it computed in a store beside the feature cache,
+so a later run over the same collection and settings segments only documents no earlier run judged. Every value
+equals the row of the whole-collection build (Features.sentences) to the bit (tests/test_lazy_sentences.py).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from tarsim.data.atomic import atomic_write
+from tarsim.data.collection import Document
+from tarsim.errors import InputWarning
+
+STORE_FORMAT = 1
+"""Bumped whenever the store's layout or the values it keeps change."""
+
+STORE_PREFIX = "sentences-"
+"""Store files are named `sentences-<collection digest>-<settings digest>-v<STORE_FORMAT>.npz`."""
+
+PARALLEL_MIN_DOCUMENTS = 200
+"""A batch of at least this many unsegmented documents is segmented on all cores (forked workers)."""
+
+SEGMENT_REST_SHARE = 0.2
+"""Once a review has needed this share of the collection, it will most likely read most of it (a review to 100%
+recall of a screening set reads 55-90%): the rest is segmented at once on all cores, as a whole build would."""
+
+RowMaker = Callable[[list[str]], sp.csr_matrix]
+"""Weighted rows of a list of sentences, exactly as the whole-collection build weighs them."""
+
+
+def store_path(cache_dir: Path, collection_sha: str, settings_digest: str) -> Path:
+    """Where the sentences of a collection under these feature settings are kept (beside its feature entry)."""
+    return Path(cache_dir) / f"{STORE_PREFIX}{collection_sha[:24]}-{settings_digest}-v{STORE_FORMAT}.npz"
+
+
+class LazySentences:
+    """Words and weighted rows of each document's sentences, segmented when first needed and remembered."""
+
+    def __init__(
+        self,
+        documents: Sequence[Document],
+        make_rows: RowMaker,
+        store: Path | None = None,
+        collection_sha: str = "",
+        source: str = "",
+        settings: dict | None = None,
+    ) -> None:
+        self._documents = documents
+        self._make_rows = make_rows
+        self._store = Path(store) if store is not None else None
+        self._collection_sha = collection_sha
+        self._source, self._settings = source, settings or {}  # shown by `tarsim cache info`
+        self._sentences: dict[int, list[str]] = {}  # segmented in this process, until their words are taken
+        self._words: dict[int, np.ndarray] = {}
+        self._rows: dict[int, sp.csr_matrix] = {}
+        self._stored_words: set[int] = set()
+        self._stored_rows: set[int] = set()
+        if self._store is not None and self._store.exists():
+            self._load()
+
+    # ---- what a review asks ----------------------------------------------------------------------------------
+    def words(self, doc: int) -> np.ndarray:
+        """Words (white-space separated tokens) of each sentence of document `doc`, int32, in reading order."""
+        words = self._words.get(doc)
+        if words is None:
+            sentences = self._segmented(doc)
+            words = np.fromiter((len(s.split()) for s in sentences), dtype=np.int32, count=len(sentences))
+            self._words[doc] = words
+        return words
+
+    def rows(self, doc: int) -> sp.csr_matrix:
+        """The weighted sentence rows of document `doc` (as Features.sentences has them)."""
+        rows = self._rows.get(doc)
+        if rows is None:
+            rows = self._make_rows(self._segmented(doc))
+            self._rows[doc] = rows
+        return rows
+
+    def prefetch(self, docs: Iterable[int]) -> None:
+        """Segment these documents now (a round's batch): on all cores when there are many of them."""
+        from tarsim.features import _can_fork, available_cores
+
+        missing = [int(d) for d in docs if not self._known(int(d))]
+        if len(missing) < PARALLEL_MIN_DOCUMENTS or not _can_fork() or available_cores() < 2:
+            return  # segmented one at a time when judged: cheaper than starting workers
+        self._segment_in_parallel(missing)
+
+    def _known(self, doc: int) -> bool:
+        return doc in self._words or doc in self._sentences
+
+    def _segment_in_parallel(self, missing: list[int]) -> None:
+        from tarsim.features import _map_chunks, _segment_chunk, available_cores
+
+        cores = available_cores()
+        size = -(-len(missing) // (2 * cores))
+        chunks = [[self._documents[d] for d in missing[i : i + size]] for i in range(0, len(missing), size)]
+        parts = _map_chunks(_segment_chunk, chunks, n_jobs=cores)
+        for doc, sentences in zip(missing, (s for part in parts for s in part), strict=True):
+            self._sentences[doc] = sentences
+
+    def _segmented(self, doc: int) -> list[str]:
+        from tarsim.segmentation import segment_document
+
+        sentences = self._sentences.get(doc)
+        if sentences is None:
+            self._segment_rest_when_most_is_needed()
+            sentences = self._sentences.get(doc)
+        if sentences is None:
+            sentences = segment_document(self._documents[doc])
+            self._sentences[doc] = sentences
+        return sentences
+
+    def _segment_rest_when_most_is_needed(self) -> None:
+        """Segment every remaining document on all cores once the review has needed SEGMENT_REST_SHARE of them."""
+        from tarsim.features import _can_fork, available_cores
+
+        n = len(self._documents)
+        needed = len(self._words.keys() | self._sentences.keys())
+        if needed < SEGMENT_REST_SHARE * n or n - needed < PARALLEL_MIN_DOCUMENTS:
+            return
+        if not _can_fork() or available_cores() < 2:
+            return
+        self._segment_in_parallel([doc for doc in range(n) if not self._known(doc)])
+
+    # ---- the store -------------------------------------------------------------------------------------------
+    @property
+    def grown(self) -> bool:
+        """Whether this process computed words or rows the store does not have yet."""
+        return bool(set(self._words) - self._stored_words or set(self._rows) - self._stored_rows)
+
+    def save(self) -> None:
+        """Merge what this process computed into the store (re-read first: another run may have added to it).
+
+        Written atomically; two runs saving at once keep one complete file, and what the other computed is
+        computed again when next needed: the store only ever saves time.
+        """
+        if self._store is None:
+            return
+        for doc in list(self._sentences):  # documents segmented ahead of need: their words cost nothing more
+            self.words(doc)
+        if not self.grown:
+            return
+        if self._store.exists():
+            self._load()
+        arrays = self._arrays()
+        meta = {
+            "format": STORE_FORMAT,
+            "collection": self._collection_sha,
+            "arrays": _checksum(arrays),
+            "source": f"sentences of {self._source}" if self._source else "",
+            "settings": self._settings,
+        }
+        from tarsim.features import cache_write_failure_warned
+
+        with cache_write_failure_warned(self._store), atomic_write(self._store, "wb") as handle:
+            np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+        self._stored_words, self._stored_rows = set(self._words), set(self._rows)
+
+    def _arrays(self) -> dict[str, np.ndarray]:
+        word_docs = np.array(sorted(self._words), dtype=np.int64)
+        words = [self._words[d] for d in word_docs]
+        row_docs = np.array(sorted(self._rows), dtype=np.int64)
+        rows = [self._rows[d] for d in row_docs]
+        matrix = sp.vstack(rows, format="csr") if rows else sp.csr_matrix((0, 0), dtype=np.float32)
+        return {
+            "word_docs": word_docs,
+            "word_offsets": _offsets([len(w) for w in words]),
+            "words": np.concatenate(words).astype(np.int32) if words else np.zeros(0, dtype=np.int32),
+            "row_docs": row_docs,
+            "row_offsets": _offsets([r.shape[0] for r in rows]),
+            "rows_data": matrix.data,
+            "rows_indices": matrix.indices.astype(np.int64),
+            "rows_indptr": matrix.indptr.astype(np.int64),
+            "rows_shape": np.array(matrix.shape, dtype=np.int64),
+        }
+
+    def _load(self) -> None:
+        """Add the store's words and rows to what is known; a damaged or foreign store is ignored (one warning)."""
+        try:
+            with np.load(self._store, allow_pickle=False) as stored:
+                arrays = {name: stored[name] for name in stored.files}
+            meta = json.loads(str(arrays.pop("meta")[()]))
+            if meta.get("format") != STORE_FORMAT or meta.get("collection") != self._collection_sha:
+                raise ValueError("made for another collection or format")
+            if meta.get("arrays") != _checksum(arrays):
+                raise ValueError("checksum mismatch")
+            words, rows = _unpack(arrays, len(self._documents))
+        except Exception as error:  # any damage: segment again, never a different result
+            reason = f"{type(error).__name__}: {error}".splitlines()[0]
+            warnings.warn(f"sentence store {self._store} is unusable ({reason}): not used", InputWarning, stacklevel=3)
+            return
+        for doc, value in words.items():
+            self._words.setdefault(doc, value)
+        for doc, value in rows.items():
+            self._rows.setdefault(doc, value)
+        self._stored_words |= set(words)
+        self._stored_rows |= set(rows)
+
+
+def _offsets(lengths: list[int]) -> np.ndarray:
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
+def _checksum(arrays: dict[str, np.ndarray]) -> str:
+    from tarsim.features import arrays_checksum
+
+    return arrays_checksum(arrays)
+
+
+def _unpack(arrays: dict[str, np.ndarray], n_documents: int) -> tuple[dict[int, np.ndarray], dict[int, sp.csr_matrix]]:
+    """The per-document words and rows of a verified store, after checking that its arrays fit together."""
+    word_docs, word_offsets, words = arrays["word_docs"], arrays["word_offsets"], arrays["words"]
+    row_docs, row_offsets = arrays["row_docs"], arrays["row_offsets"]
+    for docs, offsets, total in ((word_docs, word_offsets, len(words)), (row_docs, row_offsets, None)):
+        if len(offsets) != len(docs) + 1 or offsets[0] != 0 or (np.diff(offsets) < 0).any():
+            raise ValueError("offsets do not fit")
+        if total is not None and offsets[-1] != total:
+            raise ValueError("offsets do not fit the words")
+        if len(docs) and (docs.min() < 0 or docs.max() >= n_documents or (np.diff(docs) <= 0).any()):
+            raise ValueError("document numbers out of range")
+    shape = tuple(int(n) for n in arrays["rows_shape"])
+    matrix = sp.csr_matrix((arrays["rows_data"], arrays["rows_indices"], arrays["rows_indptr"]), shape=shape)
+    matrix.check_format(full_check=True)
+    if row_offsets[-1] != matrix.shape[0]:
+        raise ValueError("row offsets do not fit the rows")
+    word_of = {int(d): words[word_offsets[i] : word_offsets[i + 1]] for i, d in enumerate(word_docs)}
+    row_of = {}
+    for i, d in enumerate(row_docs):
+        block = matrix[int(row_offsets[i]) : int(row_offsets[i + 1])]
+        row_of[int(d)] = sp.csr_matrix(
+            (block.data, block.indices.astype(np.int32), block.indptr.astype(np.int32)), shape=block.shape
+        )
+    return word_of, row_of

@@ -1,0 +1,161 @@
+"""Segmenting only what a review needs: document-only features, sentences of judged documents, the sentence store."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import tarsim.segmentation
+import tarsim.sentences
+from conftest import shared_dataset
+from tarsim.data import load_dataset
+from tarsim.errors import ConfigError, InputWarning
+from tarsim.features import build_features, cached_features, with_lazy_sentences
+from tarsim.features_tfidf import TfidfSettings, build_tfidf_features, cached_tfidf_features
+from tarsim.simulator import ReviewConfig, review_topics
+from tarsim.simulator.strategies import needs_all_sentences
+
+
+@pytest.fixture(scope="module")
+def antihistamines():
+    return load_dataset(shared_dataset("srd", "Cohen_2006_Antihistamines"))
+
+
+def _same_rows(a, b) -> bool:
+    return (
+        a.data.dtype == b.data.dtype
+        and np.array_equal(a.data, b.data)
+        and np.array_equal(a.indices, b.indices)
+        and np.array_equal(a.indptr - a.indptr[0], b.indptr - b.indptr[0])
+    )
+
+
+@pytest.mark.parametrize("weights", ["bmi", "hical"])
+def test_document_only_features_equal_the_whole_build_to_the_bit(antihistamines, weights):
+    from tarsim.features import FeatureSettings
+
+    settings = FeatureSettings(sentence_weights=weights)
+    full = build_features(antihistamines.collection, settings)
+    lazy = build_features(antihistamines.collection, settings, sentences=False)
+    assert lazy.sentences is None and full.sentences is not None
+    assert _same_rows(full.documents, lazy.documents)
+    assert np.array_equal(full.idf, lazy.idf) and full.vocabulary == lazy.vocabulary
+    for doc in range(full.n_documents):
+        assert _same_rows(full.sentence_rows_of(doc), lazy.sentence_rows_of(doc)), doc
+        assert np.array_equal(full.sentence_words_of(doc), lazy.sentence_words_of(doc)), doc
+
+
+def test_document_only_tfidf_features_equal_the_whole_build_to_the_bit(antihistamines):
+    full = build_tfidf_features(antihistamines.collection, TfidfSettings())
+    lazy = build_tfidf_features(antihistamines.collection, TfidfSettings(), sentences=False)
+    assert lazy.sentences is None
+    assert _same_rows(full.documents, lazy.documents)
+    for doc in range(0, full.n_documents, 7):
+        assert _same_rows(full.sentence_rows_of(doc), lazy.sentence_rows_of(doc)), doc
+        assert np.array_equal(full.sentence_words_of(doc), lazy.sentence_words_of(doc)), doc
+
+
+def _ledger_bytes(out) -> bytes:
+    return next((out / "ledgers").glob("*.jsonl")).read_bytes()
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        ReviewConfig(),  # the default: classifier oracle, reading rule, sent and words efforts
+        ReviewConfig(until="exhausted", reviewers=2, false_negative_rate=0.2, seed=3),
+        ReviewConfig(extractor="tfidf", learner="logistic", batch="10", until="exhausted"),
+    ],
+    ids=["default", "two-fallible-reviewers", "tfidf-logistic"],
+)
+def test_lazy_reviews_write_the_ledgers_of_whole_builds(antihistamines, tmp_path, config):
+    from tarsim.features_tfidf import review_features
+
+    topic = next(iter(antihistamines.topics))
+    assert not needs_all_sentences(config)
+    full = review_features(antihistamines.collection, None, config.extractor, config.features)
+    lazy = review_features(antihistamines.collection, None, config.extractor, config.features, sentences=False)
+    assert full.has_all_sentences and not lazy.has_all_sentences
+    review_topics(antihistamines, config, [topic], tmp_path / "full", features=full)
+    review_topics(antihistamines, config, [topic], tmp_path / "lazy", features=lazy)
+    assert _ledger_bytes(tmp_path / "full") == _ledger_bytes(tmp_path / "lazy")
+
+
+def test_a_document_review_segments_only_what_it_judges(antihistamines, monkeypatch):
+    topic = next(iter(antihistamines.topics))
+    features = build_features(antihistamines.collection, sentences=False)
+    monkeypatch.setattr(tarsim.sentences, "SEGMENT_REST_SHARE", 1.0)  # no segmenting ahead: count what is needed
+    monkeypatch.setattr(tarsim.sentences, "PARALLEL_MIN_DOCUMENTS", 10**9)
+    segmented = []
+    real = tarsim.segmentation.segment_document
+    monkeypatch.setattr(tarsim.segmentation, "segment_document", lambda d: segmented.append(d.docid) or real(d))
+    ledger = review_topics(antihistamines, ReviewConfig(), [topic], features=features).ledgers[topic]
+    assert len(ledger) < len(antihistamines.collection)  # the review stops at the last relevant document
+    assert set(segmented) == set(ledger.docids)
+
+
+def test_sentence_strategies_and_sentence_qrels_build_every_sentence(antihistamines, tmp_path):
+    assert needs_all_sentences(ReviewConfig(feedback="sentence"))
+    assert needs_all_sentences(ReviewConfig(train_on="sentence"))
+    qrels = tmp_path / "sentence-qrels.txt"
+    qrels.write_text("t d1 0 1\n", encoding="utf-8")
+    assert needs_all_sentences(ReviewConfig(sentence_oracle=str(qrels)))
+    topic = next(iter(antihistamines.topics))
+    lazy = build_features(antihistamines.collection, sentences=False)
+    with pytest.raises(ConfigError, match="scores every sentence"):
+        review_topics(antihistamines, ReviewConfig(feedback="sentence"), [topic], features=lazy)
+
+
+def test_the_cache_keeps_documents_and_segmented_sentences_for_the_next_run(antihistamines, tmp_path, monkeypatch):
+    topic = next(iter(antihistamines.topics))
+    cache = tmp_path / "cache"
+    first = cached_features(antihistamines.collection, cache, sentences=False)
+    review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "a", cache_dir=cache)
+    names = sorted(p.name for p in cache.iterdir())
+    assert [n.split("-")[0] for n in names] == ["features", "sentences"] and "-docs-" in names[0]
+    assert not first.has_all_sentences
+
+    def no_segmentation(document):
+        raise AssertionError(f"segmented {document.docid} again")
+
+    monkeypatch.setattr(tarsim.segmentation, "segment_document", no_segmentation)
+    review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "b", cache_dir=cache)
+    assert _ledger_bytes(tmp_path / "a") == _ledger_bytes(tmp_path / "b")
+
+
+def test_a_damaged_sentence_store_warns_and_changes_nothing(antihistamines, tmp_path):
+    topic = next(iter(antihistamines.topics))
+    cache = tmp_path / "cache"
+    review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "a", cache_dir=cache)
+    store = next(cache.glob("sentences-*.npz"))
+    data = bytearray(store.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    store.write_bytes(bytes(data))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "b", cache_dir=cache)
+    assert any(issubclass(w.category, InputWarning) and "sentence store" in str(w.message) for w in caught)
+    assert _ledger_bytes(tmp_path / "a") == _ledger_bytes(tmp_path / "b")
+
+
+def test_a_whole_entry_serves_document_reviews_and_a_document_entry_never_serves_sentence_ones(
+    antihistamines, tmp_path
+):
+    cache = tmp_path / "cache"
+    assert not cached_features(antihistamines.collection, cache, sentences=False).has_all_sentences
+    assert cached_features(antihistamines.collection, cache, sentences=True).has_all_sentences
+    assert cached_features(antihistamines.collection, cache, sentences=False).has_all_sentences  # the whole entry
+    tfidf = cached_tfidf_features(antihistamines.collection, cache, TfidfSettings(), sentences=False)
+    assert not tfidf.has_all_sentences and tfidf.lazy is not None
+
+
+def test_features_without_a_collection_cannot_segment(antihistamines):
+    lazy = build_features(antihistamines.collection, sentences=False)
+    bare = with_lazy_sentences(lazy, antihistamines.collection)
+    assert len(bare.sentence_words_of(0)) >= 1
+    from dataclasses import replace
+
+    with pytest.raises(ConfigError, match="documents only"):
+        replace(lazy, lazy=None).sentence_words_of(0)
