@@ -362,12 +362,13 @@ def test_option_help_is_the_same_before_and_after_the_components_are_loaded():
         return {action.dest: action.help for action in parser._actions}
 
     learner = kind("learner")
-    saved = learner.loaded
-    learner.loaded = False  # as in a fresh process (the components stay registered)
+    saved = learner.loaded, learner.components
+    learner.loaded, learner.components = False, {}  # as in a fresh process: nothing imported, nothing registered
     try:
         before = helps()
+        assert not learner.loaded and not learner.components  # the help came from the declared forms
     finally:
-        learner.loaded = saved
+        learner.loaded, learner.components = saved
     for key in ("learner", "policy", "batch", "effort", "oracle", "stopping", "preset", "features"):
         kind(key).load()
     assert before == helps()

@@ -100,7 +100,8 @@ class Kind:
         Option help is written whenever a parser is built; the declared `forms` (checked against the classes by
         tests/test_speed_paths.py) keep `tarsim simulate` from importing every component to describe it.
         """
-        if self.loaded or not self.forms:
+        registered_elsewhere = any(cls.__module__ not in self.modules for cls in self.components.values())
+        if self.loaded or registered_elsewhere or not self.forms:  # a component from elsewhere: list it as before
             return self.accepted(plugins=False)
         return ", ".join([*self.forms, *self.extra_forms])
 
