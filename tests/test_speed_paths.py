@@ -295,3 +295,83 @@ def test_document_counts_from_the_text_equal_the_sums_of_sentence_counts_on_real
 
     path = shared_dataset(*name.split("/"), "docs.jsonl")
     _same_counts(Collection(list(islice(iter_documents(path), 400)), source=str(path)))
+
+
+# ---- start-up: what the simulate command imports ---------------------------------------------------------------
+
+STARTUP_PROBE = """
+import sys
+
+from tarsim.cli import build_parser
+from tarsim.components.registry import KINDS
+
+build_parser("simulate").format_help()
+loaded = [key for key, kind in KINDS.items() if kind.loaded] or ["none"]
+built = set(sys.modules)
+from tarsim.cli import main
+
+status = main(sys.argv[1:])
+print(status)
+print(" ".join(loaded))
+print(" ".join(sorted(built)))
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_a_simulate_run_imports_neither_numba_nor_unused_estimators_and_its_parser_no_component(tmp_path, collection):
+    """Building the simulate parser (help text included) loads no kind of component; the run imports the
+    estimator its learner needs only: not numba (the pegasos learner's), the random forest or naive Bayes."""
+    src = str(Path(tarsim.features.__file__).parents[1])
+    env = {**os.environ, "PYTHONPATH": src}
+    args = ["simulate", "--collection", str(collection), "--topic", "t1", "--max-effort", "2R+10", "--effort", "judge"]
+    command = [sys.executable, "-c", STARTUP_PROBE, *args, "--learner", "bmi", "--out", str(tmp_path / "out")]
+    probe = subprocess.run(command, capture_output=True, text=True, env=env)
+    status, loaded, built, ran = probe.stdout.splitlines()[-4:]
+    assert status == "0", probe.stderr.strip().splitlines()[-1:]
+    built_modules, ran_modules = set(built.split()), set(ran.split())
+    assert "tarsim.cli.simulate" in built_modules and "tarsim.simulator.review" in ran_modules
+    assert loaded == "none"  # the help text did not load the built-ins of any kind
+    assert not {"tarsim.learners_pegasos", "tarsim.components.extractors"} & built_modules
+    assert {"tarsim.learners_pegasos", "tarsim.components.extractors", "sklearn.linear_model"} <= ran_modules
+    unused = {"numba", "llvmlite", "yaml", "sklearn.ensemble", "sklearn.naive_bayes", "sklearn.tree"}
+    assert not unused & ran_modules
+
+
+def test_the_declared_forms_of_each_kind_are_its_built_ins_signatures():
+    """The option help is written from Kind.forms without importing the built-ins: they must not drift."""
+    from tarsim.components import kind, signature
+    from tarsim.components.registry import KINDS
+
+    kind("learner")  # declares the kinds
+    assert len(KINDS) == 8
+    for key, declared in KINDS.items():
+        declared.load()
+        built_in = [cls for cls in declared.components.values() if cls.__module__ in declared.modules]
+        assert declared.forms == tuple(signature(cls) for cls in built_in), key
+
+
+def test_option_help_is_the_same_before_and_after_the_components_are_loaded():
+    """`--learner`'s help lists every built-in learner, from the declared forms (not yet loaded) or the classes."""
+    import argparse
+
+    from tarsim.components import kind
+    from tarsim.components.schema import add_options
+    from tarsim.simulator.config import ReviewConfig
+
+    def helps() -> dict[str, str]:
+        parser = argparse.ArgumentParser()
+        add_options(parser, ReviewConfig)
+        return {action.dest: action.help for action in parser._actions}
+
+    learner = kind("learner")
+    saved = learner.loaded, learner.components
+    learner.loaded, learner.components = False, {}  # as in a fresh process: nothing imported, nothing registered
+    try:
+        before = helps()
+        assert not learner.loaded and not learner.components  # the help came from the declared forms
+    finally:
+        learner.loaded, learner.components = saved
+    for key in ("learner", "policy", "batch", "effort", "oracle", "stopping", "preset", "features"):
+        kind(key).load()
+    assert before == helps()
+    assert "bmi | logistic | nb | svm | rf | pegasos (all: tarsim list learner)" in before["learner"]

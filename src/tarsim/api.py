@@ -27,7 +27,6 @@ from tarsim.reporting.tables import (
 )
 from tarsim.simulator.config import ReviewConfig, normalise_config, strategy_units
 from tarsim.simulator.run import review_topics
-from tarsim.synthetic import demo_dataset
 
 if TYPE_CHECKING:  # pandas is imported by the tables that need it, not on `tarsim simulate`'s import path
     import pandas as pd
@@ -97,6 +96,8 @@ def resolve_dataset(
     if isinstance(dataset, Dataset):
         return dataset
     if dataset is None and docs is None and qrels is None and topics is None:
+        from tarsim.synthetic import demo_dataset  # only the demo needs it: not imported for a real collection
+
         return demo_dataset()
     return load_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
 

@@ -15,6 +15,8 @@ bits as HiCAL.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
@@ -31,16 +33,7 @@ HICAL_ITERATIONS = 200_000
 MIN_SCALING_FACTOR = 1e-7
 """sofia-ml's floor on the shrink factor 1 - eta lambda (it is 0 at the first step)."""
 
-try:  # numba compiles the loop; without it the same function runs as Python
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is installed with the test extras
 
-    def njit(*args, **kwargs):  # type: ignore[no-redef]
-        """Stand-in for numba.njit: the function as written."""
-        return args[0] if args and callable(args[0]) else (lambda function: function)
-
-
-@njit(cache=False, nogil=True)
 def _roc_loop(indptr, indices, data, positives, negatives, pairs_a, pairs_b, lambda_, n_features):  # pragma: no cover
     """Pegasos pairwise logistic steps over CSR rows; returns the weight vector (float64)."""
     v = np.zeros(n_features)
@@ -81,6 +74,17 @@ def _roc_loop(indptr, indices, data, positives, negatives, pairs_a, pairs_b, lam
     return v * scale
 
 
+@functools.cache
+def _compiled_roc_loop() -> Callable[..., np.ndarray]:
+    """The loop compiled by numba (imported here, on the first fit: numba costs 0.2-0.3 s to import), else as
+    Python when numba is not installed."""
+    try:
+        from numba import njit
+    except ImportError:  # pragma: no cover - numba is installed with the test extras
+        return _roc_loop
+    return njit(cache=False, nogil=True)(_roc_loop)
+
+
 class PegasosRank(ClassifierMixin, BaseEstimator):
     """Linear ranker trained as HiCAL trains BMI's: Pegasos SGD on the pairwise logistic loss (sofia-ml ROC loop)."""
 
@@ -107,7 +111,7 @@ class PegasosRank(ClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         pairs_a = rng.integers(0, len(positives), size=self.iterations)
         pairs_b = rng.integers(0, len(negatives), size=self.iterations)
-        weights = _roc_loop(
+        weights = _compiled_roc_loop()(
             X.indptr.astype(np.int64),
             X.indices.astype(np.int64),
             X.data,

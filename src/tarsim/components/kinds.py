@@ -1,4 +1,5 @@
-"""The seven kinds of component, declared once: label in messages, modules declaring built-ins, plugin group."""
+"""The kinds of component, declared once: label in messages, modules declaring built-ins, plugin group, and the
+built-ins' signatures (for option help without importing them; tests/test_speed_paths.py checks them)."""
 
 from __future__ import annotations
 
@@ -27,17 +28,73 @@ def _lower_name(text: str) -> Spec:
     return Spec(spec.text, spec.name.lower(), spec.positional, spec.named)
 
 
-LEARNER = declare_kind(Kind("learner", "learner", ("tarsim.learners", "tarsim.learners_pegasos"), "tarsim.learners"))
-FEATURES = declare_kind(Kind("features", "feature extractor", ("tarsim.components.extractors",), "tarsim.features"))
-POLICY = declare_kind(Kind("policy", "policy", ("tarsim.policies.selection",), "tarsim.policies"))
-BATCH = declare_kind(
-    Kind("batch", "batch size", ("tarsim.policies.batches",), "tarsim.batches", ("N (a fixed size)",), _fixed_batch)
+LEARNER = declare_kind(
+    Kind(
+        "learner",
+        "learner",
+        ("tarsim.learners", "tarsim.learners_pegasos"),
+        "tarsim.learners",
+        forms=("bmi", "logistic", "nb", "svm", "rf", "pegasos"),
+    )
 )
-EFFORT = declare_kind(Kind("effort", "effort model", ("tarsim.effort_models.models",), "tarsim.effort_models"))
+FEATURES = declare_kind(
+    Kind("features", "feature extractor", ("tarsim.components.extractors",), "tarsim.features", forms=("bmi", "tfidf"))
+)
+POLICY = declare_kind(
+    Kind(
+        "policy",
+        "policy",
+        ("tarsim.policies.selection",),
+        "tarsim.policies",
+        forms=("relevance", "uncertainty", "random", "max", "max_random", "max_uncertainty", "mix:SHARE[:other]"),
+    )
+)
+BATCH = declare_kind(
+    Kind(
+        "batch",
+        "batch size",
+        ("tarsim.policies.batches",),
+        "tarsim.batches",
+        ("N (a fixed size)",),
+        _fixed_batch,
+        forms=("bmi", "fixed:size"),
+    )
+)
+EFFORT = declare_kind(
+    Kind(
+        "effort",
+        "effort model",
+        ("tarsim.effort_models.models",),
+        "tarsim.effort_models",
+        forms=("judge", "sent", "lambda:L", "seconds", "clock"),
+    )
+)
 ORACLE = declare_kind(
-    Kind("oracle", "sentence oracle", ("tarsim.simulator.oracle",), "tarsim.oracles", shorthand=_oracle_file)
+    Kind(
+        "oracle",
+        "sentence oracle",
+        ("tarsim.simulator.oracle",),
+        "tarsim.oracles",
+        shorthand=_oracle_file,
+        forms=("inherit", "classifier", "FILE"),
+    )
 )
 STOPPING = declare_kind(
-    Kind("stopping", "stopping rule", ("tarsim.stopping.rules",), "tarsim.stopping", shorthand=_lower_name)
+    Kind(
+        "stopping",
+        "stopping rule",
+        ("tarsim.stopping.rules",),
+        "tarsim.stopping",
+        shorthand=_lower_name,
+        forms=("budget:aR+b[:MODEL]", "knee", "target:T", "nonrel:N", "oracle"),
+    )
 )
-PRESET = declare_kind(Kind("preset", "preset", ("tarsim.presets",), "tarsim.presets"))
+PRESET = declare_kind(
+    Kind(
+        "preset",
+        "preset",
+        ("tarsim.presets",),
+        "tarsim.presets",
+        forms=("bmi", "asreview-default", "asreview-logistic", "tarexp-default"),
+    )
+)

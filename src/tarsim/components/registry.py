@@ -33,6 +33,7 @@ class Kind:
     group: str
     extra_forms: tuple[str, ...] = ()
     shorthand: Callable[[str], Spec | None] | None = None
+    forms: tuple[str, ...] = ()  # the built-ins' signatures, in declaration order, for --help without imports
     components: dict[str, type] = field(default_factory=dict)
     loaded: bool = False
     plugins_loaded: bool = False
@@ -92,6 +93,17 @@ class Kind:
         """The accepted forms for error messages: every name with its parameters, then the extra forms."""
         forms = [signature(cls) for cls in (self.components[n] for n in self.names(plugins))]
         return ", ".join([*forms, *self.extra_forms])
+
+    def help_accepted(self) -> str:
+        """`accepted(plugins=False)` without importing the built-ins' modules until they are loaded anyway.
+
+        Option help is written whenever a parser is built; the declared `forms` (checked against the classes by
+        tests/test_speed_paths.py) keep `tarsim simulate` from importing every component to describe it.
+        """
+        registered_elsewhere = any(cls.__module__ not in self.modules for cls in self.components.values())
+        if self.loaded or registered_elsewhere or not self.forms:  # a component from elsewhere: list it as before
+            return self.accepted(plugins=False)
+        return ", ".join([*self.forms, *self.extra_forms])
 
     def unknown(self, name: str, spec: str) -> ConfigError:
         """`policy 'relevence' unknown; accepted: ... (did you mean relevance?)`."""
