@@ -265,3 +265,20 @@ def test_dask_worker_death_is_retried_and_partial_ledger_not_counted(config_path
     assert list(outcome.failed) == [victim] and "KilledWorker" in outcome.failed[victim]
     assert not (out / "ledgers").exists() or not [p for p in (out / "ledgers").iterdir() if p.suffix == ".jsonl"]
     assert outcome.table.empty
+
+
+def _dies_on_three(task: int) -> int:
+    if task == 3:
+        os._exit(9)  # a worker killed mid-run (SIGKILL, the OOM killer)
+    return task
+
+
+def test_a_local_worker_that_dies_fails_runs_and_never_hangs_the_sweep():
+    from tarsim.sweep.backends import run_joblib
+
+    results: list[int] = []
+    failures: list[tuple[int, str]] = []
+    run_joblib(list(range(8)), _dies_on_three, 2, results.append, lambda task, why: failures.append((task, why)))
+    assert 3 in [task for task, _ in failures]
+    assert all("worker process died" in why for _, why in failures)
+    assert sorted(results + [task for task, _ in failures]) == list(range(8))  # every run reported once

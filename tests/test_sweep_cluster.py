@@ -132,7 +132,11 @@ def workers_of(sweep: subprocess.Popen, count: int, marker: str, log: Path) -> l
 
 @pytest.mark.parametrize(
     ("options", "marker"),
-    [(["--jobs", "2"], "popen_loky"), (["--backend", "dask", "--jobs", "2"], "spawn_main")],
+    # joblib's local workers are forked from the sweep on Linux (the sweep's command line), else loky's
+    [
+        (["--jobs", "2"], "sweep" if sys.platform == "linux" else "popen_loky"),
+        (["--backend", "dask", "--jobs", "2"], "spawn_main"),
+    ],
     ids=["joblib", "dask-local"],
 )
 def test_kill_9_of_a_sweep_takes_its_workers_with_it(study, tmp_path, options, marker):

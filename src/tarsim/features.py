@@ -15,8 +15,6 @@ import multiprocessing
 import os
 import re
 import struct
-import sys
-import threading
 import warnings
 import zipfile
 import zlib
@@ -34,7 +32,7 @@ from sklearn.preprocessing import normalize
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Collection, Document
 from tarsim.errors import ConfigError, InputError, InputWarning
-from tarsim.processes import exit_with_parent, local_parallel
+from tarsim.processes import exit_with_parent, fork_is_safe, local_parallel
 from tarsim.segmentation import segment_document
 from tarsim.sentences import LazySentences
 
@@ -322,13 +320,8 @@ def _map_chunks(function: Callable, chunks: list, *args, n_jobs: int | None = No
 
 
 def _can_fork() -> bool:
-    """Forking is safe here: Linux, a main process (not a sweep's worker) and no other Python thread running."""
-    return (
-        sys.platform == "linux"
-        and multiprocessing.parent_process() is None
-        and not multiprocessing.current_process().daemon
-        and threading.active_count() == 1
-    )
+    """Forking is safe here (tarsim.processes.fork_is_safe)."""
+    return fork_is_safe()
 
 
 def _segment_chunk(documents: Sequence[Document]) -> list[list[str]]:

@@ -40,3 +40,32 @@ def local_parallel(n_jobs: int, **options) -> Parallel:
     if getattr(backend, "nesting_level", 0):
         return Parallel(n_jobs=n_jobs, **options)
     return Parallel(n_jobs=n_jobs, backend="loky", initializer=exit_with_parent, initargs=(os.getpid(),), **options)
+
+
+def fork_is_safe() -> bool:
+    """Forking is safe here: Linux, a main process (not a sweep's worker) and no other Python thread running."""
+    import multiprocessing
+    import sys
+
+    return (
+        sys.platform == "linux"
+        and multiprocessing.parent_process() is None
+        and not multiprocessing.current_process().daemon
+        and threading.active_count() == 1
+    )
+
+
+def parallel_map(function, argument_lists: list[tuple], jobs: int) -> list:
+    """function(*arguments) for each tuple, results in order, on up to `jobs` local processes: forked from this
+    one when that is safe (they start at once, with everything imported), else joblib's loky workers."""
+    if jobs <= 1 or len(argument_lists) <= 1:
+        return [function(*arguments) for arguments in argument_lists]
+    if fork_is_safe():
+        import multiprocessing
+
+        workers = min(jobs, len(argument_lists))
+        with multiprocessing.get_context("fork").Pool(workers, exit_with_parent, (os.getpid(),)) as pool:
+            return pool.starmap(function, argument_lists)
+    from joblib import delayed
+
+    return local_parallel(jobs)(delayed(function)(*arguments) for arguments in argument_lists)

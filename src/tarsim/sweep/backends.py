@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 
 from tarsim.errors import ConfigError
-from tarsim.processes import local_parallel
+from tarsim.processes import fork_is_safe, local_parallel
 
 __all__ = ["BACKENDS", "dask_client", "run_dask", "run_joblib"]
 
@@ -42,12 +42,63 @@ def run_joblib(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult, 
         raise ConfigError(f"--jobs must be >= 1, got {jobs}")
     if not tasks:
         return
+    if jobs > 1 and fork_is_safe():
+        _run_forked(tasks, runner, jobs, on_result, on_failure)
+        return
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
     parallel = local_parallel(jobs, return_as="generator_unordered")
-    for ok, value in parallel(delayed(_guarded)(runner, task) for task in tasks):
-        if ok:
-            on_result(value)
-        else:
-            on_failure(*value)
+    reported: set[int] = set()
+    try:
+        for index, (ok, value) in parallel(delayed(_numbered)(runner, task, i) for i, task in enumerate(tasks)):
+            reported.add(index)
+            if ok:
+                on_result(value)
+            else:
+                on_failure(*value)
+    except TerminatedWorkerError:
+        for index, task in enumerate(tasks):
+            if index not in reported:
+                on_failure(task, WORKER_DIED)
+
+
+WORKER_DIED = "a worker process died (killed, or out of memory) during the run"
+"""The failure of the runs a local worker pool had not finished when one of its processes died."""
+
+
+def _numbered(runner: Runner, task, index: int) -> tuple[int, tuple[bool, object]]:
+    return index, _guarded(runner, task)
+
+
+def _run_forked(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult, on_failure: OnFailure) -> None:
+    """Local workers forked from this process (Linux): they start at once with scikit-learn imported and the
+    sweep's features in memory, where fresh loky workers each import everything and load every collection.
+
+    A worker that dies (killed, out of memory) fails the runs not yet finished, with the reason; the others stand.
+    """
+    import multiprocessing
+    import os
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    from tarsim.processes import exit_with_parent
+
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=exit_with_parent, initargs=(os.getpid(),)) as pool:
+        pending = {pool.submit(_guarded, runner, task): task for task in tasks}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                task = pending.pop(future)
+                try:
+                    ok, value = future.result()
+                except BrokenProcessPool:
+                    on_failure(task, WORKER_DIED)
+                    continue
+                if ok:
+                    on_result(value)
+                else:
+                    on_failure(*value)
 
 
 @contextlib.contextmanager

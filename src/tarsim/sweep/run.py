@@ -25,7 +25,7 @@ from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError
 from tarsim.features import collection_digest, resolve_cache_dir
 from tarsim.features_tfidf import review_cache_path, review_features
-from tarsim.processes import local_parallel
+from tarsim.processes import fork_is_safe, local_parallel, parallel_map
 from tarsim.simulator.config import normalise_header
 from tarsim.simulator.run import ledger_header
 from tarsim.sweep.backends import BACKENDS, dask_client, run_dask, run_joblib
@@ -130,6 +130,8 @@ def prepare_sweep(
 def build_feature_caches(collections: Sequence, cache: Path, settings, jobs: int, extractor: str = "bmi") -> None:
     """Fill the feature cache of every collection, `jobs` collections at a time (each is built only once)."""
     missing = [c for c in collections if not review_cache_path(c, cache, extractor, settings).exists()]
+    if fork_is_safe():  # built here one after another, each on all cores (forked workers); prepare_sweep does it
+        return
     if jobs > 1 and len(missing) > 1:
         build = delayed(review_features)
         local_parallel(min(jobs, len(missing)))(build(c, cache, extractor, settings) for c in missing)
@@ -260,14 +262,18 @@ def write_table(prepared: PreparedSweep, failed: dict[str, str] | Sequence[str] 
         else:
             chunks.append([task])
     datasets = prepared.datasets
-    parts = local_parallel(jobs if len(chunks) > 1 else 1)(
-        delayed(_measure_runs)(
-            chunk,
-            prepared.config,
-            datasets[chunk[0].spec.collection].collection.docids,
-            datasets[chunk[0].spec.collection].qrels,
-        )
-        for chunk in chunks
+    parts = parallel_map(
+        _measure_runs,
+        [
+            (
+                chunk,
+                prepared.config,
+                datasets[chunk[0].spec.collection].collection.docids,
+                datasets[chunk[0].spec.collection].qrels,
+            )
+            for chunk in chunks
+        ],
+        jobs,
     )
     frame = results_frame([row for part in parts for row in part])
     write_results(prepared.out, frame)
