@@ -133,6 +133,11 @@ class LazySentences:
             return
         self._segment_in_parallel([doc for doc in range(n) if not self._known(doc)])
 
+    @property
+    def known_documents(self) -> int:
+        """How many documents' sentences are known (segmented in this process or read from the store)."""
+        return len(self._words.keys() | self._sentences.keys())
+
     # ---- the store -------------------------------------------------------------------------------------------
     @property
     def grown(self) -> bool:
