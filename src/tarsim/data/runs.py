@@ -152,74 +152,29 @@ class RunTable:
 def read_run_table(path: PathLike) -> RunTable | Run:
     """Read a TREC run as columns with pyarrow's CSV reader (multi-threaded C++); the same checks as read_run.
 
-    Files the fast reader cannot take exactly as read_run would (gzip, tabs, several spaces, a BOM, odd white
-    space, anything malformed: a duplicate, a NaN, a bad rank) go through read_run, which accepts the same files
-    and names the first bad line; then the Run dict is returned. evaluate_run takes either.
+    Files the fast reader cannot take exactly as read_run would (gzip, runs of white space, CRLF, a BOM, odd
+    white space, anything malformed: a duplicate, a NaN, a bad rank) go through read_run, which accepts the same
+    files and names the first bad line; then the Run dict is returned. evaluate_run takes either.
     """
-    from pathlib import Path
-
-    if Path(path).suffix == ".gz":
-        return read_run(path)
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return read_run(path)  # the line reader reports it in one line
-    table = _parse_run_columns(data) if _plain_layout(data) else None
-    if table is None:
-        return read_run(path)
-    return table
+    table = _parse_run_columns(path)
+    return table if table is not None else read_run(path)
 
 
-def _plain_layout(data: bytes) -> bool:
-    """ASCII, fields separated by single spaces, lines by "\\n" alone: the only files the fast reader takes.
-
-    str.split() also splits at tabs, "\\r", "\\v", "\\f", "\\x1c"-"\\x1f" and non-ASCII spaces, and merges
-    runs of spaces; a one-space CSV reader does neither, so every such file (and a BOM, a blank line or
-    a space at a line's start or end) goes through read_run instead.
-    """
-    import numpy as np
-
-    if not data.isascii() or data[:1] == b" " or data[-1:] == b" ":
-        return False
-    codes = np.frombuffer(data, dtype=np.uint8)
-    step = 1 << 24  # in blocks, so that the temporary masks stay small however large the run
-    for start in range(0, len(codes), step):
-        block = codes[start : start + step + 1]  # one byte of overlap: a pair across blocks is seen
-        if np.count_nonzero(block[:step] < 0x20) != np.count_nonzero(block[:step] == 0x0A):
-            return False  # a control character other than "\n"
-        separator = (block == 0x20) | (block == 0x0A)
-        if (separator[1:] & separator[:-1]).any():
-            return False  # two separators in a row: an empty field, a blank line or a space at a line's end
-    return True
-
-
-def _parse_run_columns(data: bytes) -> RunTable | None:
-    """Columns of a run whose lines are exactly `topic Q0 docid rank score tag` with single spaces, else None."""
+def _parse_run_columns(path: PathLike) -> RunTable | None:
+    """Columns of a run whose lines are plainly `topic Q0 docid rank score tag`, else None."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
-    from pyarrow import csv
+
+    from tarsim.data.plain_columns import read_plain_columns
 
     names = ["topic", "q0", "docid", "rank", "score", "tag"]
-    types = {"topic": pa.string(), "docid": pa.string(), "rank": pa.int64(), "score": pa.float64()}
-    try:
-        table = csv.read_csv(
-            pa.py_buffer(data),
-            read_options=csv.ReadOptions(column_names=names),
-            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, double_quote=False),
-            convert_options=csv.ConvertOptions(
-                include_columns=list(types),  # Q0 and tag are not kept (read_run ignores them too)
-                column_types=types,
-                null_values=[],
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+    types = {"topic": pa.string(), "docid": pa.string(), "rank": pa.string(), "score": pa.float64()}
+    table = read_plain_columns(path, names, types)  # Q0 and tag are not kept (read_run ignores them too)
+    if table is None:
         return None
-    if table.num_rows == 0 or any(column.null_count for column in table.columns):
-        return None
+    if not pc.all(pc.ascii_is_decimal(table["rank"])).as_py():
+        return None  # a sign, "1_0" or "0x1": int() decides (pyarrow's integers differ from Python's)
     scores = table["score"].to_numpy()
     if not np.isfinite(scores).all():
         return None

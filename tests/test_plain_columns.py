@@ -1,0 +1,115 @@
+"""The columnar readers of plain qrels and runs accept and refuse exactly what the line readers do."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from tarsim.data.qrels import _read_qrels_columns, _read_qrels_lines, read_qrels
+from tarsim.data.runs import RunTable, read_run, read_run_table
+from tarsim.errors import InputError
+
+PLAIN_QRELS = {
+    "spaces": "t1 0 d1 1\nt1 0 d2 0\nt2 0 d1 2\n",
+    "tabs": "t1\t0\td1\t1\nt1\t0\td2\t0\nt2\t0\td1\t2\n",
+    "no final newline": "t1 0 d1 1\nt2 0 d1 2",
+    "an exact repeat": "t1 0 d1 1\nt1 0 d2 0\nt1 0 d1 1\n",
+    "negative, padded and extreme grades": "t1 0 d1 -1\nt1 0 d2 007\nt1 0 d3 -0\nt1 0 d4 9223372036854775807\n",
+    "topics not contiguous": "t2 0 d9 1\nt1 0 d1 1\nt2 0 d8 0\n",
+}
+OTHER_QRELS = {
+    "a plus sign": "t1 0 d1 +1\n",
+    "CRLF": "t1 0 d1 1\r\nt1 0 d2 0\r\n",
+    "a BOM": "\ufefft1 0 d1 1\n",
+    "blank lines": "t1 0 d1 1\n\n\nt1 0 d2 0\n",
+    "two spaces": "t1  0 d1 1\n",
+    "spaces and tabs": "t1\t0 d1 1\n",
+    "a leading blank line": "\nt1 0 d1 1\n",
+    "non-ASCII": "t1 0 d\u00e9 1\n",
+    "a vertical tab": "t1 0 d1\x0b1\n",
+}
+BAD_QRELS = {
+    "conflicting judgments": ("t1 0 d1 1\nt1 0 d2 0\nt1 0 d1 2\n", "q:3: conflicting judgments"),
+    "three columns": ("t1 0 d1 1\nt1 d2 1\n", "q:2: expected 4 columns"),
+    "five columns": ("t1 0 d1 1 x\n", "q:1: expected 4 columns"),
+    "a decimal grade": ("t1 0 d1 1\nt1 0 d2 1.0\n", "q:2: relevance is not an integer: '1.0'"),
+    "a hexadecimal grade": ("t1 0 d1 0x5\n", "q:1: relevance is not an integer: '0x5'"),
+    "a grade beyond 64 bits": ("t1 0 d1 9223372036854775808\n", "q:1: relevance out of range"),
+    "a header": ("topic iteration docid relevance\nt1 0 d1 1\n", "q:1: relevance is not an integer"),
+    "an empty file": ("", "q: empty file"),
+    "only a newline": ("\n", "q: empty file"),
+}
+
+
+def _write(path, text: str):
+    path.write_bytes(gzip.compress(text.encode()) if path.suffix == ".gz" else text.encode())
+    return path
+
+
+@pytest.mark.parametrize("name", list(PLAIN_QRELS))
+def test_plain_qrels_are_read_as_columns_equal_to_the_line_reader(tmp_path, name):
+    path = _write(tmp_path / "q", PLAIN_QRELS[name])
+    columns = _read_qrels_columns(path)
+    assert columns is not None
+    assert columns == _read_qrels_lines(path) == read_qrels(path)
+    assert [list(judged.items()) for judged in columns.values()] == [
+        list(judged.items()) for judged in _read_qrels_lines(path).values()
+    ]  # the same order too
+
+
+def test_a_plain_file_gives_the_judgments_written_in_it(tmp_path):
+    path = _write(tmp_path / "q", PLAIN_QRELS["negative, padded and extreme grades"])
+    assert read_qrels(path) == {"t1": {"d1": -1, "d2": 7, "d3": 0, "d4": 2**63 - 1}}
+    path = _write(tmp_path / "q", PLAIN_QRELS["tabs"])
+    assert read_qrels(path) == {"t1": {"d1": 1, "d2": 0}, "t2": {"d1": 2}}
+
+
+@pytest.mark.parametrize("name", list(OTHER_QRELS))
+def test_other_layouts_go_through_the_line_reader(tmp_path, name):
+    path = _write(tmp_path / "q", OTHER_QRELS[name])
+    assert _read_qrels_columns(path) is None
+    assert read_qrels(path) == _read_qrels_lines(path)
+
+
+def test_gzip_qrels_go_through_the_line_reader(tmp_path):
+    path = _write(tmp_path / "q.gz", PLAIN_QRELS["spaces"])
+    assert _read_qrels_columns(path) is None
+    assert read_qrels(path) == {"t1": {"d1": 1, "d2": 0}, "t2": {"d1": 2}}
+
+
+@pytest.mark.parametrize("name", list(BAD_QRELS))
+def test_bad_qrels_are_refused_with_the_line_reader_s_message(tmp_path, name):
+    text, problem = BAD_QRELS[name]
+    path = _write(tmp_path / "q", text)
+    with pytest.raises(InputError) as fast:
+        read_qrels(path)
+    with pytest.raises(InputError) as lines:
+        _read_qrels_lines(path)
+    assert str(fast.value) == str(lines.value)
+    assert str(fast.value).startswith(str(tmp_path / problem)) and "\n" not in str(fast.value)
+
+
+def test_missing_qrels_are_refused_in_one_line(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        read_qrels(tmp_path / "absent")
+
+
+def test_a_tab_separated_run_is_read_as_columns(tmp_path):
+    path = _write(tmp_path / "run", "t1\tQ0\td1\t1\t3.5\tx\nt1\tQ0\td2\t2\t1.0\tx\n")
+    table = read_run_table(path)
+    assert isinstance(table, RunTable)
+    assert table.to_dict() == read_run(path) == {"t1": {"d1": 3.5, "d2": 1.0}}
+
+
+@pytest.mark.parametrize("rank", ["0x5", "-1", "+1", "1_0"])
+def test_ranks_pyarrow_and_python_read_differently_go_through_read_run(tmp_path, rank):
+    path = _write(tmp_path / "run", f"t1 Q0 d1 {rank} 3.5 x\n")
+    try:
+        expected = read_run(path)
+    except InputError as error:
+        with pytest.raises(InputError) as caught:
+            read_run_table(path)
+        assert str(caught.value) == str(error) and ":1: rank is not an integer" in str(error)
+    else:
+        assert read_run_table(path) == expected == {"t1": {"d1": 3.5}}
