@@ -37,9 +37,18 @@ BAD_QRELS = {
     "a hexadecimal grade": ("t1 0 d1 0x5\n", "q:1: relevance is not an integer: '0x5'"),
     "a grade beyond 64 bits": ("t1 0 d1 9223372036854775808\n", "q:1: relevance out of range"),
     "a header": ("topic iteration docid relevance\nt1 0 d1 1\n", "q:1: relevance is not an integer"),
+    "a lone carriage return": ("t1 0 d1 1\rt1 0 d2 0\n", "q:1: expected 4 columns"),
+    "a vertical tab inside a field": ("t1 0 d1 1\nt1 0 d\x0b2 1\n", "q:2: expected 4 columns"),
+    "a file separator inside a field": ("t1 0 d\x1c1 1\n", "q:1: expected 4 columns"),
     "an empty file": ("", "q: empty file"),
     "only a newline": ("\n", "q: empty file"),
 }
+
+
+@pytest.fixture(autouse=True)
+def _columns_for_small_files(monkeypatch):
+    """The files here are tiny: read_qrels takes the columnar path for them too."""
+    monkeypatch.setattr("tarsim.data.qrels.COLUMNS_FROM_BYTES", 0)
 
 
 def _write(path, text: str):
@@ -90,6 +99,12 @@ def test_bad_qrels_are_refused_with_the_line_reader_s_message(tmp_path, name):
     assert str(fast.value).startswith(str(tmp_path / problem)) and "\n" not in str(fast.value)
 
 
+def test_small_qrels_are_read_by_line_without_pyarrow(tmp_path, monkeypatch):
+    monkeypatch.setattr("tarsim.data.qrels.COLUMNS_FROM_BYTES", 1 << 18)
+    monkeypatch.setattr("tarsim.data.qrels._read_qrels_columns", lambda path: pytest.fail("read as columns"))
+    assert read_qrels(_write(tmp_path / "q", PLAIN_QRELS["spaces"])) == {"t1": {"d1": 1, "d2": 0}, "t2": {"d1": 2}}
+
+
 def test_missing_qrels_are_refused_in_one_line(tmp_path):
     with pytest.raises(InputError, match="no such file"):
         read_qrels(tmp_path / "absent")
@@ -100,6 +115,16 @@ def test_a_tab_separated_run_is_read_as_columns(tmp_path):
     table = read_run_table(path)
     assert isinstance(table, RunTable)
     assert table.to_dict() == read_run(path) == {"t1": {"d1": 3.5, "d2": 1.0}}
+
+
+@pytest.mark.parametrize("text", ["t1 Q0 d1 1 3.5 x\rt1 Q0 d2 2 1.0 x\n", "t1 Q0 d\x0b1 1 3.5 x\n"])
+def test_runs_with_other_control_characters_are_refused_as_read_run_refuses_them(tmp_path, text):
+    path = _write(tmp_path / "run", text)
+    with pytest.raises(InputError) as error:
+        read_run(path)
+    with pytest.raises(InputError) as caught:
+        read_run_table(path)
+    assert str(caught.value) == str(error.value) and ":1: expected 6 columns" in str(error.value)
 
 
 @pytest.mark.parametrize("rank", ["0x5", "-1", "+1", "1_0"])

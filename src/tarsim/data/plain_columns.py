@@ -17,12 +17,13 @@ _BLOCK = 1 << 24
 """Bytes checked at a time, so that the temporary masks stay small however large the file."""
 
 
-def plain_separator(data: bytes) -> bytes | None:
-    """The single separator (b" " or b"\\t") of a plain file, or None when str.split() could split otherwise.
+def plain_layout(data: bytes) -> tuple[bytes, int, int] | None:
+    """The separator (b" " or b"\\t") of a file that may be plain, its bytes up to " " and its "\\n"s, or None.
 
     str.split() also splits at "\\r", "\\v", "\\f", "\\x1c"-"\\x1f" and non-ASCII spaces, and merges runs of
     white space; a one-separator CSV reader does neither, so every such file (and a BOM, a blank line, a
-    separator at a line's start or end, spaces and tabs mixed) is not plain.
+    separator at a line's start or end, spaces and tabs mixed) is refused here or by the count check of
+    read_plain_columns (bytes up to " " = separators + "\\n"s: no other control character).
     """
     import numpy as np
 
@@ -34,19 +35,15 @@ def plain_separator(data: bytes) -> bytes | None:
     if data[:1] in (separator, b"\n") or data[-1:] == separator:
         return None
     codes = np.frombuffer(data, dtype=np.uint8)
-    sep = separator[0]
+    white = newlines = 0
     for start in range(0, len(codes), _BLOCK):
         block = codes[start : start + _BLOCK + 1]  # one byte of overlap: a pair across blocks is seen
-        body = block[:_BLOCK]
-        newline = body == 0x0A
-        if sep == 0x09:
-            newline |= body == 0x09
-        if np.count_nonzero(body < 0x20) != np.count_nonzero(newline):
-            return None  # a control character other than "\n" (and the tab separator)
-        split = (block == sep) | (block == 0x0A)
+        split = block <= 0x20
         if (split[1:] & split[:-1]).any():
-            return None  # two separators in a row: an empty field, a blank line or a separator at a line's end
-    return separator
+            return None  # two in a row: an empty field, a blank line, a separator at a line's end, "\r\n"
+        white += int(np.count_nonzero(split[:_BLOCK]))
+        newlines += int(np.count_nonzero(block[:_BLOCK] == 0x0A))
+    return separator, white, newlines
 
 
 def read_plain_columns(path: PathLike, names: list[str], types: dict):
@@ -62,9 +59,10 @@ def read_plain_columns(path: PathLike, names: list[str], types: dict):
             data = handle.read()
     except OSError:
         return None
-    separator = plain_separator(data)
-    if separator is None:
+    layout = plain_layout(data)
+    if layout is None:
         return None
+    separator, white, newlines = layout
     import pyarrow as pa
     from pyarrow import csv
 
@@ -87,4 +85,6 @@ def read_plain_columns(path: PathLike, names: list[str], types: dict):
         return None
     if table.num_rows == 0 or any(column.null_count for column in table.columns):
         return None
+    if white != (len(names) - 1) * table.num_rows + newlines:
+        return None  # some other control character ("\r" alone, "\v", ...): str.split() would split there
     return table

@@ -90,62 +90,83 @@ def write_decisions(path: PathLike, decisions: Decisions) -> None:
 
 
 class RunTable:
-    """A TREC run as columns (topic and docid codes, scores), read at C speed: what evaluate_run needs.
+    """A TREC run as columns (topic codes, docids, scores), read at C speed: what evaluate_run needs.
 
-    `topics[code]` and `docids[code]` name the codes; rows keep the file's order. `to_dict()` gives the Run.
+    `topics[code]` names a topic code; rows keep the file's order. `to_dict()` gives the Run.
     """
 
-    def __init__(self, topics: list[str], topic_codes, docids, docid_codes, scores) -> None:
+    SMALL_TOPIC = 256
+    """Below this many lines per topic on average, one hash of all docids beats a hash per topic."""
+
+    def __init__(self, topics: list[str], topic_codes, docids, scores) -> None:
         import numpy as np
 
         self.topics = topics
         self.topic_codes = np.asarray(topic_codes, dtype=np.int64)
-        self.docids = docids  # a pyarrow string array (large: kept out of Python objects)
-        self.docid_codes = np.asarray(docid_codes, dtype=np.int64)
+        self.docids = docids  # a pyarrow string array, one per row (large: kept out of Python objects)
         self.scores = np.asarray(scores, dtype=np.float64)
-        order = np.argsort(self.topic_codes, kind="stable")
-        self.order = order
-        """Row indexes grouped by topic code (file order within a topic)."""
-        self.starts = np.searchsorted(self.topic_codes[order], np.arange(len(topics) + 1))
-        """Rows of topic code t are order[starts[t]:starts[t + 1]]."""
-        self._stride = len(docids) + 1
-        keys = self.topic_codes * self._stride + self.docid_codes
-        self._key_order = np.argsort(keys)
-        self._sorted_keys = keys[self._key_order]
+        codes = self.topic_codes
+        changes = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+        self._contiguous = len(changes) == len(topics) - 1
+        if self._contiguous:  # each topic's lines together (as runs are written): no sort
+            self.order = np.arange(len(codes))
+            bounds = np.r_[0, changes, len(codes)]
+            self.starts = np.empty(len(topics) + 1, dtype=np.int64)
+            self.starts[codes[bounds[:-1]]] = bounds[:-1]
+            self.starts[len(topics)] = len(codes)
+            self._ends = np.empty(len(topics), dtype=np.int64)
+            self._ends[codes[bounds[:-1]]] = bounds[1:]
+        else:
+            self.order = np.argsort(codes, kind="stable")
+            """Row indexes grouped by topic code (file order within a topic)."""
+            self.starts = np.searchsorted(codes[self.order], np.arange(len(topics) + 1))
+            """Rows of topic code t are order[starts[t]:ends(t)]."""
+            self._ends = self.starts[1:]
+
+    def rows_of_topic(self, code: int):
+        """The rows of topic code `code`, in file order."""
+        return self.order[self.starts[code] : self._ends[code]]
 
     def has_duplicates(self) -> bool:
         """Whether some (topic, docid) has two lines."""
-        return bool((self._sorted_keys[1:] == self._sorted_keys[:-1]).any())
-
-    def rows_of(self, topic_codes, docid_codes):
-        """The row of each (topic code, docid code) pair, -1 where there is none."""
         import numpy as np
+        import pyarrow.compute as pc
 
-        keys = np.asarray(topic_codes, dtype=np.int64) * self._stride + np.asarray(docid_codes, dtype=np.int64)
-        at = np.minimum(np.searchsorted(self._sorted_keys, keys), len(self._sorted_keys) - 1)
-        found = (self._sorted_keys[at] == keys) & (np.asarray(docid_codes) >= 0)
-        return np.where(found, self._key_order[at], -1)
+        if len(self.scores) < self.SMALL_TOPIC * len(self.topics):
+            codes = pc.dictionary_encode(self.docids).indices.to_numpy()
+            keys = np.sort(self.topic_codes * (len(self.scores) + 1) + codes)
+            return bool((keys[1:] == keys[:-1]).any())
+        grouped = self.docids if self._contiguous else self.docids.take(self.order)
+        for start, end in zip(self.starts[:-1].tolist(), self.starts[1:].tolist(), strict=True):
+            if end - start > 1 and len(pc.unique(grouped.slice(start, end - start))) < end - start:
+                return True
+        return False
+
+    def rows_of(self, topic_codes, docids: list[str]):
+        """The row of each (topic code, docid) pair, -1 where there is none (a hash join, qrels side built)."""
+        import numpy as np
+        import pyarrow as pa
+
+        rows = np.full(len(docids), -1, dtype=np.int64)
+        if not docids:
+            return rows
+        run = pa.table({"t": self.topic_codes, "d": self.docids, "row": np.arange(len(self.scores))})
+        pairs = pa.table({"t": np.asarray(topic_codes, dtype=np.int64), "d": pa.array(docids, pa.string())})
+        pairs = pairs.append_column("i", pa.array(np.arange(len(docids))))
+        joined = run.join(pairs, keys=["t", "d"], join_type="inner", use_threads=True)
+        rows[joined["i"].to_numpy()] = joined["row"].to_numpy()
+        return rows
 
     def __len__(self) -> int:
         return len(self.scores)
 
-    def docid_codes_of(self, docids: list[str]):
-        """The code of each docid (-1 when no run line names it)."""
-        import numpy as np
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        found = pc.index_in(pa.array(docids, type=pa.string()), value_set=self.docids)
-        return np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
-
     def to_dict(self) -> Run:
         """The run as read_run returns it: topic -> docid -> score, topics and docids in file order."""
-        names = self.docids.to_pylist()
         run: Run = {}
-        for topic, code, score in zip(
-            self.topic_codes.tolist(), self.docid_codes.tolist(), self.scores.tolist(), strict=True
+        for topic, docid, score in zip(
+            self.topic_codes.tolist(), self.docids.to_pylist(), self.scores.tolist(), strict=True
         ):
-            run.setdefault(self.topics[topic], {})[names[code]] = score
+            run.setdefault(self.topics[topic], {})[docid] = score
         return run
 
 
@@ -179,14 +200,8 @@ def _parse_run_columns(path: PathLike) -> RunTable | None:
     if not np.isfinite(scores).all():
         return None
     topic_codes = pc.dictionary_encode(table["topic"]).combine_chunks()
-    docid_codes = pc.dictionary_encode(table["docid"]).combine_chunks()
-    run = RunTable(
-        topic_codes.dictionary.to_pylist(),
-        topic_codes.indices.to_numpy(),
-        docid_codes.dictionary,
-        docid_codes.indices.to_numpy(),
-        scores,
-    )
+    docids = table["docid"].combine_chunks()
+    run = RunTable(topic_codes.dictionary.to_pylist(), topic_codes.indices.to_numpy(), docids, scores)
     if run.has_duplicates():
         return None  # a duplicate (topic, docid): read_run names its line
     return run
