@@ -138,3 +138,42 @@ def test_ranks_pyarrow_and_python_read_differently_go_through_read_run(tmp_path,
         assert str(caught.value) == str(error) and ":1: rank is not an integer" in str(error)
     else:
         assert read_run_table(path) == expected == {"t1": {"d1": 3.5}}
+
+
+RUN_TEXTS = {
+    "topics together": "t1 Q0 d1 1 3.0 x\nt1 Q0 d2 2 2.0 x\nt1 Q0 d9 3 2.0 x\nt2 Q0 d1 1 5.0 x\nt2 Q0 d3 2 1.0 x\n",
+    "topics apart": "t2 Q0 d1 1 5.0 x\nt1 Q0 d1 1 3.0 x\nt1 Q0 d2 2 2.0 x\nt2 Q0 d3 2 1.0 x\nt1 Q0 d9 3 2.0 x\n",
+}
+
+
+@pytest.mark.parametrize("small_topic", [0, 10**9], ids=["a hash per topic", "one hash for all"])
+@pytest.mark.parametrize("name", list(RUN_TEXTS))
+def test_run_tables_score_as_the_dict_reader(tmp_path, monkeypatch, small_topic, name):
+    from tarsim.metrics import evaluate_run
+
+    monkeypatch.setattr(RunTable, "SMALL_TOPIC", small_topic)
+    path = _write(tmp_path / "run", RUN_TEXTS[name])
+    table = read_run_table(path)
+    assert isinstance(table, RunTable) and table.to_dict() == read_run(path)
+    qrels = {"t1": {"d2": 1, "d9": 2, "d7": 1}, "t2": {"d3": 1, "d1": 0}, "t3": {"d1": 1}}
+    measures = ["R@2", "RPrec", "AP", "nDCG@3", "RR", "P@2"]
+    assert evaluate_run(qrels, table, measures) == evaluate_run(qrels, read_run(path), measures)
+    # t1: d9 ties d2 at 2.0 and wins (greater docid), so d9 ranks 2nd and d2 3rd; d7 is not retrieved
+    assert evaluate_run(qrels, table, ["RR", "R@2"])["t1"] == {"RR": 1 / 2, "R@2": 1 / 3}
+    assert evaluate_run(qrels, table, ["RR"])["t2"] == {"RR": 1 / 2}
+
+
+@pytest.mark.parametrize("small_topic", [0, 10**9], ids=["a hash per topic", "one hash for all"])
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("t1 Q0 d1 1 3.0 x\nt1 Q0 d2 2 2.0 x\nt1 Q0 d1 3 1.0 x\nt2 Q0 d1 1 1.0 x\n", 3),
+        ("t1 Q0 d1 1 3.0 x\nt2 Q0 d1 1 2.0 x\nt1 Q0 d2 2 1.0 x\nt2 Q0 d1 2 1.0 x\n", 4),
+    ],
+)
+def test_duplicate_run_lines_are_refused_on_either_path(tmp_path, monkeypatch, small_topic, text, line):
+    monkeypatch.setattr(RunTable, "SMALL_TOPIC", small_topic)
+    path = _write(tmp_path / "run", text)
+    with pytest.raises(InputError) as caught:
+        read_run_table(path)
+    assert str(caught.value).startswith(f"{path}:{line}: duplicate docid 'd1'")
