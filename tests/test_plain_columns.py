@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tarsim.data.qrels import _read_qrels_columns, _read_qrels_lines, read_qrels
 from tarsim.data.runs import RunTable, read_run, read_run_table
@@ -177,3 +179,39 @@ def test_duplicate_run_lines_are_refused_on_either_path(tmp_path, monkeypatch, s
     with pytest.raises(InputError) as caught:
         read_run_table(path)
     assert str(caught.value).startswith(f"{path}:{line}: duplicate docid 'd1'")
+
+
+def _outcome(read, path):
+    """What a reader gives for a file: its value, or its one-line error."""
+    try:
+        return read(path)
+    except InputError as error:
+        return f"error: {error}"
+
+
+_TOPIC, _DOCID = st.sampled_from(["t1", "t2", "3"]), st.sampled_from(["d1", "d2", "d10", "D1", "0"])
+_INTEGER, _SCORE = st.sampled_from(["0", "1", "2", "-1", "007"]), st.sampled_from(["3.5", "1e3", "-2", ".5", "1"])
+_QRELS_LINE = st.tuples(_TOPIC, st.just("0"), _DOCID, _INTEGER)
+_RUN_LINE = st.tuples(_TOPIC, st.just("Q0"), _DOCID, _INTEGER, _SCORE, st.just("x"))
+_FILES = st.lists(_QRELS_LINE, min_size=1, max_size=6) | st.lists(_RUN_LINE, min_size=1, max_size=6)
+_ODD = st.sampled_from(["nan", "0x5", "+1", "1_0", "", "1.0"]) | st.text(alphabet="t1-x. \t\n\r\x0b\x1c", max_size=3)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=_FILES, odd=st.none() | st.tuples(st.integers(0, 100), st.integers(0, 7), _ODD), tabs=st.booleans())
+def test_any_file_gives_the_line_readers_outcome(tmp_path, lines, odd, tabs):
+    lines = [list(fields) for fields in lines]
+    if odd is not None:  # one field made odd, or a field added or taken away
+        row, column, value = odd
+        fields = lines[row % len(lines)]
+        if column < len(fields):
+            fields[column] = value
+        elif column == len(fields):
+            fields.append(value)
+        else:
+            fields.pop()
+    text = "\n".join(("\t" if tabs else " ").join(fields) for fields in lines) + "\n"
+    path = _write(tmp_path / "f", text)
+    assert _outcome(read_qrels, path) == _outcome(_read_qrels_lines, path)
+    got = _outcome(read_run_table, path)
+    assert (got.to_dict() if isinstance(got, RunTable) else got) == _outcome(read_run, path)
