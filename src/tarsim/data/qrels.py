@@ -63,6 +63,7 @@ def _read_qrels_columns(path: PathLike) -> Qrels | None:
     except ImportError:
         return None
 
+    from tarsim.data.arrow_numpy import to_numpy
     from tarsim.data.plain_columns import read_plain_columns
 
     types = {"topic": pa.string(), "docid": pa.string(), "relevance": pa.string()}
@@ -77,7 +78,7 @@ def _read_qrels_columns(path: PathLike) -> Qrels | None:
     except pa.ArrowInvalid:
         return None  # out of the 64-bit range: parse_grade names the line
     topics = pc.dictionary_encode(table["topic"]).combine_chunks()
-    codes = topics.indices.to_numpy()
+    codes = to_numpy(topics.indices)
     bounds = np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1, len(codes)].tolist()
     docids = table["docid"].to_pylist()
     qrels: Qrels = {}

@@ -132,30 +132,45 @@ class RunTable:
         import numpy as np
         import pyarrow.compute as pc
 
+        from tarsim.data.arrow_numpy import from_numpy, to_numpy
+
         if len(self.scores) < self.SMALL_TOPIC * len(self.topics):
-            codes = pc.dictionary_encode(self.docids).indices.to_numpy()
+            codes = to_numpy(pc.dictionary_encode(self.docids).indices).astype(np.int64)
             keys = np.sort(self.topic_codes * (len(self.scores) + 1) + codes)
             return bool((keys[1:] == keys[:-1]).any())
-        grouped = self.docids if self._contiguous else self.docids.take(self.order)
+        grouped = self.docids if self._contiguous else self.docids.take(from_numpy(self.order))
         for start, end in zip(self.starts[:-1].tolist(), self.starts[1:].tolist(), strict=True):
             if end - start > 1 and len(pc.unique(grouped.slice(start, end - start))) < end - start:
                 return True
         return False
 
     def rows_of(self, topic_codes, docids: list[str]):
-        """The row of each (topic code, docid) pair, -1 where there is none (a hash join, qrels side built)."""
+        """The row of each (topic code, docid) pair, -1 where there is none.
+
+        One hash lookup of every run docid in the set of wanted docids (small: it stays in cache), then an
+        exact match of (topic code, docid) keys among the few lines that name a wanted docid.
+        """
         import numpy as np
-        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from tarsim.data.arrow_numpy import string_array, to_numpy
 
         rows = np.full(len(docids), -1, dtype=np.int64)
         if not docids:
             return rows
-        run = pa.table({"t": self.topic_codes, "d": self.docids, "row": np.arange(len(self.scores))})
-        pairs = pa.table({"t": np.asarray(topic_codes, dtype=np.int64), "d": pa.array(docids, pa.string())})
-        pairs = pairs.append_column("i", pa.array(np.arange(len(docids))))
-        joined = run.join(pairs, keys=["t", "d"], join_type="inner", use_threads=True)
-        rows[joined["i"].to_numpy()] = joined["row"].to_numpy()
-        return rows
+        position = {docid: index for index, docid in enumerate(dict.fromkeys(docids))}
+        found = pc.index_in(self.docids, value_set=string_array(list(position)))
+        which = to_numpy(found, null=-1).astype(np.int64)
+        candidates = np.flatnonzero(which >= 0)
+        if not len(candidates):
+            return rows
+        stride = len(position)
+        keys = self.topic_codes[candidates] * stride + which[candidates]
+        order = np.argsort(keys)
+        keys = keys[order]
+        wanted = np.asarray(topic_codes, dtype=np.int64) * stride + np.array([position[d] for d in docids])
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        return np.where(keys[at] == wanted, candidates[order[at]], -1)
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -187,6 +202,7 @@ def _parse_run_columns(path: PathLike) -> RunTable | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from tarsim.data.arrow_numpy import to_numpy
     from tarsim.data.plain_columns import read_plain_columns
 
     names = ["topic", "q0", "docid", "rank", "score", "tag"]
@@ -196,12 +212,12 @@ def _parse_run_columns(path: PathLike) -> RunTable | None:
         return None
     if not pc.all(pc.ascii_is_decimal(table["rank"])).as_py():
         return None  # a sign, "1_0" or "0x1": int() decides (pyarrow's integers differ from Python's)
-    scores = table["score"].to_numpy()
+    scores = to_numpy(table["score"])
     if not np.isfinite(scores).all():
         return None
     topic_codes = pc.dictionary_encode(table["topic"]).combine_chunks()
     docids = table["docid"].combine_chunks()
-    run = RunTable(topic_codes.dictionary.to_pylist(), topic_codes.indices.to_numpy(), docids, scores)
+    run = RunTable(topic_codes.dictionary.to_pylist(), to_numpy(topic_codes.indices), docids, scores)
     if run.has_duplicates():
         return None  # a duplicate (topic, docid): read_run names its line
     return run

@@ -199,6 +199,8 @@ def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tup
     Per topic one sort of its scores and a searchsorted per relevant document, as _relevant_ranks; ties in score
     are ordered by docid descending (trec_eval's order), looked up only for the tied documents.
     """
+    from tarsim.data.arrow_numpy import from_numpy  # pyarrow only with a RunTable
+
     code_of = {topic: code for code, topic in enumerate(run.topics)}
     relevant = [[(docid, grade) for docid, grade in qrels[topic].items() if grade > 0] for topic in topics]
     counts = [len(pairs) for pairs in relevant]
@@ -225,7 +227,7 @@ def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tup
             # Ties in score: those with a greater docid (compared as str, as trec_eval's order) rank ahead.
             tied = topic_rows[run.scores[topic_rows] == wanted[i]]
             own = relevant[index][i][0]
-            names = run.docids.take(tied).to_pylist()
+            names = run.docids.take(from_numpy(tied)).to_pylist()
             ranks[first + i] += sum(1 for name in names if name > own)
     return tix, ranks, grades
 
