@@ -90,148 +90,134 @@ def write_decisions(path: PathLike, decisions: Decisions) -> None:
 
 
 class RunTable:
-    """A TREC run as columns (topic and docid codes, scores), read at C speed: what evaluate_run needs.
+    """A TREC run as columns (topic codes, docids, scores), read at C speed: what evaluate_run needs.
 
-    `topics[code]` and `docids[code]` name the codes; rows keep the file's order. `to_dict()` gives the Run.
+    `topics[code]` names a topic code; rows keep the file's order. `to_dict()` gives the Run.
     """
 
-    def __init__(self, topics: list[str], topic_codes, docids, docid_codes, scores) -> None:
+    SMALL_TOPIC = 256
+    """Below this many lines per topic on average, one hash of all docids beats a hash per topic."""
+
+    def __init__(self, topics: list[str], topic_codes, docids, scores) -> None:
         import numpy as np
 
         self.topics = topics
         self.topic_codes = np.asarray(topic_codes, dtype=np.int64)
-        self.docids = docids  # a pyarrow string array (large: kept out of Python objects)
-        self.docid_codes = np.asarray(docid_codes, dtype=np.int64)
+        self.docids = docids  # a pyarrow string array, one per row (large: kept out of Python objects)
         self.scores = np.asarray(scores, dtype=np.float64)
-        order = np.argsort(self.topic_codes, kind="stable")
-        self.order = order
-        """Row indexes grouped by topic code (file order within a topic)."""
-        self.starts = np.searchsorted(self.topic_codes[order], np.arange(len(topics) + 1))
-        """Rows of topic code t are order[starts[t]:starts[t + 1]]."""
-        self._stride = len(docids) + 1
-        keys = self.topic_codes * self._stride + self.docid_codes
-        self._key_order = np.argsort(keys)
-        self._sorted_keys = keys[self._key_order]
+        codes = self.topic_codes
+        changes = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+        self._contiguous = len(changes) == len(topics) - 1
+        if self._contiguous:  # each topic's lines together (as runs are written): no sort
+            self.order = np.arange(len(codes))
+            bounds = np.r_[0, changes, len(codes)]
+            self.starts = np.empty(len(topics) + 1, dtype=np.int64)
+            self.starts[codes[bounds[:-1]]] = bounds[:-1]
+            self.starts[len(topics)] = len(codes)
+            self._ends = np.empty(len(topics), dtype=np.int64)
+            self._ends[codes[bounds[:-1]]] = bounds[1:]
+        else:
+            self.order = np.argsort(codes, kind="stable")
+            """Row indexes grouped by topic code (file order within a topic)."""
+            self.starts = np.searchsorted(codes[self.order], np.arange(len(topics) + 1))
+            """Rows of topic code t are order[starts[t]:ends(t)]."""
+            self._ends = self.starts[1:]
+
+    def rows_of_topic(self, code: int):
+        """The rows of topic code `code`, in file order."""
+        return self.order[self.starts[code] : self._ends[code]]
 
     def has_duplicates(self) -> bool:
         """Whether some (topic, docid) has two lines."""
-        return bool((self._sorted_keys[1:] == self._sorted_keys[:-1]).any())
-
-    def rows_of(self, topic_codes, docid_codes):
-        """The row of each (topic code, docid code) pair, -1 where there is none."""
         import numpy as np
+        import pyarrow.compute as pc
 
-        keys = np.asarray(topic_codes, dtype=np.int64) * self._stride + np.asarray(docid_codes, dtype=np.int64)
-        at = np.minimum(np.searchsorted(self._sorted_keys, keys), len(self._sorted_keys) - 1)
-        found = (self._sorted_keys[at] == keys) & (np.asarray(docid_codes) >= 0)
-        return np.where(found, self._key_order[at], -1)
+        from tarsim.data.arrow_numpy import from_numpy, to_numpy
+
+        if len(self.scores) < self.SMALL_TOPIC * len(self.topics):
+            codes = to_numpy(pc.dictionary_encode(self.docids).indices).astype(np.int64)
+            keys = np.sort(self.topic_codes * (len(self.scores) + 1) + codes)
+            return bool((keys[1:] == keys[:-1]).any())
+        grouped = self.docids if self._contiguous else self.docids.take(from_numpy(self.order))
+        for start, end in zip(self.starts[:-1].tolist(), self.starts[1:].tolist(), strict=True):
+            if end - start > 1 and len(pc.unique(grouped.slice(start, end - start))) < end - start:
+                return True
+        return False
+
+    def rows_of(self, topic_codes, docids: list[str]):
+        """The row of each (topic code, docid) pair, -1 where there is none.
+
+        One hash lookup of every run docid in the set of wanted docids (small: it stays in cache), then an
+        exact match of (topic code, docid) keys among the few lines that name a wanted docid.
+        """
+        import numpy as np
+        import pyarrow.compute as pc
+
+        from tarsim.data.arrow_numpy import string_array, to_numpy
+
+        rows = np.full(len(docids), -1, dtype=np.int64)
+        if not docids:
+            return rows
+        position = {docid: index for index, docid in enumerate(dict.fromkeys(docids))}
+        found = pc.index_in(self.docids, value_set=string_array(list(position)))
+        which = to_numpy(found, null=-1).astype(np.int64)
+        candidates = np.flatnonzero(which >= 0)
+        if not len(candidates):
+            return rows
+        stride = len(position)
+        keys = self.topic_codes[candidates] * stride + which[candidates]
+        order = np.argsort(keys)
+        keys = keys[order]
+        wanted = np.asarray(topic_codes, dtype=np.int64) * stride + np.array([position[d] for d in docids])
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        return np.where(keys[at] == wanted, candidates[order[at]], -1)
 
     def __len__(self) -> int:
         return len(self.scores)
 
-    def docid_codes_of(self, docids: list[str]):
-        """The code of each docid (-1 when no run line names it)."""
-        import numpy as np
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        found = pc.index_in(pa.array(docids, type=pa.string()), value_set=self.docids)
-        return np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
-
     def to_dict(self) -> Run:
         """The run as read_run returns it: topic -> docid -> score, topics and docids in file order."""
-        names = self.docids.to_pylist()
         run: Run = {}
-        for topic, code, score in zip(
-            self.topic_codes.tolist(), self.docid_codes.tolist(), self.scores.tolist(), strict=True
+        for topic, docid, score in zip(
+            self.topic_codes.tolist(), self.docids.to_pylist(), self.scores.tolist(), strict=True
         ):
-            run.setdefault(self.topics[topic], {})[names[code]] = score
+            run.setdefault(self.topics[topic], {})[docid] = score
         return run
 
 
 def read_run_table(path: PathLike) -> RunTable | Run:
     """Read a TREC run as columns with pyarrow's CSV reader (multi-threaded C++); the same checks as read_run.
 
-    Files the fast reader cannot take exactly as read_run would (gzip, tabs, several spaces, a BOM, odd white
-    space, anything malformed: a duplicate, a NaN, a bad rank) go through read_run, which accepts the same files
-    and names the first bad line; then the Run dict is returned. evaluate_run takes either.
+    Files the fast reader cannot take exactly as read_run would (gzip, runs of white space, CRLF, a BOM, odd
+    white space, anything malformed: a duplicate, a NaN, a bad rank) go through read_run, which accepts the same
+    files and names the first bad line; then the Run dict is returned. evaluate_run takes either.
     """
-    from pathlib import Path
-
-    if Path(path).suffix == ".gz":
-        return read_run(path)
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return read_run(path)  # the line reader reports it in one line
-    table = _parse_run_columns(data) if _plain_layout(data) else None
-    if table is None:
-        return read_run(path)
-    return table
+    table = _parse_run_columns(path)
+    return table if table is not None else read_run(path)
 
 
-def _plain_layout(data: bytes) -> bool:
-    """ASCII, fields separated by single spaces, lines by "\\n" alone: the only files the fast reader takes.
-
-    str.split() also splits at tabs, "\\r", "\\v", "\\f", "\\x1c"-"\\x1f" and non-ASCII spaces, and merges
-    runs of spaces; a one-space CSV reader does neither, so every such file (and a BOM, a blank line or
-    a space at a line's start or end) goes through read_run instead.
-    """
-    import numpy as np
-
-    if not data.isascii() or data[:1] == b" " or data[-1:] == b" ":
-        return False
-    codes = np.frombuffer(data, dtype=np.uint8)
-    step = 1 << 24  # in blocks, so that the temporary masks stay small however large the run
-    for start in range(0, len(codes), step):
-        block = codes[start : start + step + 1]  # one byte of overlap: a pair across blocks is seen
-        if np.count_nonzero(block[:step] < 0x20) != np.count_nonzero(block[:step] == 0x0A):
-            return False  # a control character other than "\n"
-        separator = (block == 0x20) | (block == 0x0A)
-        if (separator[1:] & separator[:-1]).any():
-            return False  # two separators in a row: an empty field, a blank line or a space at a line's end
-    return True
-
-
-def _parse_run_columns(data: bytes) -> RunTable | None:
-    """Columns of a run whose lines are exactly `topic Q0 docid rank score tag` with single spaces, else None."""
+def _parse_run_columns(path: PathLike) -> RunTable | None:
+    """Columns of a run whose lines are plainly `topic Q0 docid rank score tag`, else None."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
-    from pyarrow import csv
+
+    from tarsim.data.arrow_numpy import to_numpy
+    from tarsim.data.plain_columns import read_plain_columns
 
     names = ["topic", "q0", "docid", "rank", "score", "tag"]
-    types = {"topic": pa.string(), "docid": pa.string(), "rank": pa.int64(), "score": pa.float64()}
-    try:
-        table = csv.read_csv(
-            pa.py_buffer(data),
-            read_options=csv.ReadOptions(column_names=names),
-            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, double_quote=False),
-            convert_options=csv.ConvertOptions(
-                include_columns=list(types),  # Q0 and tag are not kept (read_run ignores them too)
-                column_types=types,
-                null_values=[],
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+    types = {"topic": pa.string(), "docid": pa.string(), "rank": pa.string(), "score": pa.float64()}
+    table = read_plain_columns(path, names, types)  # Q0 and tag are not kept (read_run ignores them too)
+    if table is None:
         return None
-    if table.num_rows == 0 or any(column.null_count for column in table.columns):
-        return None
-    scores = table["score"].to_numpy()
+    if not pc.all(pc.ascii_is_decimal(table["rank"])).as_py():
+        return None  # a sign, "1_0" or "0x1": int() decides (pyarrow's integers differ from Python's)
+    scores = to_numpy(table["score"])
     if not np.isfinite(scores).all():
         return None
     topic_codes = pc.dictionary_encode(table["topic"]).combine_chunks()
-    docid_codes = pc.dictionary_encode(table["docid"]).combine_chunks()
-    run = RunTable(
-        topic_codes.dictionary.to_pylist(),
-        topic_codes.indices.to_numpy(),
-        docid_codes.dictionary,
-        docid_codes.indices.to_numpy(),
-        scores,
-    )
+    docids = table["docid"].combine_chunks()
+    run = RunTable(topic_codes.dictionary.to_pylist(), to_numpy(topic_codes.indices), docids, scores)
     if run.has_duplicates():
         return None  # a duplicate (topic, docid): read_run names its line
     return run

@@ -199,14 +199,15 @@ def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tup
     Per topic one sort of its scores and a searchsorted per relevant document, as _relevant_ranks; ties in score
     are ordered by docid descending (trec_eval's order), looked up only for the tied documents.
     """
+    from tarsim.data.arrow_numpy import from_numpy  # pyarrow only with a RunTable
+
     code_of = {topic: code for code, topic in enumerate(run.topics)}
     relevant = [[(docid, grade) for docid, grade in qrels[topic].items() if grade > 0] for topic in topics]
     counts = [len(pairs) for pairs in relevant]
     tix = np.repeat(np.arange(len(topics), dtype=np.int64), counts)
     grades = [grade for pairs in relevant for _, grade in pairs]
     topic_codes = np.array([code_of.get(topic, -1) for topic in topics], dtype=np.int64)[tix]
-    docid_codes = run.docid_codes_of([docid for pairs in relevant for docid, _ in pairs]) if grades else tix
-    rows = run.rows_of(topic_codes, docid_codes) if grades else tix
+    rows = run.rows_of(topic_codes, [docid for pairs in relevant for docid, _ in pairs])
     present = np.where(rows >= 0, run.scores[rows], math.nan)
     ranks = np.full(len(tix), math.inf)
     bounds = np.r_[0, np.cumsum(counts)]
@@ -215,7 +216,7 @@ def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tup
         code = code_of.get(topic)
         if code is None or first == last:
             continue
-        topic_rows = run.order[run.starts[code] : run.starts[code + 1]]
+        topic_rows = run.rows_of_topic(code)
         scores = np.sort(run.scores[topic_rows])
         wanted = present[first:last]
         right = np.searchsorted(scores, wanted, side="right")
@@ -225,8 +226,8 @@ def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tup
         for i in np.flatnonzero((right - left > 1) & found).tolist():
             # Ties in score: those with a greater docid (compared as str, as trec_eval's order) rank ahead.
             tied = topic_rows[run.scores[topic_rows] == wanted[i]]
-            own = run.docids[int(docid_codes[first + i])].as_py()
-            names = run.docids.take(run.docid_codes[tied]).to_pylist()
+            own = relevant[index][i][0]
+            names = run.docids.take(from_numpy(tied)).to_pylist()
             ranks[first + i] += sum(1 for name in names if name > own)
     return tix, ranks, grades
 
