@@ -109,6 +109,7 @@ def test_sentence_strategies_and_sentence_qrels_build_every_sentence(antihistami
 
 
 def test_the_cache_keeps_documents_and_segmented_sentences_for_the_next_run(antihistamines, tmp_path, monkeypatch):
+    monkeypatch.setattr(tarsim.sentences, "LAZY_MIN_DOCUMENTS", 0)
     topic = next(iter(antihistamines.topics))
     cache = tmp_path / "cache"
     first = cached_features(antihistamines.collection, cache, sentences=False)
@@ -125,7 +126,8 @@ def test_the_cache_keeps_documents_and_segmented_sentences_for_the_next_run(anti
     assert _ledger_bytes(tmp_path / "a") == _ledger_bytes(tmp_path / "b")
 
 
-def test_a_damaged_sentence_store_warns_and_changes_nothing(antihistamines, tmp_path):
+def test_a_damaged_sentence_store_warns_and_changes_nothing(antihistamines, tmp_path, monkeypatch):
+    monkeypatch.setattr(tarsim.sentences, "LAZY_MIN_DOCUMENTS", 0)
     topic = next(iter(antihistamines.topics))
     cache = tmp_path / "cache"
     review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "a", cache_dir=cache)
@@ -159,3 +161,11 @@ def test_features_without_a_collection_cannot_segment(antihistamines):
 
     with pytest.raises(ConfigError, match="documents only"):
         replace(lazy, lazy=None).sentence_words_of(0)
+
+
+def test_small_collections_are_built_whole_for_document_reviews(antihistamines, tmp_path):
+    topic = next(iter(antihistamines.topics))
+    assert len(antihistamines.collection) < tarsim.sentences.LAZY_MIN_DOCUMENTS
+    review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "a", cache_dir=tmp_path / "cache")
+    assert [p.name.split("-")[0] for p in (tmp_path / "cache").iterdir()] == ["features"]
+    assert "-docs-" not in next((tmp_path / "cache").iterdir()).name

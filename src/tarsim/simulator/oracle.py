@@ -55,6 +55,10 @@ class ClassifiedLabels:
     threshold: float
     document_labels: np.ndarray
 
+    def needs_rows(self, docs: np.ndarray) -> np.ndarray:
+        """Which of these documents' sentence rows `of` will score (the relevant ones)."""
+        return docs[self.document_labels[docs] > 0]
+
     def of(self, features: Features, doc: int) -> np.ndarray:
         if not self.document_labels[doc] > 0:
             return np.zeros(len(features.sentence_words_of(doc)), dtype=np.int8)

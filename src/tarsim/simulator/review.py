@@ -216,8 +216,12 @@ class ReviewSimulation:
         return np.flatnonzero(~(self.state.judged | self.state.in_flight))
 
     def _publish(self, ranking: Ranking, size: int | None = None) -> None:
-        if self.features.lazy is not None:  # segment the batch the reviewers are about to take, at once
-            self.features.lazy.prefetch(ranking.order[: size if size is not None else len(ranking.order)])
+        if self.features.lazy is not None:  # segment (and vectorise) the batch the reviewers are about to take
+            batch = ranking.order[: size if size is not None else len(ranking.order)]
+            self.features.lazy.prefetch(batch)
+            needs_rows = getattr(self.review.sentence_labels, "needs_rows", None)
+            if needs_rows is not None:
+                self.features.lazy.prefetch_rows(needs_rows(batch))
         self.state.ranking = ranking
         event, self.ranking_published = self.ranking_published, self.env.event()
         event.succeed()

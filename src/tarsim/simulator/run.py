@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.base import BaseEstimator
 
+import tarsim.sentences
 from tarsim import __version__
 from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import Ledger, iter_ledger_paths, ledger_from_lines, read_ledger, remove_partial_files
@@ -239,7 +240,7 @@ def _review_topics(
 ) -> ReviewBatch:
     if features is None:
         cache = resolve_cache_dir(cache_dir)
-        sentences = needs_all_sentences(config)
+        sentences = needs_all_sentences(config) or len(dataset.collection) < tarsim.sentences.LAZY_MIN_DOCUMENTS
         features = review_features(dataset.collection, cache, config.extractor, config.features, sentences)
     try:
         return _review_each_topic(dataset, config, selected, out, learner, features, resume, progress)
