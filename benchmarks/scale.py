@@ -35,13 +35,13 @@ class TimedReview(ReviewSimulation):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.rounds: list[dict] = []
+        self.round_times: list[dict] = []
 
     def _train(self):
         start = time.perf_counter()
         labelled = self.state.completed
         result = super()._train()
-        self.rounds.append({"start": start, "train": time.perf_counter() - start, "labelled": labelled})
+        self.round_times.append({"start": start, "train": time.perf_counter() - start, "labelled": labelled})
         return result
 
 
@@ -64,7 +64,7 @@ def one_size(n: int, prevalence: float, seed: int) -> dict:
         end = simulation.run()
         reviewed = time.perf_counter() - t1
         ledger_bytes = path.stat().st_size
-    rounds = simulation.rounds
+    rounds = simulation.round_times
     starts = [r["start"] for r in rounds] + [t1 + reviewed]
     for r, nxt in zip(rounds, starts[1:], strict=True):
         r["round"] = nxt - r["start"]

@@ -23,6 +23,26 @@ def antihistamines():
     return load_dataset(shared_dataset("srd", "Cohen_2006_Antihistamines"))
 
 
+@pytest.fixture(scope="module")
+def built(antihistamines):
+    """Both builds of each extractor, once per module: {(extractor, sentences): Features}."""
+    from dataclasses import replace
+
+    features = {}
+    for extractor, build in (("bmi", build_features), ("tfidf", build_tfidf_features)):
+        for sentences in (True, False):
+            made = build(
+                antihistamines.collection, *(() if extractor == "bmi" else (TfidfSettings(),)), sentences=sentences
+            )
+            features[extractor, sentences] = replace(made, lazy=None)  # a fresh LazySentences per use: fresh()
+    return features
+
+
+def fresh(features, collection):
+    """Document-only features with their own (empty) LazySentences; whole features as they are."""
+    return features if features.has_all_sentences else with_lazy_sentences(features, collection)
+
+
 def _same_rows(a, b) -> bool:
     return (
         a.data.dtype == b.data.dtype
@@ -47,9 +67,9 @@ def test_document_only_features_equal_the_whole_build_to_the_bit(antihistamines,
         assert np.array_equal(full.sentence_words_of(doc), lazy.sentence_words_of(doc)), doc
 
 
-def test_document_only_tfidf_features_equal_the_whole_build_to_the_bit(antihistamines):
-    full = build_tfidf_features(antihistamines.collection, TfidfSettings())
-    lazy = build_tfidf_features(antihistamines.collection, TfidfSettings(), sentences=False)
+def test_document_only_tfidf_features_equal_the_whole_build_to_the_bit(antihistamines, built):
+    full = built["tfidf", True]
+    lazy = fresh(built["tfidf", False], antihistamines.collection)
     assert lazy.sentences is None
     assert _same_rows(full.documents, lazy.documents)
     for doc in range(0, full.n_documents, 7):
@@ -70,22 +90,20 @@ def _ledger_bytes(out) -> bytes:
     ],
     ids=["default", "two-fallible-reviewers", "tfidf-logistic"],
 )
-def test_lazy_reviews_write_the_ledgers_of_whole_builds(antihistamines, tmp_path, config):
-    from tarsim.features_tfidf import review_features
-
+def test_lazy_reviews_write_the_ledgers_of_whole_builds(antihistamines, built, tmp_path, config):
     topic = next(iter(antihistamines.topics))
     assert not needs_all_sentences(config)
-    full = review_features(antihistamines.collection, None, config.extractor, config.features)
-    lazy = review_features(antihistamines.collection, None, config.extractor, config.features, sentences=False)
+    full = built[config.extractor, True]
+    lazy = fresh(built[config.extractor, False], antihistamines.collection)
     assert full.has_all_sentences and not lazy.has_all_sentences
     review_topics(antihistamines, config, [topic], tmp_path / "full", features=full)
     review_topics(antihistamines, config, [topic], tmp_path / "lazy", features=lazy)
     assert _ledger_bytes(tmp_path / "full") == _ledger_bytes(tmp_path / "lazy")
 
 
-def test_a_document_review_segments_only_what_it_judges(antihistamines, monkeypatch):
+def test_a_document_review_segments_only_what_it_judges(antihistamines, built, monkeypatch):
     topic = next(iter(antihistamines.topics))
-    features = build_features(antihistamines.collection, sentences=False)
+    features = fresh(built["bmi", False], antihistamines.collection)
     monkeypatch.setattr(tarsim.sentences, "SEGMENT_REST_SHARE", 1.0)  # no segmenting ahead: count what is needed
     monkeypatch.setattr(tarsim.sentences, "PARALLEL_MIN_DOCUMENTS", 10**9)
     segmented = []
@@ -96,14 +114,14 @@ def test_a_document_review_segments_only_what_it_judges(antihistamines, monkeypa
     assert set(segmented) == set(ledger.docids)
 
 
-def test_sentence_strategies_and_sentence_qrels_build_every_sentence(antihistamines, tmp_path):
+def test_sentence_strategies_and_sentence_qrels_build_every_sentence(antihistamines, built, tmp_path):
     assert needs_all_sentences(ReviewConfig(feedback="sentence"))
     assert needs_all_sentences(ReviewConfig(train_on="sentence"))
     qrels = tmp_path / "sentence-qrels.txt"
     qrels.write_text("t d1 0 1\n", encoding="utf-8")
     assert needs_all_sentences(ReviewConfig(sentence_oracle=str(qrels)))
     topic = next(iter(antihistamines.topics))
-    lazy = build_features(antihistamines.collection, sentences=False)
+    lazy = fresh(built["bmi", False], antihistamines.collection)
     with pytest.raises(ConfigError, match="scores every sentence"):
         review_topics(antihistamines, ReviewConfig(feedback="sentence"), [topic], features=lazy)
 
@@ -153,14 +171,11 @@ def test_a_whole_entry_serves_document_reviews_and_a_document_entry_never_serves
     assert not tfidf.has_all_sentences and tfidf.lazy is not None
 
 
-def test_features_without_a_collection_cannot_segment(antihistamines):
-    lazy = build_features(antihistamines.collection, sentences=False)
-    bare = with_lazy_sentences(lazy, antihistamines.collection)
-    assert len(bare.sentence_words_of(0)) >= 1
-    from dataclasses import replace
-
+def test_features_without_a_collection_cannot_segment(antihistamines, built):
+    lazy = built["bmi", False]  # stored without its LazySentences, as a sweep worker would read an entry
+    assert len(with_lazy_sentences(lazy, antihistamines.collection).sentence_words_of(0)) >= 1
     with pytest.raises(ConfigError, match="documents only"):
-        replace(lazy, lazy=None).sentence_words_of(0)
+        lazy.sentence_words_of(0)
 
 
 def test_small_collections_are_built_whole_for_document_reviews(antihistamines, tmp_path):
