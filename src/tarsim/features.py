@@ -804,27 +804,54 @@ def cached_features(
     or made for other input gives one InputWarning and is rebuilt, so the cache never changes a result.
     """
     settings = settings or FeatureSettings()
+    source = str(getattr(collection, "source", ""))
+    return cached_entry(
+        collection,
+        cache_dir,
+        sentences,
+        entry=lambda directory, digest, only: _cache_file(directory, digest, settings, only),
+        load=lambda path, digest: load_features(
+            path, collection_sha=digest, settings=settings, n_documents=len(collection)
+        ),
+        build=lambda: build_features(collection, settings, sentences=sentences),
+        save=lambda path, features, digest: save_features(path, features, collection_sha=digest, source=source),
+    )
+
+
+def cached_entry(
+    collection: Collection,
+    cache_dir: Path | None,
+    sentences: bool,
+    *,
+    entry: Callable[[Path, str, bool], Path],
+    load: Callable[[Path, str], Features],
+    build: Callable[[], Features],
+    save: Callable[[Path, Features, str], None],
+) -> Features:
+    """Load-or-build for every feature extractor's cache: `entry(dir, digest, documents_only)` names the file,
+    `load(path, digest)` reads it verified (CacheError when unusable), `build()` and `save(path, features, digest)`
+    make it. A review that needs every sentence takes only a whole entry; one that does not takes a whole entry,
+    else a document-only one (segmenting lazily into a sentence store beside it)."""
     if cache_dir is None:
-        return build_features(collection, settings, sentences=sentences)
-    digest = collection_digest(collection)
-    full = _cache_file(Path(cache_dir), digest, settings)
-    documents_only = _cache_file(Path(cache_dir), digest, settings, documents_only=True)
+        return build()
+    directory, digest = Path(cache_dir), collection_digest(collection)
+    full, documents_only = entry(directory, digest, False), entry(directory, digest, True)
     for path in (full,) if sentences else (full, documents_only):
         if not path.exists():
             continue
         try:
-            features = load_features(path, collection_sha=digest, settings=settings, n_documents=len(collection))
+            features = load(path, digest)
         except CacheError as error:
-            warnings.warn(f"cache {path} is unreadable ({error.reason}): rebuilding", InputWarning, stacklevel=2)
+            warnings.warn(f"cache {path} is unreadable ({error.reason}): rebuilding", InputWarning, stacklevel=3)
             continue
-        return _with_store(features, collection, Path(cache_dir), digest)
-    features = build_features(collection, settings, sentences=sentences)
+        return _with_store(features, collection, directory, digest)
+    features = build()
     path = full if features.has_all_sentences else documents_only
     with cache_write_failure_warned(path):
-        save_features(path, features, collection_sha=digest, source=str(getattr(collection, "source", "")))
+        save(path, features, digest)
     if not path.exists():  # the cache folder is unwritable (warned once): no sentence store either
         return features
-    return _with_store(features, collection, Path(cache_dir), digest)
+    return _with_store(features, collection, directory, digest)
 
 
 def sentence_store_path(cache_dir: Path, collection_sha: str, settings_digest: str) -> Path:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -20,11 +19,10 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Collection
-from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.errors import ConfigError, InputError
 from tarsim.features import (
     Features,
     arrays_checksum,
-    cache_write_failure_warned,
     collection_digest,
     segment_collection,
 )
@@ -203,30 +201,40 @@ def cached_tfidf_features(
 
     `sentences=False`: as tarsim.features.cached_features, an entry with every sentence or a document-only one.
     """
-    from tarsim.features import _with_store
+    from tarsim.features import cached_entry
 
-    if cache_dir is None:
-        return build_tfidf_features(collection, settings, sentences)
-    digest = collection_digest(collection)
-    full = _cache_file(Path(cache_dir), digest, settings)
-    documents_only = _cache_file(Path(cache_dir), digest, settings, documents_only=True)
-    for path in (full,) if sentences else (full, documents_only):
-        if not path.exists():
-            continue
-        try:
-            return _with_store(_load(path, digest, settings), collection, Path(cache_dir), digest)
-        except Exception as error:  # any damage means: rebuild, never a different result
-            warnings.warn(f"cache {path} is unreadable ({error}): rebuilding", InputWarning, stacklevel=2)
-    features = build_tfidf_features(collection, settings, sentences)
-    path = full if features.has_all_sentences else documents_only
+    return cached_entry(  # type: ignore[return-value]
+        collection,
+        cache_dir,
+        sentences,
+        entry=lambda directory, digest, only: _cache_file(directory, digest, settings, only),
+        load=lambda path, digest: _load_verified(path, digest, settings),
+        build=lambda: build_tfidf_features(collection, settings, sentences),
+        save=_save,
+    )
+
+
+def _load_verified(path: Path, collection_sha: str | None, settings: TfidfSettings | None) -> TfidfFeatures:
+    """_load, any damage as one CacheError line (as BMI's cache reports it)."""
+    from tarsim.features import CacheError
+
+    try:
+        return _load(path, collection_sha, settings)
+    except Exception as error:  # any damage means: rebuild, never a different result
+        raise CacheError(path, f"{type(error).__name__}: {error}".splitlines()[0]) from None
+
+
+def _save(path: Path, features: TfidfFeatures, collection_sha: str) -> None:
+    """Write an entry atomically: float64 arrays, their checksum, the settings and the collection digest."""
     arrays = _arrays(features)
-    checksum = arrays_checksum(arrays)
-    meta = {"format": TFIDF_FORMAT, "collection": digest, "settings": asdict(settings), "arrays": checksum}
-    with cache_write_failure_warned(path), atomic_write(path, "wb") as handle:
+    meta = {
+        "format": TFIDF_FORMAT,
+        "collection": collection_sha,
+        "settings": asdict(features.settings),
+        "arrays": arrays_checksum(arrays),
+    }
+    with atomic_write(path, "wb") as handle:
         np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
-    if not path.exists():  # the cache folder is unwritable (warned once): no sentence store either
-        return features
-    return _with_store(features, collection, Path(cache_dir), digest)
 
 
 def review_cache_path(collection: Collection, cache_dir: Path, extractor: str, bmi_settings: object) -> Path:
@@ -242,14 +250,11 @@ def review_cache_path(collection: Collection, cache_dir: Path, extractor: str, b
 
 def load_review_features(path: Path) -> Features:
     """Features from a cache file written for a review (a sweep worker's read), verified; CacheError if damaged."""
-    from tarsim.features import CacheError, load_features
+    from tarsim.features import load_features
 
     if not Path(path).name.startswith(_PREFIX):
         return load_features(Path(path))
-    try:
-        return _load(Path(path), None, None)
-    except Exception as error:  # any damage is one line, as for BMI's cache
-        raise CacheError(Path(path), f"{type(error).__name__}: {error}".splitlines()[0]) from None
+    return _load_verified(Path(path), None, None)
 
 
 def review_features(
