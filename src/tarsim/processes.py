@@ -6,9 +6,13 @@ A parent killed with SIGKILL cannot stop its workers, and loky's idle workers wa
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
+import warnings
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 
 from joblib import Parallel
 from joblib.parallel import get_active_backend
@@ -55,17 +59,31 @@ def fork_is_safe() -> bool:
     )
 
 
-def parallel_map(function, argument_lists: list[tuple], jobs: int) -> list:
+@contextlib.contextmanager
+def forked_workers(workers: int) -> Iterator[ProcessPoolExecutor]:
+    """`workers` processes forked from this one (check fork_is_safe first) that exit with it; they start at once
+    with everything this process imported and holds. A worker that dies breaks the pool (BrokenProcessPool)
+    instead of losing its task and leaving the caller waiting forever, as multiprocessing.Pool would."""
+    import multiprocessing
+
+    # Python >= 3.12 warns about forking a process with other OS threads; here those are only idle C-library
+    # pools (OpenBLAS's, which registers fork handlers).
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, context, initializer=exit_with_parent, initargs=(os.getpid(),)) as pool:
+            yield pool
+
+
+def parallel_map(function, argument_lists: list[tuple], jobs: int, fork: bool | None = None) -> list:
     """function(*arguments) for each tuple, results in order, on up to `jobs` local processes: forked from this
-    one when that is safe (they start at once, with everything imported), else joblib's loky workers."""
+    one when `fork` (default: fork_is_safe()), else joblib's loky workers; in this process for one tuple or job."""
     if jobs <= 1 or len(argument_lists) <= 1:
         return [function(*arguments) for arguments in argument_lists]
-    if fork_is_safe():
-        import multiprocessing
-
-        workers = min(jobs, len(argument_lists))
-        with multiprocessing.get_context("fork").Pool(workers, exit_with_parent, (os.getpid(),)) as pool:
-            return pool.starmap(function, argument_lists)
+    workers = min(jobs, len(argument_lists))
+    if fork_is_safe() if fork is None else fork:
+        with forked_workers(workers) as pool:
+            return list(pool.map(function, *zip(*argument_lists, strict=True)))
     from joblib import delayed
 
-    return local_parallel(jobs)(delayed(function)(*arguments) for arguments in argument_lists)
+    return local_parallel(workers)(delayed(function)(*arguments) for arguments in argument_lists)

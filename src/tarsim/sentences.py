@@ -69,6 +69,7 @@ class LazySentences:
         self._sentences: dict[int, list[str]] = {}  # segmented in this process, until their words are taken
         self._words: dict[int, np.ndarray] = {}
         self._rows: dict[int, sp.csr_matrix] = {}
+        self._known: set[int] = set()  # documents whose sentences (or their words) are known
         self._stored_words: set[int] = set()
         self._stored_rows: set[int] = set()
         if self._store is not None and self._store.exists():
@@ -109,16 +110,13 @@ class LazySentences:
         """Segment these documents now (a round's batch): on all cores when there are many of them."""
         from tarsim.features import _can_fork, available_cores
 
-        missing = [int(d) for d in docs if not self._known(int(d))]
+        missing = [int(d) for d in docs if int(d) not in self._known]
         if self.known_documents + len(missing) >= SEGMENT_REST_SHARE * len(self._documents):
             self._segment_rest_when_most_is_needed(len(missing))
-            missing = [d for d in missing if not self._known(d)]
+            missing = [d for d in missing if d not in self._known]
         if len(missing) < PARALLEL_MIN_DOCUMENTS or not _can_fork() or available_cores() < 2:
             return  # segmented one at a time when judged: cheaper than starting workers
         self._segment_in_parallel(missing)
-
-    def _known(self, doc: int) -> bool:
-        return doc in self._words or doc in self._sentences
 
     def _segment_in_parallel(self, missing: list[int]) -> None:
         from tarsim.features import _map_chunks, _segment_chunk, available_cores
@@ -129,6 +127,7 @@ class LazySentences:
         parts = _map_chunks(_segment_chunk, chunks, n_jobs=cores)
         for doc, sentences in zip(missing, (s for part in parts for s in part), strict=True):
             self._sentences[doc] = sentences
+            self._known.add(doc)
 
     def _segmented(self, doc: int) -> list[str]:
         from tarsim.segmentation import segment_document
@@ -140,6 +139,7 @@ class LazySentences:
         if sentences is None:
             sentences = segment_document(self._documents[doc])
             self._sentences[doc] = sentences
+            self._known.add(doc)
         return sentences
 
     def _segment_rest_when_most_is_needed(self, about_to_need: int = 1) -> None:
@@ -152,12 +152,12 @@ class LazySentences:
             return
         if not _can_fork() or available_cores() < 2:
             return
-        self._segment_in_parallel([doc for doc in range(n) if not self._known(doc)])
+        self._segment_in_parallel([doc for doc in range(n) if doc not in self._known])
 
     @property
     def known_documents(self) -> int:
         """How many documents' sentences are known (segmented in this process or read from the store)."""
-        return len(self._words.keys() | self._sentences.keys())
+        return len(self._known)
 
     # ---- the store -------------------------------------------------------------------------------------------
     @property
@@ -230,6 +230,7 @@ class LazySentences:
             self._words.setdefault(doc, value)
         for doc, value in rows.items():
             self._rows.setdefault(doc, value)
+        self._known |= set(words)
         self._stored_words |= set(words)
         self._stored_rows |= set(rows)
 

@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 
 from tarsim.errors import ConfigError
-from tarsim.processes import fork_is_safe, local_parallel
+from tarsim.processes import fork_is_safe, forked_workers, local_parallel
 
 __all__ = ["BACKENDS", "dask_client", "run_dask", "run_joblib"]
 
@@ -76,15 +76,10 @@ def _run_forked(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult,
 
     A worker that dies (killed, out of memory) fails the runs not yet finished, with the reason; the others stand.
     """
-    import multiprocessing
-    import os
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    from tarsim.processes import exit_with_parent
-
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=exit_with_parent, initargs=(os.getpid(),)) as pool:
+    with forked_workers(jobs) as pool:
         pending = {pool.submit(_guarded, runner, task): task for task in tasks}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
