@@ -66,7 +66,7 @@ class LazySentences:
         self._store = Path(store) if store is not None else None
         self._collection_sha = collection_sha
         self._source, self._settings = source, settings or {}  # shown by `tarsim cache info`
-        self._sentences: dict[int, list[str]] = {}  # segmented in this process, until their words are taken
+        self._sentences: dict[int, list[str]] = {}  # segmented in this process (kept for the run)
         self._words: dict[int, np.ndarray] = {}
         self._rows: dict[int, sp.csr_matrix] = {}
         self._known: set[int] = set()  # documents whose sentences (or their words) are known
@@ -107,25 +107,24 @@ class LazySentences:
             start += len(group)
 
     def prefetch(self, docs: Iterable[int]) -> None:
-        """Segment these documents now (a round's batch): on all cores when there are many of them."""
-        from tarsim.features import _can_fork, available_cores
-
+        """Segment these documents now (a round's batch) on all cores when they are many, and the whole rest of
+        the collection once the review needs SEGMENT_REST_SHARE of it; fewer are segmented one at a time when
+        judged (cheaper than starting workers)."""
         missing = [int(d) for d in docs if int(d) not in self._known]
-        if self.known_documents + len(missing) >= SEGMENT_REST_SHARE * len(self._documents):
-            self._segment_rest_when_most_is_needed(len(missing))
-            missing = [d for d in missing if d not in self._known]
-        if len(missing) < PARALLEL_MIN_DOCUMENTS or not _can_fork() or available_cores() < 2:
-            return  # segmented one at a time when judged: cheaper than starting workers
-        self._segment_in_parallel(missing)
+        n, known = len(self._documents), len(self._known)
+        if known + len(missing) >= SEGMENT_REST_SHARE * n and n - known >= PARALLEL_MIN_DOCUMENTS:
+            missing = [doc for doc in range(n) if doc not in self._known]
+        if len(missing) >= PARALLEL_MIN_DOCUMENTS:
+            self._segment_in_parallel(missing)
 
     def _segment_in_parallel(self, missing: list[int]) -> None:
-        from tarsim.features import _map_chunks, _segment_chunk, available_cores
+        """Segment on workers forked from this process; where forking is not possible, leave them for later."""
+        from tarsim.features import _can_fork, segment_collection
 
-        cores = available_cores()
-        size = -(-len(missing) // (2 * cores))
-        chunks = [[self._documents[d] for d in missing[i : i + size]] for i in range(0, len(missing), size)]
-        parts = _map_chunks(_segment_chunk, chunks, n_jobs=cores)
-        for doc, sentences in zip(missing, (s for part in parts for s in part), strict=True):
+        if not _can_fork():
+            return
+        segmented = segment_collection([self._documents[doc] for doc in missing])
+        for doc, sentences in zip(missing, segmented, strict=True):
             self._sentences[doc] = sentences
             self._known.add(doc)
 
@@ -134,25 +133,10 @@ class LazySentences:
 
         sentences = self._sentences.get(doc)
         if sentences is None:
-            self._segment_rest_when_most_is_needed()
-            sentences = self._sentences.get(doc)
-        if sentences is None:
             sentences = segment_document(self._documents[doc])
             self._sentences[doc] = sentences
             self._known.add(doc)
         return sentences
-
-    def _segment_rest_when_most_is_needed(self, about_to_need: int = 1) -> None:
-        """Segment every remaining document on all cores once the review has needed SEGMENT_REST_SHARE of them."""
-        from tarsim.features import _can_fork, available_cores
-
-        n = len(self._documents)
-        needed = self.known_documents + about_to_need
-        if needed < SEGMENT_REST_SHARE * n or n - needed < PARALLEL_MIN_DOCUMENTS:
-            return
-        if not _can_fork() or available_cores() < 2:
-            return
-        self._segment_in_parallel([doc for doc in range(n) if doc not in self._known])
 
     @property
     def known_documents(self) -> int:
@@ -179,16 +163,16 @@ class LazySentences:
             return
         if self._store.exists():
             self._load()
+        from tarsim.features import arrays_checksum, cache_write_failure_warned
+
         arrays = self._arrays()
         meta = {
             "format": STORE_FORMAT,
             "collection": self._collection_sha,
-            "arrays": _checksum(arrays),
+            "arrays": arrays_checksum(arrays),
             "source": f"sentences of {self._source}" if self._source else "",
             "settings": self._settings,
         }
-        from tarsim.features import cache_write_failure_warned
-
         with cache_write_failure_warned(self._store), atomic_write(self._store, "wb") as handle:
             np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
         self._stored_words, self._stored_rows = set(self._words), set(self._rows)
@@ -213,13 +197,15 @@ class LazySentences:
 
     def _load(self) -> None:
         """Add the store's words and rows to what is known; a damaged or foreign store is ignored (one warning)."""
+        from tarsim.features import arrays_checksum
+
         try:
             with np.load(self._store, allow_pickle=False) as stored:
                 arrays = {name: stored[name] for name in stored.files}
             meta = json.loads(str(arrays.pop("meta")[()]))
             if meta.get("format") != STORE_FORMAT or meta.get("collection") != self._collection_sha:
                 raise ValueError("made for another collection or format")
-            if meta.get("arrays") != _checksum(arrays):
+            if meta.get("arrays") != arrays_checksum(arrays):
                 raise ValueError("checksum mismatch")
             words, rows = _unpack(arrays, len(self._documents))
         except Exception as error:  # any damage: segment again, never a different result
@@ -239,12 +225,6 @@ def _offsets(lengths: list[int]) -> np.ndarray:
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return offsets
-
-
-def _checksum(arrays: dict[str, np.ndarray]) -> str:
-    from tarsim.features import arrays_checksum
-
-    return arrays_checksum(arrays)
 
 
 def _unpack(arrays: dict[str, np.ndarray], n_documents: int) -> tuple[dict[int, np.ndarray], dict[int, sp.csr_matrix]]:

@@ -95,7 +95,8 @@ def prepare_sweep(
     inputs: dict[str, tuple[str, str, str]] = {}
     used = {name: dataset for name, dataset in datasets.items() if any(run.collection == name for run in runs)}
     extractor, settings = config.extractor, config.feature_settings
-    build_feature_caches([d.collection for d in used.values()], cache, settings, jobs, extractor)
+    if not fork_is_safe():  # else each collection is built below, one after another, on all cores (forked workers)
+        build_feature_caches([d.collection for d in used.values()], cache, settings, jobs, extractor)
     for name, dataset in used.items():
         digest = collection_digest(dataset.collection)
         features = review_features(dataset.collection, cache, extractor, settings)
@@ -130,8 +131,6 @@ def prepare_sweep(
 def build_feature_caches(collections: Sequence, cache: Path, settings, jobs: int, extractor: str = "bmi") -> None:
     """Fill the feature cache of every collection, `jobs` collections at a time (each is built only once)."""
     missing = [c for c in collections if not review_cache_path(c, cache, extractor, settings).exists()]
-    if fork_is_safe():  # built here one after another, each on all cores (forked workers); prepare_sweep does it
-        return
     if jobs > 1 and len(missing) > 1:
         build = delayed(review_features)
         local_parallel(min(jobs, len(missing)))(build(c, cache, extractor, settings) for c in missing)
