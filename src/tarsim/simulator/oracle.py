@@ -24,20 +24,32 @@ from tarsim.features import Features
 from tarsim.learners import BMILogisticRegression
 
 
+class DocumentSentenceLabels:
+    """The oracle's labels of one topic's sentences, asked per document as the review judges it."""
+
+    def of(self, features: Features, doc: int) -> np.ndarray:  # pragma: no cover - interface
+        """Labels (int8 0/1) of the sentences of document `doc`, in reading order."""
+        raise NotImplementedError
+
+    def needs_rows(self, docs: np.ndarray) -> np.ndarray:
+        """Which of these documents' sentence rows `of` will score (vectorised ahead in one batch)."""
+        return docs[:0]
+
+
 @dataclass(frozen=True)
-class SentenceLabels:
-    """0/1 relevance of every sentence row of the features, for one topic."""
+class SentenceLabels(DocumentSentenceLabels):
+    """0/1 relevance of every sentence row of the features, for one topic (sentence qrels, planted labels)."""
 
     labels: np.ndarray  # int8, one per sentence row
 
     def of(self, features: Features, doc: int) -> np.ndarray:
-        """Labels of the sentences of document `doc`, in reading order."""
-        return self.labels[features.sentence_offsets[doc] : features.sentence_offsets[doc + 1]]
+        rows = features.sentences_of(doc)
+        return self.labels[rows.start : rows.stop]
 
 
 @dataclass(frozen=True)
-class InheritedLabels:
-    """Each sentence has its document's label, computed per document (for features that segment lazily)."""
+class InheritedLabels(DocumentSentenceLabels):
+    """Each sentence has its document's label."""
 
     document_labels: np.ndarray
 
@@ -46,17 +58,16 @@ class InheritedLabels:
 
 
 @dataclass(frozen=True)
-class ClassifiedLabels:
-    """The gold classifier's sentence labels, computed per document when it is judged: the same values as
-    classifier_labels gives for the whole collection (a sentence's score depends on its own row only)."""
+class ClassifiedLabels(DocumentSentenceLabels):
+    """The gold classifier's sentence labels, computed per document when it is judged (a sentence's score
+    depends on its own row only, so built whole or lazily the features give the same labels)."""
 
-    coef: np.ndarray  # float32, as the whole-collection scoring uses it
+    coef: np.ndarray  # float32
     intercept: float
     threshold: float
     document_labels: np.ndarray
 
     def needs_rows(self, docs: np.ndarray) -> np.ndarray:
-        """Which of these documents' sentence rows `of` will score (the relevant ones)."""
         return docs[self.document_labels[docs] > 0]
 
     def of(self, features: Features, doc: int) -> np.ndarray:
@@ -69,35 +80,19 @@ class ClassifiedLabels:
         return labels
 
 
-def inherit_labels(features: Features, document_labels: np.ndarray) -> SentenceLabels | InheritedLabels:
+def inherit_labels(features: Features, document_labels: np.ndarray) -> InheritedLabels:
     """Each sentence takes its document's label."""
-    if not features.has_all_sentences:
-        return InheritedLabels(document_labels)
-    counts = np.diff(features.sentence_offsets)
-    return SentenceLabels(np.repeat(document_labels.astype(np.int8), counts))
+    return InheritedLabels(document_labels)
 
 
 def classifier_labels(
     features: Features, document_labels: np.ndarray, threshold: float = 0.0, random_state: int = 0
-) -> SentenceLabels | ClassifiedLabels | InheritedLabels:
+) -> ClassifiedLabels | InheritedLabels:
     """The gold-classifier oracle (DESIGN.md §3), trained once on all document labels of the topic."""
     if document_labels.min() == document_labels.max():
         return inherit_labels(features, document_labels)
     model = BMILogisticRegression(random_state=random_state).fit(features.documents, document_labels)
-    if not features.has_all_sentences:
-        coef = model.coef_.ravel().astype(np.float32)
-        return ClassifiedLabels(coef, model.intercept_[0], threshold, document_labels)
-    scores = np.asarray(features.sentences @ model.coef_.ravel().astype(np.float32)).ravel() + model.intercept_[0]
-    counts = np.diff(features.sentence_offsets)
-    in_relevant = np.repeat(document_labels > 0, counts)
-    labels = (in_relevant & (scores >= threshold)).astype(np.int8)
-    relevant_docs = np.flatnonzero(document_labels > 0)
-    starts = features.sentence_offsets[:-1]
-    best = np.maximum.reduceat(scores, starts)
-    for doc in relevant_docs:  # only relevant documents: a small loop, one vector op each
-        rows = slice(starts[doc], features.sentence_offsets[doc + 1])
-        labels[rows][scores[rows] >= best[doc]] = 1
-    return SentenceLabels(labels)
+    return ClassifiedLabels(model.coef_.ravel().astype(np.float32), model.intercept_[0], threshold, document_labels)
 
 
 def explicit_labels(
@@ -141,7 +136,7 @@ class SentenceOracle:
         document_labels: np.ndarray,
         threshold: float,
         random_state: int,
-    ) -> SentenceLabels:  # pragma: no cover - interface
+    ) -> DocumentSentenceLabels:  # pragma: no cover - interface
         raise NotImplementedError
 
 
@@ -200,7 +195,7 @@ def make_sentence_labels(
     document_labels: np.ndarray,
     threshold: float = 0.0,
     random_state: int = 0,
-) -> SentenceLabels:
+) -> DocumentSentenceLabels:
     """`inherit`, `classifier`, the path of a sentence qrels file, or a plugin's oracle."""
     return kind("oracle").make(oracle).labels(topic, collection, features, document_labels, threshold, random_state)
 

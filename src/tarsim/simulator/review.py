@@ -33,7 +33,7 @@ from tarsim.policies.seeding import check_prior_idx, draw_priors, query_text
 from tarsim.policies.selection import RandomSampling
 from tarsim.simulator.config import Budget, ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
-from tarsim.simulator.oracle import ReviewerErrors, SentenceLabels
+from tarsim.simulator.oracle import DocumentSentenceLabels, ReviewerErrors
 from tarsim.simulator.rounds import LedgerSoFar, RoundState
 from tarsim.simulator.strategies import Item, ReviewStrategy, TrainingSet
 from tarsim.stopping.online import OnlineStop, OnlineStopping
@@ -76,7 +76,7 @@ class TopicReview:
     topic: str
     query: str
     grades: np.ndarray  # qrels grade per document (0 when unjudged)
-    sentence_labels: SentenceLabels
+    sentence_labels: DocumentSentenceLabels
     docids: list[str]
 
 
@@ -219,9 +219,7 @@ class ReviewSimulation:
         if self.features.lazy is not None:  # segment (and vectorise) the batch the reviewers are about to take
             batch = ranking.order[: size if size is not None else len(ranking.order)]
             self.features.lazy.prefetch(batch)
-            needs_rows = getattr(self.review.sentence_labels, "needs_rows", None)
-            if needs_rows is not None:
-                self.features.lazy.prefetch_rows(needs_rows(batch))
+            self.features.lazy.prefetch_rows(self.review.sentence_labels.needs_rows(batch))
         self.state.ranking = ranking
         event, self.ranking_published = self.ranking_published, self.env.event()
         event.succeed()
