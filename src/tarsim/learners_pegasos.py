@@ -80,7 +80,7 @@ def _compiled_roc_loop() -> Callable[..., np.ndarray]:
     Python when numba is not installed."""
     try:
         from numba import njit
-    except ImportError:  # pragma: no cover - numba is installed with the test extras
+    except ImportError:  # pragma: no cover - numba comes with the hical extra (installed here)
         return _roc_loop
     return njit(cache=False, nogil=True)(_roc_loop)
 

@@ -10,11 +10,8 @@ import numpy as np
 import pyarrow as pa
 
 _TYPES = {
-    pa.int8(): np.int8,
-    pa.int16(): np.int16,
     pa.int32(): np.int32,
     pa.int64(): np.int64,
-    pa.uint64(): np.uint64,
     pa.float64(): np.float64,
 }
 

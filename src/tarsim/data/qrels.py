@@ -56,12 +56,9 @@ def _file_size(path: PathLike) -> int:
 
 def _read_qrels_columns(path: PathLike) -> Qrels | None:
     """Qrels of a plain file with pyarrow's CSV reader, or None when the line reader must read it."""
-    try:
-        import numpy as np
-        import pyarrow as pa
-        import pyarrow.compute as pc
-    except ImportError:
-        return None
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
     from tarsim.data.arrow_numpy import to_numpy
     from tarsim.data.plain_columns import read_plain_columns
