@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from tarsim.data.ledger import Ledger
 from tarsim.effort_models import make_effort_model
 from tarsim.stopping.rules import (
@@ -27,7 +25,6 @@ from tarsim.stopping.rules import (
     StoppingRule,
     TargetRule,
     parse_stopping_rule,
-    slope_ratio,
 )
 
 
@@ -57,8 +54,8 @@ class _BudgetCheck:
     def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
         if self.fired is not None or len(ledger) <= self.seen:
             return self.fired
-        limit = self.rule.budget(ledger) - 1e-9
-        for cost in self.model.costs_from({**ledger.effort, "time": ledger.time}, self.seen).tolist():
+        limit = self.rule.limit(ledger)
+        for cost in self.model.costs_from(self.rule.effort_columns(ledger), self.seen).tolist():
             self.seen += 1
             self.spent += cost  # in order, as the replay's cumulative sum adds
             if self.spent >= limit:
@@ -161,7 +158,7 @@ class _KneeCheck:
                     break
                 hull.pop()
             hull.append(c)
-        self.hulled = max(self.hulled, last)
+        self.hulled = last
 
     def _knee(self, s: int) -> int:
         """The first k in 1..s-1 maximising s * gain(k) - gain(s) * k (np.argmax's choice in slope_ratio)."""
@@ -180,8 +177,6 @@ class _KneeCheck:
     def _fires(self, s: int) -> bool:
         if s < self.rule.min_reviewed:
             return False
-        if s <= self.hulled:  # a check point before the points already hulled (not met in a review): replay it
-            return slope_ratio(np.asarray(self.gain[: s + 1], dtype=np.float64)) >= self.rule.threshold(self.gain[s])
         total = float(self.gain[s])
         if s < 2 or total <= 0:
             return False  # no knee: slope ratio 0, below every threshold (> 0)
