@@ -44,10 +44,13 @@ def query_text(topic: str, query: str) -> str:
 def check_prior_counts(relevant: np.ndarray, n_included: int, n_excluded: int, topic: str = "") -> None:
     """Refuse more priors of a class than it has records, without drawing (a run checks every topic first)."""
     found = int(np.count_nonzero(relevant))
-    for count, size, what in ((n_included, found, "relevant"), (n_excluded, np.size(relevant) - found, "non-relevant")):
+    sides = (
+        ("included", n_included, found, "relevant"),
+        ("excluded", n_excluded, np.size(relevant) - found, "non-relevant"),
+    )
+    for side, count, size, what in sides:
         if count > size:
             where = f" of topic {topic!r}" if topic else ""
-            side = "included" if what == "relevant" else "excluded"
             raise ConfigError(f"n_prior_{side} {count} is more than the {size} {what} records{where}")
 
 
