@@ -107,25 +107,18 @@ class RunTable:
         self.scores = np.asarray(scores, dtype=np.float64)
         codes = self.topic_codes
         changes = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-        self._contiguous = len(changes) == len(topics) - 1
-        if self._contiguous:  # each topic's lines together (as runs are written): no sort
-            self.order = np.arange(len(codes))
-            bounds = np.r_[0, changes, len(codes)]
-            self.starts = np.empty(len(topics) + 1, dtype=np.int64)
-            self.starts[codes[bounds[:-1]]] = bounds[:-1]
-            self.starts[len(topics)] = len(codes)
-            self._ends = np.empty(len(topics), dtype=np.int64)
-            self._ends[codes[bounds[:-1]]] = bounds[1:]
-        else:
-            self.order = np.argsort(codes, kind="stable")
-            """Row indexes grouped by topic code (file order within a topic)."""
-            self.starts = np.searchsorted(codes[self.order], np.arange(len(topics) + 1))
-            """Rows of topic code t are order[starts[t]:ends(t)]."""
-            self._ends = self.starts[1:]
+        bounds = np.r_[0, changes, len(codes)] if len(codes) else np.zeros(1, dtype=np.int64)
+        # Each topic's lines together, topics numbered in file order (as pyarrow's dictionary encoding numbers
+        # them and runs are written): the rows are grouped already, no sort.
+        self._contiguous = np.array_equal(codes[bounds[:-1]], np.arange(len(topics)))
+        self.order = np.arange(len(codes)) if self._contiguous else np.argsort(codes, kind="stable")
+        """Row indexes grouped by topic code (file order within a topic)."""
+        self.starts = bounds if self._contiguous else np.searchsorted(codes[self.order], np.arange(len(topics) + 1))
+        """Rows of topic code t are order[starts[t]:starts[t + 1]]."""
 
     def rows_of_topic(self, code: int):
         """The rows of topic code `code`, in file order."""
-        return self.order[self.starts[code] : self._ends[code]]
+        return self.order[self.starts[code] : self.starts[code + 1]]
 
     def has_duplicates(self) -> bool:
         """Whether some (topic, docid) has two lines."""
