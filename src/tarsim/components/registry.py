@@ -90,20 +90,18 @@ class Kind:
         return self.components.get(name)
 
     def accepted(self, plugins: bool = True) -> str:
-        """The accepted forms for error messages: every name with its parameters, then the extra forms."""
-        forms = [signature(cls) for cls in (self.components[n] for n in self.names(plugins))]
-        return ", ".join([*forms, *self.extra_forms])
+        """The accepted forms: every name with its parameters, then the extra forms (with plugins: for errors).
 
-    def help_accepted(self) -> str:
-        """`accepted(plugins=False)` without importing the built-ins' modules until they are loaded anyway.
-
-        Option help is written whenever a parser is built; the declared `forms` (checked against the classes by
-        tests/test_speed_paths.py) keep `tarsim simulate` from importing every component to describe it.
+        Without plugins (option help, written whenever a parser is built) the built-ins' declared `forms` serve
+        until their modules are loaded anyway, so describing `tarsim simulate` imports no component (the forms
+        are checked against the classes by tests/test_speed_paths.py); a component registered from elsewhere is
+        listed from the classes, as before.
         """
         registered_elsewhere = any(cls.__module__ not in self.modules for cls in self.components.values())
-        if self.loaded or registered_elsewhere or not self.forms:  # a component from elsewhere: list it as before
-            return self.accepted(plugins=False)
-        return ", ".join([*self.forms, *self.extra_forms])
+        if not plugins and self.forms and not (self.loaded or registered_elsewhere):
+            return ", ".join([*self.forms, *self.extra_forms])
+        forms = [signature(cls) for cls in (self.components[n] for n in self.names(plugins))]
+        return ", ".join([*forms, *self.extra_forms])
 
     def unknown(self, name: str, spec: str) -> ConfigError:
         """`policy 'relevence' unknown; accepted: ... (did you mean relevance?)`."""

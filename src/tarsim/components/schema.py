@@ -56,7 +56,7 @@ class Setting:
     def help_text(self) -> str:
         """The option's help: what it does, what it accepts and its default."""
         if self.component is not None:
-            accepted = " | ".join(kind(self.component).help_accepted().split(", "))
+            accepted = " | ".join(kind(self.component).accepted(plugins=False).split(", "))
             accepted = f"{accepted} (all: tarsim list {self.component})"
         elif self.param.kind is bool:
             accepted = ""
