@@ -132,16 +132,25 @@ class Features:
 
     def sentence_rows_maker(self) -> Callable[[list[str]], sp.csr_matrix]:
         """Weighted rows of any sentences, as build_features weighs a collection's sentences."""
+        count = self._term_counter()
+        weigh = _weight_paragraphs if self.settings.sentence_weights == "hical" else _weight
+        return lambda sentences: weigh(count(sentences), self.idf, self.settings)
+
+    def vectorise(self, text: str) -> sp.csr_matrix:
+        """A 1 x V tf-idf row for arbitrary text (the synthetic seed document of a topic query)."""
+        return _weight(self._term_counter()([text]), self.idf, self.settings)
+
+    def _term_counter(self) -> Callable[[list[str]], sp.csr_matrix]:
+        """Term counts (int32 CSR, sorted columns) of texts over this vocabulary, tokenised as the features were."""
         analyse = make_analyser(self.settings.stem, self.settings.tokens)
         index = {term: i for i, term in enumerate(self.vocabulary)}
-        weigh = _weight_paragraphs if self.settings.sentence_weights == "hical" else _weight
-        idf, settings, n_terms = self.idf, self.settings, len(self.vocabulary)
+        n_terms = len(self.vocabulary)
 
-        def rows(sentences: list[str]) -> sp.csr_matrix:
+        def count(texts: list[str]) -> sp.csr_matrix:
             indptr, indices, data = [0], [], []
-            for sentence in sentences:
+            for text in texts:
                 counts: dict[int, int] = {}
-                for token in analyse(sentence):
+                for token in analyse(text):
                     column = index.get(token)
                     if column is not None:
                         counts[column] = counts.get(column, 0) + 1
@@ -149,29 +158,12 @@ class Features:
                     indices.append(column)
                     data.append(counts[column])
                 indptr.append(len(indices))
-            counts_matrix = sp.csr_matrix(
+            return sp.csr_matrix(
                 (np.array(data, dtype=np.int32), np.array(indices, dtype=np.int32), np.array(indptr, dtype=np.int32)),
-                shape=(len(sentences), n_terms),
+                shape=(len(texts), n_terms),
             )
-            return weigh(counts_matrix, idf, settings)
 
-        return rows
-
-    def vectorise(self, text: str) -> sp.csr_matrix:
-        """A 1 x V tf-idf row for arbitrary text (the synthetic seed document of a topic query)."""
-        analyse = make_analyser(self.settings.stem, self.settings.tokens)
-        index = {term: i for i, term in enumerate(self.vocabulary)}
-        counts: dict[int, int] = {}
-        for token in analyse(text):
-            column = index.get(token)
-            if column is not None:
-                counts[column] = counts.get(column, 0) + 1
-        columns = np.array(sorted(counts), dtype=np.int32)
-        tf = np.array([counts[c] for c in columns], dtype=np.float32)
-        row = sp.csr_matrix(
-            (tf, columns, np.array([0, len(columns)])), shape=(1, len(self.vocabulary)), dtype=np.float32
-        )
-        return _weight(row, self.idf, self.settings)
+        return count
 
 
 @lru_cache(maxsize=4)

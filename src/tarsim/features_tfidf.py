@@ -80,17 +80,11 @@ class TfidfFeatures(Features):
 
     def vectorise(self, text: str) -> sp.csr_matrix:
         """A 1 x V tf-idf row for arbitrary text."""
-        vectoriser = self.settings.vectoriser({term: i for i, term in enumerate(self.vocabulary)})
-        if self.settings.use_idf:
-            vectoriser.idf_ = self.idf
-        return vectoriser.transform([text]).tocsr()
+        return self._fitted_vectoriser().transform([text]).tocsr()
 
     def sentence_rows_maker(self):
         """Rows of any sentences from the fitted vectoriser, as build_tfidf_features transforms sentences."""
-        vectoriser = self.settings.vectoriser({term: i for i, term in enumerate(self.vocabulary)})
-        if self.settings.use_idf:
-            vectoriser.idf_ = self.idf
-        n_terms = len(self.vocabulary)
+        vectoriser, n_terms = self._fitted_vectoriser(), len(self.vocabulary)
 
         def rows(sentences: list[str]) -> sp.csr_matrix:
             matrix = vectoriser.transform(sentences).tocsr() if sentences else sp.csr_matrix((0, n_terms))
@@ -98,6 +92,13 @@ class TfidfFeatures(Features):
             return matrix
 
         return rows
+
+    def _fitted_vectoriser(self) -> TfidfVectorizer:
+        """The vectoriser these features were made with: their vocabulary and idf."""
+        vectoriser = self.settings.vectoriser({term: i for i, term in enumerate(self.vocabulary)})
+        if self.settings.use_idf:
+            vectoriser.idf_ = self.idf
+        return vectoriser
 
 
 def document_texts(collection: Collection) -> list[str]:
