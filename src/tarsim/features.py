@@ -666,6 +666,11 @@ def feature_arrays(features: Features) -> dict[str, np.ndarray]:
     return arrays
 
 
+def is_documents_only(arrays: dict[str, np.ndarray], n_documents: int) -> bool:
+    """Whether cached arrays hold documents only: feature_arrays marks them with sentence offsets [0]."""
+    return len(arrays["sentence_offsets"]) == 1 and n_documents > 0
+
+
 def save_features(path: Path, features: Features, collection_sha: str = "", source: str = "") -> None:
     """Write features to one .npz file with a checksum of its arrays, the settings and the collection digest.
 
@@ -724,7 +729,7 @@ def _features_from_arrays(path: Path, arrays: dict[str, np.ndarray], settings: F
     n_terms = len(arrays["vocabulary"])
     if documents.shape[1] != n_terms or sentences.shape[1] != n_terms or len(arrays["idf"]) != n_terms:
         raise CacheError(path, "matrices, vocabulary and idf disagree on the number of terms")
-    only = len(offsets) == 1 and documents.shape[0] > 0  # a document-only entry
+    only = is_documents_only(arrays, documents.shape[0])
     if not only and (len(offsets) != documents.shape[0] + 1 or offsets[0] != 0):
         raise CacheError(path, "sentence offsets do not fit the matrices")
     if offsets[0] != 0 or offsets[-1] != sentences.shape[0]:

@@ -182,8 +182,10 @@ def _load(path: Path, collection_sha: str | None, settings: TfidfSettings | None
         shape = tuple(int(n) for n in arrays[f"{name}_shape"])
         return sp.csr_matrix((arrays[f"{name}_data"], arrays[f"{name}_indices"], arrays[f"{name}_indptr"]), shape)
 
+    from tarsim.features import is_documents_only
+
     documents = matrix("documents")
-    only = len(arrays["sentence_offsets"]) == 1 and documents.shape[0] > 0  # a document-only entry
+    only = is_documents_only(arrays, documents.shape[0])
     return TfidfFeatures(
         documents=documents,
         sentences=None if only else matrix("sentences"),
