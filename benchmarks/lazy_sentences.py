@@ -45,7 +45,7 @@ def locate(spec: str) -> tuple[Path, str | None]:
 
 def timed_review(dataset, topic: str, sentences: bool, out: Path) -> tuple[float, bytes, int]:
     started = time.perf_counter()
-    features = build_features(dataset.collection, sentences=sentences)
+    features = build_features(dataset.collection, sentences=sentences, segment_ahead=not sentences)  # as a review
     review_topics(dataset, ReviewConfig(), [topic], out, features=features)
     seconds = time.perf_counter() - started
     segmented = len(features.sentence_offsets) - 1 if sentences else features.lazy.known_documents

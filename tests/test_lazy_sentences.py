@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
+import tarsim.features
 import tarsim.segmentation
 import tarsim.sentences
 from conftest import shared_dataset
@@ -127,7 +128,6 @@ def test_sentence_strategies_and_sentence_qrels_build_every_sentence(antihistami
 
 
 def test_the_cache_keeps_documents_and_segmented_sentences_for_the_next_run(antihistamines, tmp_path, monkeypatch):
-    monkeypatch.setattr(tarsim.sentences, "LAZY_MIN_DOCUMENTS", 0)
     topic = next(iter(antihistamines.topics))
     cache = tmp_path / "cache"
     first = cached_features(antihistamines.collection, cache, sentences=False)
@@ -144,8 +144,7 @@ def test_the_cache_keeps_documents_and_segmented_sentences_for_the_next_run(anti
     assert _ledger_bytes(tmp_path / "a") == _ledger_bytes(tmp_path / "b")
 
 
-def test_a_damaged_sentence_store_warns_and_changes_nothing(antihistamines, tmp_path, monkeypatch):
-    monkeypatch.setattr(tarsim.sentences, "LAZY_MIN_DOCUMENTS", 0)
+def test_a_damaged_sentence_store_warns_and_changes_nothing(antihistamines, tmp_path):
     topic = next(iter(antihistamines.topics))
     cache = tmp_path / "cache"
     review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "a", cache_dir=cache)
@@ -178,9 +177,57 @@ def test_features_without_a_collection_cannot_segment(antihistamines, built):
         lazy.sentence_words_of(0)
 
 
-def test_small_collections_are_built_whole_for_document_reviews(antihistamines, tmp_path):
+def _slow_counted_segmentation(monkeypatch, seconds: float) -> list[str]:
+    """Make segmenting in this process slow and counted (forked workers use tarsim.features' own reference)."""
+    import time
+
+    segmented = []
+    real = tarsim.segmentation.segment_document
+
+    def slow(document):
+        segmented.append(document.docid)
+        time.sleep(seconds)
+        return real(document)
+
+    monkeypatch.setattr(tarsim.segmentation, "segment_document", slow)
+    return segmented
+
+
+def test_a_small_collection_is_segmented_in_the_background_with_the_same_ledger(
+    antihistamines, built, tmp_path, monkeypatch
+):
+    if tarsim.features.available_cores() < 2:
+        pytest.skip("background segmentation needs two cores")
+    monkeypatch.setattr(tarsim.features, "_can_fork", lambda: True)  # whatever threads pytest's plugins run
     topic = next(iter(antihistamines.topics))
-    assert len(antihistamines.collection) < tarsim.sentences.LAZY_MIN_DOCUMENTS
-    review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "a", cache_dir=tmp_path / "cache")
-    assert [p.name.split("-")[0] for p in (tmp_path / "cache").iterdir()] == ["features"]
-    assert "-docs-" not in next((tmp_path / "cache").iterdir()).name
+    assert len(antihistamines.collection) < tarsim.sentences.BACKGROUND_MAX_DOCUMENTS
+    review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "full", features=built["bmi", True])
+    in_process = _slow_counted_segmentation(monkeypatch, 0.01)  # the workers soon get ahead of the review
+    lazy = fresh(built["bmi", False], antihistamines.collection)
+    ledger = review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "lazy", features=lazy).ledgers[topic]
+    assert _ledger_bytes(tmp_path / "full") == _ledger_bytes(tmp_path / "lazy")
+    assert len(in_process) < len(set(ledger.docids)) // 2  # most judged documents came back from the workers
+    assert lazy.lazy.known_documents >= len(set(ledger.docids))
+
+
+def test_a_dead_background_worker_changes_nothing(antihistamines, built, tmp_path, monkeypatch):
+    import os
+
+    topic = next(iter(antihistamines.topics))
+    review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "full", features=built["bmi", True])
+    monkeypatch.setattr(tarsim.features, "_can_fork", lambda: True)
+    monkeypatch.setattr(tarsim.features, "_segment_chunk", lambda documents: os._exit(3))  # every worker dies
+    in_process = _slow_counted_segmentation(monkeypatch, 0)
+    lazy = fresh(built["bmi", False], antihistamines.collection)
+    ledger = review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "lazy", features=lazy).ledgers[topic]
+    assert _ledger_bytes(tmp_path / "full") == _ledger_bytes(tmp_path / "lazy")
+    assert set(in_process) >= set(ledger.docids)  # what the workers never returned was segmented here
+
+
+def test_one_core_segments_as_judged(antihistamines, built, monkeypatch):
+    monkeypatch.setattr(tarsim.features, "available_cores", lambda: 1)
+    in_process = _slow_counted_segmentation(monkeypatch, 0)
+    topic = next(iter(antihistamines.topics))
+    lazy = fresh(built["bmi", False], antihistamines.collection)
+    ledger = review_topics(antihistamines, ReviewConfig(), [topic], features=lazy).ledgers[topic]
+    assert sorted(in_process) == sorted(set(ledger.docids))  # each judged document once, nothing ahead

@@ -8,8 +8,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sklearn.base import BaseEstimator
-
 from tarsim.components import validate
 from tarsim.data.dataset import Dataset, load_dataset
 from tarsim.data.ledger import Ledger, iter_ledger_paths, read_ledger
@@ -28,8 +26,9 @@ from tarsim.reporting.tables import (
 from tarsim.simulator.config import ReviewConfig, normalise_config, strategy_units
 from tarsim.simulator.run import review_topics
 
-if TYPE_CHECKING:  # pandas is imported by the tables that need it, not on `tarsim simulate`'s import path
+if TYPE_CHECKING:  # pandas and scikit-learn are imported where needed, not on `tarsim simulate`'s import path
     import pandas as pd
+    from sklearn.base import BaseEstimator
 
 
 @dataclass

@@ -24,15 +24,13 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import CountVectorizer
-from sklearn.preprocessing import normalize
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Collection, Document
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.processes import fork_is_safe, parallel_map
 from tarsim.segmentation import segment_document
-from tarsim.sentences import LazySentences
+from tarsim.sentences import Background, LazySentences, start_background
 
 FEATURES_FORMAT = 3
 """Bumped whenever the feature computation or the cache file layout changes, so that stale caches are not reused."""
@@ -223,6 +221,8 @@ def _weight(counts: sp.csr_matrix, idf: np.ndarray, settings: FeatureSettings) -
         weighted.data += 1.0
     weighted.data *= idf[weighted.indices]  # in place: a broadcast multiply() would build an int64 COO copy
     weighted.eliminate_zeros()
+    from sklearn.preprocessing import normalize  # imported here: scikit-learn takes a second to import
+
     return normalize(weighted, norm="l2", copy=False).astype(np.float32, copy=False)
 
 
@@ -336,6 +336,8 @@ def _count_chunk(documents: Sequence[Document], stem: bool, tokens: str = "bmi")
     lengths = np.fromiter((len(s) for s in sentence_lists), dtype=np.int64, count=len(sentence_lists))
     flat = [sentence for sentences in sentence_lists for sentence in sentences]
     words = np.fromiter((len(s.split()) for s in flat), dtype=np.int32, count=len(flat))
+    from sklearn.feature_extraction.text import CountVectorizer
+
     vectoriser = CountVectorizer(analyzer=make_analyser(stem, tokens), dtype=np.int32)
     try:
         counts = vectoriser.fit_transform(flat).tocsr()
@@ -374,6 +376,8 @@ def _document_text(document: Document) -> str:
 
 def _count_documents_chunk(documents: Sequence[Document], stem: bool) -> _ChunkCounts:
     """Count a chunk's document terms straight from the text, without segmenting it."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
     vectoriser = CountVectorizer(analyzer=make_analyser(stem), dtype=np.int32)
     try:
         counts = vectoriser.fit_transform([_document_text(document) for document in documents]).tocsr()
@@ -422,15 +426,17 @@ def build_features(
     settings: FeatureSettings | None = None,
     n_jobs: int | None = None,
     sentences: bool = True,
+    segment_ahead: bool = False,
 ) -> Features:
     """Compute document and sentence features for a whole collection (large ones on all cores).
 
     With `sentences=False` only the documents are built, from their text unsegmented (same document rows to
-    the bit); their sentences are segmented when a review asks for them (Features.lazy).
+    the bit); their sentences are segmented when a review asks for them (Features.lazy), or, with
+    `segment_ahead` (a review about to start), from now on in the background when the collection is small.
     """
     settings = settings or FeatureSettings()
     if not sentences and settings.tokens == "bmi":
-        return _build_document_features(collection, settings, n_jobs)
+        return _build_document_features(collection, settings, n_jobs, segment_ahead)
     parts = _map_chunks(_count_chunk, _chunks(collection, n_jobs), settings.stem, settings.tokens, n_jobs=n_jobs)
     lengths = np.concatenate([part.sentences_per_document for part in parts])
     words = np.concatenate([part.words_per_sentence for part in parts])
@@ -453,8 +459,17 @@ def build_features(
     return features_from_counts(sentence_counts, document_counts, offsets, words, terms, settings)
 
 
-def _build_document_features(collection: Collection, settings: FeatureSettings, n_jobs: int | None) -> Features:
-    """Document rows from unsegmented counts (equal to the sentence sums: HiCAL tokens are counted segmented)."""
+def _build_document_features(
+    collection: Collection, settings: FeatureSettings, n_jobs: int | None, segment_ahead: bool = False
+) -> Features:
+    """Document rows from unsegmented counts (equal to the sentence sums: HiCAL tokens are counted segmented).
+
+    With `segment_ahead` a small collection starts segmenting in the background first (tarsim.sentences.
+    start_background): its review reads most of it, and the workers run while this process counts, imports
+    scikit-learn and trains.
+    """
+    documents = list(collection)
+    background = start_background(documents) if segment_ahead else None
     counts, terms = document_counts(collection, settings, n_jobs)
     if not len(terms):
         raise InputError(
@@ -462,15 +477,22 @@ def _build_document_features(collection: Collection, settings: FeatureSettings, 
         )
     if not (np.bincount(counts.indices, minlength=len(terms)) >= settings.min_df).any():
         raise InputError(collection.source, None, f"no term occurs in at least min_df={settings.min_df} documents")
-    return with_lazy_sentences(features_from_counts(None, counts, None, None, terms, settings), collection)
+    features = features_from_counts(None, counts, None, None, terms, settings)
+    return with_lazy_sentences(features, collection, background=background, documents=documents)
 
 
 def with_lazy_sentences(
-    features: Features, collection: Collection, store: Path | None = None, collection_sha: str = ""
+    features: Features,
+    collection: Collection,
+    store: Path | None = None,
+    collection_sha: str = "",
+    background: Background | None = None,
+    documents: list[Document] | None = None,
 ) -> Features:
     """Document-only features that segment the collection's documents when a review asks (tarsim.sentences)."""
     source, settings = str(getattr(collection, "source", "") or ""), asdict(features.settings)
-    lazy = LazySentences(list(collection), features.sentence_rows_maker(), store, collection_sha, source, settings)
+    documents = list(collection) if documents is None else documents
+    lazy = LazySentences(documents, features.sentence_rows_maker(), store, collection_sha, source, settings, background)
     return replace(features, lazy=lazy)
 
 
@@ -782,7 +804,11 @@ def load_features(
 
 
 def cached_features(
-    collection: Collection, cache_dir: Path | None, settings: FeatureSettings | None = None, sentences: bool = True
+    collection: Collection,
+    cache_dir: Path | None,
+    settings: FeatureSettings | None = None,
+    sentences: bool = True,
+    segment_ahead: bool = False,
 ) -> Features:
     """Features from the on-disk cache when present and verified, else built and cached (no cache for None).
 
@@ -801,7 +827,7 @@ def cached_features(
         load=lambda path, digest: load_features(
             path, collection_sha=digest, settings=settings, n_documents=len(collection)
         ),
-        build=lambda: build_features(collection, settings, sentences=sentences),
+        build=lambda: build_features(collection, settings, sentences=sentences, segment_ahead=segment_ahead),
         save=lambda path, features, digest: save_features(path, features, collection_sha=digest, source=source),
     )
 
@@ -854,6 +880,9 @@ def _with_store(features: Features, collection: Collection, cache_dir: Path, dig
     if features.has_all_sentences:
         return features
     store = sentence_store_path(cache_dir, digest, features.settings.digest())
+    if features.lazy is not None:  # just built: keep its segmenting (perhaps begun in the background)
+        features.lazy.keep_in(store, digest)
+        return features
     return with_lazy_sentences(features, collection, store, digest)
 
 

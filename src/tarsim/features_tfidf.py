@@ -12,10 +12,10 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Collection
@@ -26,6 +26,9 @@ from tarsim.features import (
     collection_digest,
     segment_collection,
 )
+
+if TYPE_CHECKING:
+    from sklearn.feature_extraction.text import TfidfVectorizer
 
 TFIDF_FORMAT = 1
 _PREFIX = "tfidf-"  # one of tarsim.features.CACHE_ENTRY_PREFIXES
@@ -60,6 +63,8 @@ class TfidfSettings:
 
     def vectoriser(self, vocabulary: dict[str, int] | None = None) -> TfidfVectorizer:
         """The scikit-learn vectoriser these settings describe (unfitted)."""
+        from sklearn.feature_extraction.text import TfidfVectorizer  # imported here: slow, only for building
+
         return TfidfVectorizer(
             ngram_range=(self.ngram_min, self.ngram_max),
             sublinear_tf=self.sublinear_tf,
@@ -106,11 +111,17 @@ def document_texts(collection: Collection) -> list[str]:
     return [f"{document.title or ''} {document.text or ''}" for document in collection]
 
 
-def build_tfidf_features(collection: Collection, settings: TfidfSettings, sentences: bool = True) -> TfidfFeatures:
+def build_tfidf_features(
+    collection: Collection, settings: TfidfSettings, sentences: bool = True, segment_ahead: bool = False
+) -> TfidfFeatures:
     """Fit the vectoriser on the documents; transform the documents and their sentences (float64 CSR).
 
-    With `sentences=False` the documents only: their sentences are segmented when a review asks (Features.lazy).
+    With `sentences=False` the documents only: their sentences are segmented when a review asks (Features.lazy)
+    or, with `segment_ahead`, in the background from now on (see tarsim.features.build_features).
     """
+    from tarsim.sentences import start_background
+
+    background = start_background(list(collection)) if segment_ahead and not sentences else None
     vectoriser = settings.vectoriser()
     try:
         documents = vectoriser.fit_transform(document_texts(collection)).tocsr()
@@ -130,7 +141,7 @@ def build_tfidf_features(collection: Collection, settings: TfidfSettings, senten
             idf=np.asarray(idf, dtype=np.float64),
             settings=settings,  # type: ignore[arg-type]
         )
-        return with_lazy_sentences(only, collection)
+        return with_lazy_sentences(only, collection, background=background)
     sentence_lists = segment_collection(collection)
     flat = [sentence for sentences in sentence_lists for sentence in sentences]
     sentences = vectoriser.transform(flat).tocsr() if flat else sp.csr_matrix((0, documents.shape[1]))
@@ -198,7 +209,11 @@ def _load(path: Path, collection_sha: str | None, settings: TfidfSettings | None
 
 
 def cached_tfidf_features(
-    collection: Collection, cache_dir: Path | None, settings: TfidfSettings, sentences: bool = True
+    collection: Collection,
+    cache_dir: Path | None,
+    settings: TfidfSettings,
+    sentences: bool = True,
+    segment_ahead: bool = False,
 ) -> TfidfFeatures:
     """Features from the cache when present and verified, else built (and cached when there is a cache folder).
 
@@ -212,7 +227,7 @@ def cached_tfidf_features(
         sentences,
         entry=lambda directory, digest, only: _cache_file(directory, digest, settings, only),
         load=lambda path, digest: _load_verified(path, digest, settings),
-        build=lambda: build_tfidf_features(collection, settings, sentences),
+        build=lambda: build_tfidf_features(collection, settings, sentences, segment_ahead),
         save=_save,
     )
 
@@ -265,12 +280,13 @@ def review_features(
 ) -> Features:
     """The features a review's `extractor` spec names (`bmi`: tarsim.features with the `features` settings).
 
-    `sentences=False` when the review needs the sentences of the documents it judges only (built lazily).
+    `sentences=False` when the review needs the sentences of the documents it judges only (built lazily; a
+    small collection's are segmented in the background from the start, as the review will read most of them).
     """
     from tarsim.components.extractors import feature_settings_of
     from tarsim.features import cached_features
 
     settings = feature_settings_of(extractor, bmi_settings)
     if isinstance(settings, TfidfSettings):
-        return cached_tfidf_features(collection, cache_dir, settings, sentences)
-    return cached_features(collection, cache_dir, settings, sentences)  # type: ignore[arg-type]
+        return cached_tfidf_features(collection, cache_dir, settings, sentences, segment_ahead=not sentences)
+    return cached_features(collection, cache_dir, settings, sentences, not sentences)  # type: ignore[arg-type]

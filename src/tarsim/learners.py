@@ -7,58 +7,27 @@ one, and class_weight="balanced" stands in for the ROC loop's pairwise balancing
 finds the same optimum as its primal one here, 10 to 20 times faster on Reuters (n << vocabulary size).
 
 Each scikit-learn estimator is imported where it is built: a review pays only for the learner it names (the
-random forest's module alone costs 0.1-0.2 s at start-up).
+random forest's module alone costs 0.1-0.2 s at start-up), and nothing imports scikit-learn (1-2 s) before the
+first feature build or fit, so a cold review starts segmenting first (tarsim.sentences). tarsim's own estimators
+live in tarsim.estimators.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from tarsim.components import Param, kind, register
 from tarsim.errors import ConfigError
 
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
+
 DEFAULT_LAMBDA = 1e-4
 """BMI's regularisation (sofia-ml's Pegasos lambda)."""
-
-
-class BMILogisticRegression(ClassifierMixin, BaseEstimator):
-    """Logistic regression regularised as BMI's Pegasos learner (lambda on the mean loss), class-balanced."""
-
-    def __init__(self, lambda_: float = DEFAULT_LAMBDA, max_iter: int = 1000, random_state: int | None = 0) -> None:
-        self.lambda_ = lambda_
-        self.max_iter = max_iter
-        self.random_state = random_state
-
-    def fit(self, X: sp.spmatrix, y: np.ndarray, sample_weight: np.ndarray | None = None) -> BMILogisticRegression:
-        if self.lambda_ <= 0:
-            raise ConfigError(f"lambda_ must be > 0, got {self.lambda_}")
-        from sklearn.linear_model import LogisticRegression
-
-        C = 1.0 / (self.lambda_ * X.shape[0])
-        self.model_ = LogisticRegression(
-            C=C,
-            class_weight="balanced",
-            solver="liblinear",
-            dual=True,
-            max_iter=self.max_iter,
-            random_state=self.random_state,
-        )
-        self.model_.fit(X, y, sample_weight=sample_weight)
-        self.classes_ = self.model_.classes_
-        self.coef_ = self.model_.coef_
-        self.intercept_ = self.model_.intercept_
-        return self
-
-    def decision_function(self, X: sp.spmatrix) -> np.ndarray:
-        return self.model_.decision_function(X)
-
-    def predict(self, X: sp.spmatrix) -> np.ndarray:
-        return self.model_.predict(X)
 
 
 class Learner:
@@ -85,6 +54,8 @@ class BMILearner(Learner):
     uses_lambda = True
 
     def estimator(self, lambda_: float, random_state: int | None) -> BaseEstimator:
+        from tarsim.estimators import BMILogisticRegression
+
         return BMILogisticRegression(lambda_=lambda_, random_state=random_state)
 
 
@@ -106,45 +77,6 @@ def balanced_weights(y: np.ndarray, ratio: float) -> np.ndarray:
     return weights * (len(y) / weights.sum())
 
 
-class ASReviewModel(ClassifierMixin, BaseEstimator):
-    """A classifier trained and scored as ASReview trains and ranks: optional Balanced sample weights, float64
-    scores from predict_proba[:, 1] when the classifier has it (as log-odds, so 0 is the boundary) else from
-    decision_function, and one random stream per review (ASReview seeds numpy's global generator once and every
-    fit of LinearSVC or a random forest draws from it), so it is refitted in place rather than cloned."""
-
-    refit_in_place = True
-
-    def __init__(self, classifier: BaseEstimator, balance: str = "none", ratio: float = 1.0, seed: int = 0) -> None:
-        self.classifier = classifier
-        self.balance = balance
-        self.ratio = ratio
-        self.seed = seed
-        self.stream_ = np.random.RandomState(seed)
-
-    def fit(self, X: sp.spmatrix, y: np.ndarray) -> ASReviewModel:
-        weights = balanced_weights(y, self.ratio) if self.balance == "balanced" else None
-        model = clone(self.classifier)
-        if "random_state" in model.get_params():
-            model.set_params(random_state=self.stream_)
-        self.model_ = model.fit(X, y, sample_weight=weights)
-        self.classes_ = self.model_.classes_
-        return self
-
-    def relevance_scores(self, X: sp.spmatrix) -> np.ndarray:
-        """ASReview's ranking score of each row, in float64 (log-odds for probabilities: same order)."""
-        if hasattr(self.model_, "predict_proba"):
-            probability = self.model_.predict_proba(X)[:, list(self.classes_).index(1)].astype(np.float64)
-            with np.errstate(divide="ignore"):
-                return np.log(probability) - np.log1p(-probability)
-        return np.asarray(self.model_.decision_function(X), dtype=np.float64).ravel()
-
-    def decision_function(self, X: sp.spmatrix) -> np.ndarray:
-        return self.relevance_scores(X)
-
-    def predict(self, X: sp.spmatrix) -> np.ndarray:
-        return self.model_.predict(X)
-
-
 class ASReviewLearner(Learner):
     """A learner with ASReview's settings: its classifier's parameters plus the `balance` and `ratio` ones."""
 
@@ -154,6 +86,8 @@ class ASReviewLearner(Learner):
     def estimator(self, lambda_: float, random_state: int | None) -> BaseEstimator:
         settings = dict(self.settings)
         balance, ratio = settings.pop("balance", "none"), settings.pop("ratio", 1.0)
+        from tarsim.estimators import ASReviewModel
+
         return ASReviewModel(self.classifier(random_state), balance, ratio, random_state or 0)
 
     @classmethod
@@ -303,6 +237,15 @@ def check_learner(estimator: object) -> None:
         )
 
 
+def __getattr__(name: str) -> object:
+    """tarsim's estimators, once defined here, are importable from here still (tarsim.estimators)."""
+    if name in ("BMILogisticRegression", "ASReviewModel"):
+        from tarsim import estimators
+
+        return getattr(estimators, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def fit_and_score(estimator: BaseEstimator, X: sp.spmatrix, y: np.ndarray, *targets: sp.spmatrix) -> list[np.ndarray]:
     """Fit a fresh clone on (X, y) and return a relevance score for the rows of each target matrix.
 
@@ -313,6 +256,8 @@ def fit_and_score(estimator: BaseEstimator, X: sp.spmatrix, y: np.ndarray, *targ
     if getattr(estimator, "refit_in_place", False):  # ASReview's way: its random stream runs on over the review
         model = estimator.fit(X, y)
         return [model.relevance_scores(target) for target in targets]
+    from sklearn.base import clone
+
     model = clone(estimator).fit(X, y)
     if hasattr(model, "coef_") and hasattr(model, "intercept_") and hasattr(model, "decision_function"):
         weights = np.asarray(model.coef_, dtype=np.float32).ravel()

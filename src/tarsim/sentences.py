@@ -6,13 +6,21 @@ the gold-classifier oracle, their weighted rows. LazySentences segments a docume
 batch at once, on all cores when it is large), and keeps what it computed in a store beside the feature cache,
 so a later run over the same collection and settings segments only documents no earlier run judged. Every value
 equals the row of the whole-collection build (Features.sentences) to the bit (tests/test_lazy_sentences.py).
+
+A small collection (a screening set: its reviews read most of it) is segmented whole, but in the background: from
+the review's first ranking, workers forked from this process segment every document not yet known, in that
+ranking's order, while the review trains and judges; a document the review needs before its chunk is back is
+segmented in this process (the same function, so the same sentences).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -28,10 +36,16 @@ STORE_FORMAT = 1
 STORE_PREFIX = "sentences-"
 """Store files are named `sentences-<collection digest>-<settings digest>-v<STORE_FORMAT>.npz`."""
 
-LAZY_MIN_DOCUMENTS = 5000
-"""Smaller collections are built whole even for document reviews: a whole build costs a second or two there and
-reviews of them read most documents anyway, so segmenting lazily saves nothing (benchmarks/lazy_sentences.py:
-0.8-1.1x on srd reviews, 2.8-4.0x on Reuters topics that read 1-2% of 21,578 stories)."""
+BACKGROUND_MAX_DOCUMENTS = 5000
+"""Collections smaller than this are segmented whole in the background from a review's first ranking: reviews of
+them read most documents (55-90% of a screening set to 100% recall), so segmenting only the judged ones on demand
+saved nothing (benchmarks/lazy_sentences.py: 0.8-1.1x on srd reviews), while segmenting on the idle cores during
+the review takes the segmentation off the run's critical path. Larger collections are segmented as judged
+(2.8-4.0x on Reuters topics that read 1-2% of 21,578 stories)."""
+
+BACKGROUND_CHUNK_DOCUMENTS = 64
+"""Documents per background task: small enough that the review soon finds what it needs back, and that closing
+the pool (waiting for the tasks already running) is quick."""
 
 PARALLEL_MIN_DOCUMENTS = 200
 """A batch of at least this many unsegmented documents is segmented on all cores (forked workers)."""
@@ -60,6 +74,7 @@ class LazySentences:
         collection_sha: str = "",
         source: str = "",
         settings: dict | None = None,
+        background: Background | None = None,
     ) -> None:
         self._documents = documents
         self._make_rows = make_rows
@@ -72,6 +87,15 @@ class LazySentences:
         self._known: set[int] = set()  # documents whose sentences (or their words) are known
         self._stored_words: set[int] = set()
         self._stored_rows: set[int] = set()
+        self._background: Background | None = None
+        self._background_tried = False
+        if background is not None:  # started while the documents were counted
+            self._adopt(background)
+        self.keep_in(self._store, collection_sha)
+
+    def keep_in(self, store: Path | None, collection_sha: str) -> None:
+        """Keep what is segmented in this store (merged with what it already has) for later runs."""
+        self._store, self._collection_sha = (Path(store) if store is not None else None), collection_sha
         if self._store is not None and self._store.exists():
             self._load()
 
@@ -106,10 +130,18 @@ class LazySentences:
             self._rows[doc] = matrix[start : start + len(group)]
             start += len(group)
 
-    def prefetch(self, docs: Iterable[int]) -> None:
-        """Segment these documents now (a round's batch) on all cores when they are many, and the whole rest of
-        the collection once the review needs SEGMENT_REST_SHARE of it; fewer are segmented one at a time when
-        judged (cheaper than starting workers)."""
+    def prefetch(self, docs: Iterable[int], upcoming: Sequence[int] = ()) -> None:
+        """Get ready to be asked for these documents (a round's batch). A small collection starts segmenting in
+        the background, `upcoming` (the review's ranking) first; a large one segments the batch now on all cores
+        when it is large, and the whole rest of the collection once the review needs SEGMENT_REST_SHARE of it;
+        fewer are segmented one at a time when judged (cheaper than starting workers)."""
+        if len(self._documents) < BACKGROUND_MAX_DOCUMENTS:
+            if not self._background_tried:
+                self._background_tried = True
+                self._start_background([*upcoming, *docs])
+            if self._background is not None:
+                self._absorb(self._background.finished())
+            return
         missing = [int(d) for d in docs if int(d) not in self._known]
         n, known = len(self._documents), len(self._known)
         if known + len(missing) >= SEGMENT_REST_SHARE * n and n - known >= PARALLEL_MIN_DOCUMENTS:
@@ -128,10 +160,30 @@ class LazySentences:
             self._sentences[doc] = sentences
             self._known.add(doc)
 
+    def _start_background(self, first: Sequence[int]) -> None:
+        """Segment every document not yet known on forked workers, `first` first (see start_background)."""
+        order = dict.fromkeys(int(d) for d in first)
+        order.update(dict.fromkeys(range(len(self._documents))))
+        background = start_background(self._documents, [doc for doc in order if doc not in self._known])
+        if background is not None:
+            self._adopt(background)
+
+    def _adopt(self, background: Background) -> None:
+        self._background, self._background_tried = background, True
+
+    def _absorb(self, segmented: Iterable[tuple[int, list[str]]]) -> None:
+        for doc, sentences in segmented:
+            if doc not in self._known:
+                self._sentences[doc] = sentences
+                self._known.add(doc)
+
     def _segmented(self, doc: int) -> list[str]:
         from tarsim.segmentation import segment_document
 
         sentences = self._sentences.get(doc)
+        if sentences is None and self._background is not None:
+            self._absorb(self._background.finished(waiting_for=doc))
+            sentences = self._sentences.get(doc)
         if sentences is None:
             sentences = segment_document(self._documents[doc])
             self._sentences[doc] = sentences
@@ -149,12 +201,20 @@ class LazySentences:
         """Whether this process computed words or rows the store does not have yet."""
         return bool(set(self._words) - self._stored_words or set(self._rows) - self._stored_rows)
 
+    def stop_background(self) -> None:
+        """Stop segmenting in the background (tasks not started are dropped) and keep what is back."""
+        if self._background is not None:
+            self._absorb(self._background.close())
+            self._background = None
+
     def save(self) -> None:
-        """Merge what this process computed into the store (re-read first: another run may have added to it).
+        """Stop the background work, then merge what this process computed into the store (re-read first: another
+        run may have added to it).
 
         Written atomically; two runs saving at once keep one complete file, and what the other computed is
         computed again when next needed: the store only ever saves time.
         """
+        self.stop_background()
         if self._store is None:
             return
         for doc in list(self._sentences):  # documents segmented ahead of need: their words cost nothing more
@@ -219,6 +279,71 @@ class LazySentences:
         self._known |= set(words)
         self._stored_words |= set(words)
         self._stored_rows |= set(rows)
+
+
+def start_background(documents: Sequence[Document], missing: Sequence[int] | None = None) -> Background | None:
+    """Start segmenting these documents (default: all) on forked workers, for a small collection's review (see
+    BACKGROUND_MAX_DOCUMENTS); None where it would not pay: a large collection, fewer than PARALLEL_MIN_DOCUMENTS
+    to do, one core (the workers would only take turns with the review) or where forking is unsafe."""
+    from tarsim.features import _can_fork, available_cores
+
+    missing = list(range(len(documents))) if missing is None else list(missing)
+    if len(documents) >= BACKGROUND_MAX_DOCUMENTS or len(missing) < PARALLEL_MIN_DOCUMENTS:
+        return None
+    if available_cores() < 2 or not _can_fork():
+        return None
+    return Background(documents, missing)
+
+
+class Background:
+    """Documents segmented by forked workers while the review goes on (tarsim.processes.forked_workers)."""
+
+    def __init__(self, documents: Sequence[Document], missing: list[int]) -> None:
+        from tarsim.features import _segment_chunk, available_cores
+        from tarsim.processes import forked_workers
+
+        stack = contextlib.ExitStack()
+        workers = max(1, min(available_cores(), -(-len(missing) // BACKGROUND_CHUNK_DOCUMENTS)))
+        self._pool = stack.enter_context(forked_workers(workers))
+        # Workers stop when close() is called, or when this object is dropped (a build that failed, a review
+        # that never saved) or the interpreter exits: the finalizer runs once, whichever comes first.
+        self._stop = weakref.finalize(self, _stop_workers, self._pool, stack)
+        self._pending: list[tuple[list[int], Future]] = []
+        self._task_of: dict[int, Future] = {}
+        for start in range(0, len(missing), BACKGROUND_CHUNK_DOCUMENTS):
+            chunk = missing[start : start + BACKGROUND_CHUNK_DOCUMENTS]
+            future = self._pool.submit(_segment_chunk, [documents[doc] for doc in chunk])
+            self._pending.append((chunk, future))
+            self._task_of.update(dict.fromkeys(chunk, future))
+
+    def finished(self, waiting_for: int | None = None) -> list[tuple[int, list[str]]]:
+        """(document, sentences) of every task that is done, each returned once; a failed task (a worker that
+        died) is dropped: its documents are segmented in this process when needed. With `waiting_for`, first
+        wait for that document's task if a worker has it already (it is back sooner than segmenting again)."""
+        task = self._task_of.get(waiting_for) if waiting_for is not None else None
+        if task is not None and task.running():
+            with contextlib.suppress(Exception):  # a failed task is dropped below
+                task.exception()
+        done, pending = [], []
+        for chunk, future in self._pending:
+            (done if future.done() else pending).append((chunk, future))
+        self._pending = pending
+        return [
+            pair
+            for chunk, future in done
+            if not future.cancelled() and future.exception() is None
+            for pair in zip(chunk, future.result(), strict=True)
+        ]
+
+    def close(self) -> list[tuple[int, list[str]]]:
+        """Drop the tasks not started, wait for the running ones, stop the workers; what is back (once)."""
+        self._stop()
+        return self.finished()
+
+
+def _stop_workers(pool: ProcessPoolExecutor, stack: contextlib.ExitStack) -> None:
+    pool.shutdown(wait=False, cancel_futures=True)  # tasks not started are dropped
+    stack.close()  # waits for the running ones, then the workers exit
 
 
 def _offsets(lengths: list[int]) -> np.ndarray:

@@ -21,7 +21,6 @@ from tarsim.data.lines import iter_lines, parse_int
 from tarsim.data.qrels import SentenceQrels, read_sentence_qrels
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import Features
-from tarsim.learners import BMILogisticRegression
 
 
 class DocumentSentenceLabels:
@@ -91,6 +90,8 @@ def classifier_labels(
     """The gold-classifier oracle (DESIGN.md §3), trained once on all document labels of the topic."""
     if document_labels.min() == document_labels.max():
         return inherit_labels(features, document_labels)
+    from tarsim.estimators import BMILogisticRegression
+
     model = BMILogisticRegression(random_state=random_state).fit(features.documents, document_labels)
     return ClassifiedLabels(model.coef_.ravel().astype(np.float32), model.intercept_[0], threshold, document_labels)
 

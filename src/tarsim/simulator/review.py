@@ -18,11 +18,11 @@ import zlib
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 import simpy
-from sklearn.base import BaseEstimator
 
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError
@@ -38,6 +38,9 @@ from tarsim.simulator.rounds import LedgerSoFar, RoundState
 from tarsim.simulator.strategies import Item, ReviewStrategy, TrainingSet
 from tarsim.stopping.online import OnlineStop, OnlineStopping
 from tarsim.stopping.rules import ReplayContext
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 _STREAMS = {"policy": 1, "presumed": 2, "reviewer": 3, "seeding": 4}
 
@@ -218,7 +221,7 @@ class ReviewSimulation:
     def _publish(self, ranking: Ranking, size: int | None = None) -> None:
         if self.features.lazy is not None:  # segment (and vectorise) the batch the reviewers are about to take
             batch = ranking.order[: size if size is not None else len(ranking.order)]
-            self.features.lazy.prefetch(batch)
+            self.features.lazy.prefetch(batch, upcoming=ranking.order)
             self.features.lazy.prefetch_rows(self.review.sentence_labels.needs_rows(batch))
         self.state.ranking = ranking
         event, self.ranking_published = self.ranking_published, self.env.event()

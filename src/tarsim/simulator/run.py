@@ -8,11 +8,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
-import tarsim.sentences
 from tarsim import __version__
 from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import Ledger, iter_ledger_paths, ledger_from_lines, read_ledger, remove_partial_files
@@ -28,6 +27,9 @@ from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
 from tarsim.simulator.oracle import make_sentence_labels
 from tarsim.simulator.review import ReviewSimulation, TopicReview
 from tarsim.simulator.strategies import needs_all_sentences
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
 
@@ -240,7 +242,7 @@ def _review_topics(
 ) -> ReviewBatch:
     if features is None:
         cache = resolve_cache_dir(cache_dir)
-        sentences = needs_all_sentences(config) or len(dataset.collection) < tarsim.sentences.LAZY_MIN_DOCUMENTS
+        sentences = needs_all_sentences(config)  # else documents only, sentences segmented as the review needs
         features = review_features(dataset.collection, cache, config.extractor, config.features, sentences)
     try:
         return _review_each_topic(dataset, config, selected, out, learner, features, resume, progress)

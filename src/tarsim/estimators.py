@@ -1,0 +1,88 @@
+"""tarsim's own scikit-learn estimators: BMI's logistic regression and ASReview's way of training a classifier.
+
+Kept apart from tarsim.learners (the named learners a configuration chooses from) because defining them imports
+scikit-learn, which takes a second or two: only a review that fits a model imports this module.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+
+from tarsim.errors import ConfigError
+from tarsim.learners import DEFAULT_LAMBDA, balanced_weights
+
+
+class BMILogisticRegression(ClassifierMixin, BaseEstimator):
+    """Logistic regression regularised as BMI's Pegasos learner (lambda on the mean loss), class-balanced."""
+
+    def __init__(self, lambda_: float = DEFAULT_LAMBDA, max_iter: int = 1000, random_state: int | None = 0) -> None:
+        self.lambda_ = lambda_
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def fit(self, X: sp.spmatrix, y: np.ndarray, sample_weight: np.ndarray | None = None) -> BMILogisticRegression:
+        if self.lambda_ <= 0:
+            raise ConfigError(f"lambda_ must be > 0, got {self.lambda_}")
+        from sklearn.linear_model import LogisticRegression
+
+        C = 1.0 / (self.lambda_ * X.shape[0])
+        self.model_ = LogisticRegression(
+            C=C,
+            class_weight="balanced",
+            solver="liblinear",
+            dual=True,
+            max_iter=self.max_iter,
+            random_state=self.random_state,
+        )
+        self.model_.fit(X, y, sample_weight=sample_weight)
+        self.classes_ = self.model_.classes_
+        self.coef_ = self.model_.coef_
+        self.intercept_ = self.model_.intercept_
+        return self
+
+    def decision_function(self, X: sp.spmatrix) -> np.ndarray:
+        return self.model_.decision_function(X)
+
+    def predict(self, X: sp.spmatrix) -> np.ndarray:
+        return self.model_.predict(X)
+
+
+class ASReviewModel(ClassifierMixin, BaseEstimator):
+    """A classifier trained and scored as ASReview trains and ranks: optional Balanced sample weights, float64
+    scores from predict_proba[:, 1] when the classifier has it (as log-odds, so 0 is the boundary) else from
+    decision_function, and one random stream per review (ASReview seeds numpy's global generator once and every
+    fit of LinearSVC or a random forest draws from it), so it is refitted in place rather than cloned."""
+
+    refit_in_place = True
+
+    def __init__(self, classifier: BaseEstimator, balance: str = "none", ratio: float = 1.0, seed: int = 0) -> None:
+        self.classifier = classifier
+        self.balance = balance
+        self.ratio = ratio
+        self.seed = seed
+        self.stream_ = np.random.RandomState(seed)
+
+    def fit(self, X: sp.spmatrix, y: np.ndarray) -> ASReviewModel:
+        weights = balanced_weights(y, self.ratio) if self.balance == "balanced" else None
+        model = clone(self.classifier)
+        if "random_state" in model.get_params():
+            model.set_params(random_state=self.stream_)
+        self.model_ = model.fit(X, y, sample_weight=weights)
+        self.classes_ = self.model_.classes_
+        return self
+
+    def relevance_scores(self, X: sp.spmatrix) -> np.ndarray:
+        """ASReview's ranking score of each row, in float64 (log-odds for probabilities: same order)."""
+        if hasattr(self.model_, "predict_proba"):
+            probability = self.model_.predict_proba(X)[:, list(self.classes_).index(1)].astype(np.float64)
+            with np.errstate(divide="ignore"):
+                return np.log(probability) - np.log1p(-probability)
+        return np.asarray(self.model_.decision_function(X), dtype=np.float64).ravel()
+
+    def decision_function(self, X: sp.spmatrix) -> np.ndarray:
+        return self.relevance_scores(X)
+
+    def predict(self, X: sp.spmatrix) -> np.ndarray:
+        return self.model_.predict(X)
