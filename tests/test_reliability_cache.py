@@ -311,7 +311,7 @@ def test_a_damaged_cache_never_changes_a_ledger(tmp_path, capsys, clean_run, dam
     reference = (clean / "ledgers" / "t1.jsonl").read_bytes()
     out = tmp_path / "damaged"
     shutil.copytree(clean / "cache", out / "cache")
-    entry = cache_path(out / "cache", COLLECTION, SETTINGS)  # the entry the run looks up, damaged beforehand
+    entry = cache_path(out / "cache", COLLECTION, SETTINGS, documents_only=True)  # the one the run looks up
     assert entry.exists()
     DAMAGE[damage][0](entry)
     capsys.readouterr()

@@ -7,9 +7,10 @@ batch at once, on all cores when it is large), and keeps what it computed in a s
 so a later run over the same collection and settings segments only documents no earlier run judged. Every value
 equals the row of the whole-collection build (Features.sentences) to the bit (tests/test_lazy_sentences.py).
 
-A small collection (a screening set: its reviews read most of it) is segmented whole, but in the background: from
-the review's first ranking, workers forked from this process segment every document not yet known, in that
-ranking's order, while the review trains and judges; a document the review needs before its chunk is back is
+A small collection (a screening set: its reviews read most of it) is segmented whole, but in the background:
+workers forked from this process segment every document not yet known while this process counts the documents,
+imports scikit-learn, trains and judges (from the start of a cold build, or for features read from the cache from
+the review's first ranking, in that ranking's order); a document the review needs before its chunk is back is
 segmented in this process (the same function, so the same sentences).
 """
 
