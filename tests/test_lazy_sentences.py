@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import threading
 import warnings
 
 import numpy as np
@@ -193,12 +195,31 @@ def _slow_counted_segmentation(monkeypatch, seconds: float) -> list[str]:
     return segmented
 
 
+def _die(documents) -> None:
+    """A background task that kills its worker (module level: tasks are pickled by name)."""
+    import os
+
+    os._exit(3)
+
+
+def _recorded(cls, started: list):
+    """`cls` with each instance made also appended to `started`."""
+
+    class Recorded(cls):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    return Recorded
+
+
 def test_a_small_collection_is_segmented_in_the_background_with_the_same_ledger(
     antihistamines, built, tmp_path, monkeypatch
 ):
     if tarsim.features.available_cores() < 2:
         pytest.skip("background segmentation needs two cores")
     monkeypatch.setattr(tarsim.features, "_can_fork", lambda: True)  # whatever threads pytest's plugins run
+    threads = threading.active_count()
     topic = next(iter(antihistamines.topics))
     assert len(antihistamines.collection) < tarsim.sentences.BACKGROUND_MAX_DOCUMENTS
     review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "full", features=built["bmi", True])
@@ -208,20 +229,23 @@ def test_a_small_collection_is_segmented_in_the_background_with_the_same_ledger(
     assert _ledger_bytes(tmp_path / "full") == _ledger_bytes(tmp_path / "lazy")
     assert len(in_process) < len(set(ledger.docids)) // 2  # most judged documents came back from the workers
     assert lazy.lazy.known_documents >= len(set(ledger.docids))
+    assert threading.active_count() == threads and not multiprocessing.active_children()  # all stopped at save
 
 
 def test_a_dead_background_worker_changes_nothing(antihistamines, built, tmp_path, monkeypatch):
-    import os
-
+    if tarsim.features.available_cores() < 2:
+        pytest.skip("background segmentation needs two cores")
+    started = []
+    monkeypatch.setattr(tarsim.sentences, "Background", _recorded(tarsim.sentences.Background, started))
     topic = next(iter(antihistamines.topics))
     review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "full", features=built["bmi", True])
     monkeypatch.setattr(tarsim.features, "_can_fork", lambda: True)
-    monkeypatch.setattr(tarsim.features, "_segment_chunk", lambda documents: os._exit(3))  # every worker dies
+    monkeypatch.setattr(tarsim.features, "_segment_chunk", _die)  # every worker dies on its first chunk
     in_process = _slow_counted_segmentation(monkeypatch, 0)
     lazy = fresh(built["bmi", False], antihistamines.collection)
     ledger = review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "lazy", features=lazy).ledgers[topic]
     assert _ledger_bytes(tmp_path / "full") == _ledger_bytes(tmp_path / "lazy")
-    assert set(in_process) >= set(ledger.docids)  # what the workers never returned was segmented here
+    assert started and set(in_process) >= set(ledger.docids)  # what the workers never returned: segmented here
 
 
 def test_one_core_segments_as_judged(antihistamines, built, monkeypatch):

@@ -12,9 +12,9 @@ import scipy.sparse as sp
 
 from tarsim.data import Collection, Document
 from tarsim.errors import ConfigError
+from tarsim.estimators import PegasosRank
 from tarsim.features import FeatureSettings, build_features, make_analyser
 from tarsim.learners import fit_and_score, make_learner
-from tarsim.learners_pegasos import PegasosRank
 
 
 def test_pegasos_is_a_registered_learner():

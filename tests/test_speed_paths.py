@@ -117,6 +117,7 @@ sys.meta_path.insert(0, Block())
 import tarsim.api, tarsim.cli, tarsim.cli.simulate, tarsim.features, tarsim.simulator.run
 
 tarsim.cli.build_parser("simulate")
+tarsim.simulator.run.ReviewConfig(learner="pegasos")  # validating a configuration loads every learner module
 print(" ".join(sorted(sys.modules)))
 """
 

@@ -1,4 +1,5 @@
-"""tarsim's own scikit-learn estimators: BMI's logistic regression and ASReview's way of training a classifier.
+"""tarsim's own scikit-learn estimators: BMI's logistic regression, ASReview's way of training a classifier and
+HiCAL's Pegasos ranker (its loop: tarsim.learners_pegasos).
 
 Kept apart from tarsim.learners (the named learners a configuration chooses from) because defining them imports
 scikit-learn, which takes a second or two: only a review that fits a model imports this module.
@@ -12,6 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from tarsim.errors import ConfigError
 from tarsim.learners import DEFAULT_LAMBDA, balanced_weights
+from tarsim.learners_pegasos import HICAL_ITERATIONS, compiled_roc_loop
 
 
 class BMILogisticRegression(ClassifierMixin, BaseEstimator):
@@ -86,3 +88,54 @@ class ASReviewModel(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: sp.spmatrix) -> np.ndarray:
         return self.model_.predict(X)
+
+
+class PegasosRank(ClassifierMixin, BaseEstimator):
+    """Linear ranker trained as HiCAL trains BMI's: Pegasos SGD on the pairwise logistic loss (sofia-ml ROC loop)."""
+
+    def __init__(
+        self, lambda_: float = DEFAULT_LAMBDA, iterations: int = HICAL_ITERATIONS, random_state: int | None = 0
+    ) -> None:
+        self.lambda_ = lambda_
+        self.iterations = iterations
+        self.random_state = random_state
+
+    def fit(self, X: sp.spmatrix, y: np.ndarray) -> PegasosRank:
+        """Fit on rows of X labelled 1 (relevant) or 0; needs at least one of each."""
+        if self.lambda_ <= 0:
+            raise ConfigError(f"lambda_ must be > 0, got {self.lambda_}")
+        if self.iterations < 1:
+            raise ConfigError(f"iterations must be >= 1, got {self.iterations}")
+        X = sp.csr_matrix(X, dtype=np.float64)
+        X.sort_indices()
+        y = np.asarray(y)
+        positives = np.flatnonzero(y > 0).astype(np.int64)
+        negatives = np.flatnonzero(y <= 0).astype(np.int64)
+        if not len(positives) or not len(negatives):
+            raise ConfigError("the pegasos learner needs at least one relevant and one non-relevant example")
+        rng = np.random.default_rng(self.random_state)
+        pairs_a = rng.integers(0, len(positives), size=self.iterations)
+        pairs_b = rng.integers(0, len(negatives), size=self.iterations)
+        weights = compiled_roc_loop()(
+            X.indptr.astype(np.int64),
+            X.indices.astype(np.int64),
+            X.data,
+            positives,
+            negatives,
+            pairs_a,
+            pairs_b,
+            float(self.lambda_),
+            X.shape[1],
+        )
+        self.classes_ = np.array([0, 1])
+        self.coef_ = weights.reshape(1, -1)
+        self.intercept_ = np.zeros(1)
+        return self
+
+    def decision_function(self, X: sp.spmatrix) -> np.ndarray:
+        """w . x for each row (no bias: only the order matters)."""
+        return np.asarray(X @ self.coef_.ravel()).ravel()
+
+    def predict(self, X: sp.spmatrix) -> np.ndarray:
+        """1 where w . x > 0."""
+        return (self.decision_function(X) > 0).astype(np.int64)

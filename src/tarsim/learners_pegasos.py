@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
 
 from tarsim.components import Param, register
-from tarsim.errors import ConfigError
-from tarsim.learners import DEFAULT_LAMBDA, Learner
+from tarsim.learners import Learner
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 HICAL_ITERATIONS = 200_000
 """Steps per fit in HiCAL's BMI::train (sofia-ml's StochasticRocLoop num_iters)."""
@@ -75,7 +75,7 @@ def _roc_loop(indptr, indices, data, positives, negatives, pairs_a, pairs_b, lam
 
 
 @functools.cache
-def _compiled_roc_loop() -> Callable[..., np.ndarray]:
+def compiled_roc_loop() -> Callable[..., np.ndarray]:
     """The loop compiled by numba (imported here, on the first fit: numba costs 0.2-0.3 s to import), else as
     Python when numba is not installed."""
     try:
@@ -83,57 +83,6 @@ def _compiled_roc_loop() -> Callable[..., np.ndarray]:
     except ImportError:  # pragma: no cover - numba comes with the hical extra (installed here)
         return _roc_loop
     return njit(cache=False, nogil=True)(_roc_loop)
-
-
-class PegasosRank(ClassifierMixin, BaseEstimator):
-    """Linear ranker trained as HiCAL trains BMI's: Pegasos SGD on the pairwise logistic loss (sofia-ml ROC loop)."""
-
-    def __init__(
-        self, lambda_: float = DEFAULT_LAMBDA, iterations: int = HICAL_ITERATIONS, random_state: int | None = 0
-    ) -> None:
-        self.lambda_ = lambda_
-        self.iterations = iterations
-        self.random_state = random_state
-
-    def fit(self, X: sp.spmatrix, y: np.ndarray) -> PegasosRank:
-        """Fit on rows of X labelled 1 (relevant) or 0; needs at least one of each."""
-        if self.lambda_ <= 0:
-            raise ConfigError(f"lambda_ must be > 0, got {self.lambda_}")
-        if self.iterations < 1:
-            raise ConfigError(f"iterations must be >= 1, got {self.iterations}")
-        X = sp.csr_matrix(X, dtype=np.float64)
-        X.sort_indices()
-        y = np.asarray(y)
-        positives = np.flatnonzero(y > 0).astype(np.int64)
-        negatives = np.flatnonzero(y <= 0).astype(np.int64)
-        if not len(positives) or not len(negatives):
-            raise ConfigError("the pegasos learner needs at least one relevant and one non-relevant example")
-        rng = np.random.default_rng(self.random_state)
-        pairs_a = rng.integers(0, len(positives), size=self.iterations)
-        pairs_b = rng.integers(0, len(negatives), size=self.iterations)
-        weights = _compiled_roc_loop()(
-            X.indptr.astype(np.int64),
-            X.indices.astype(np.int64),
-            X.data,
-            positives,
-            negatives,
-            pairs_a,
-            pairs_b,
-            float(self.lambda_),
-            X.shape[1],
-        )
-        self.classes_ = np.array([0, 1])
-        self.coef_ = weights.reshape(1, -1)
-        self.intercept_ = np.zeros(1)
-        return self
-
-    def decision_function(self, X: sp.spmatrix) -> np.ndarray:
-        """w . x for each row (no bias: only the order matters)."""
-        return np.asarray(X @ self.coef_.ravel()).ravel()
-
-    def predict(self, X: sp.spmatrix) -> np.ndarray:
-        """1 where w . x > 0."""
-        return (self.decision_function(X) > 0).astype(np.int64)
 
 
 @register("learner")
@@ -149,5 +98,16 @@ class PegasosLearner(Learner):
 
     def estimator(self, lambda_: float, random_state: int | None) -> BaseEstimator:
         """A PegasosRank with the review's lambda and this spec's iteration count."""
+        from tarsim.estimators import PegasosRank
+
         iterations = int(self.settings.get("iterations", HICAL_ITERATIONS))
         return PegasosRank(lambda_=lambda_, iterations=iterations, random_state=random_state)
+
+
+def __getattr__(name: str) -> object:
+    """PegasosRank, once defined here, is importable from here still (tarsim.estimators)."""
+    if name == "PegasosRank":
+        from tarsim import estimators
+
+        return estimators.PegasosRank
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

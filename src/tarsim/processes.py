@@ -59,20 +59,32 @@ def fork_is_safe() -> bool:
     )
 
 
-@contextlib.contextmanager
-def forked_workers(workers: int) -> Iterator[ProcessPoolExecutor]:
-    """`workers` processes forked from this one (check fork_is_safe first) that exit with it; they start at once
-    with everything this process imported and holds. A worker that dies breaks the pool (BrokenProcessPool)
-    instead of losing its task and leaving the caller waiting forever, as multiprocessing.Pool would."""
+def forked_pool(workers: int) -> ProcessPoolExecutor:
+    """`workers` processes forked from this one now (check fork_is_safe first) that exit with it; they start with
+    everything this process imported and holds. A worker that dies breaks the pool (BrokenProcessPool) instead of
+    losing its task and leaving the caller waiting forever, as multiprocessing.Pool would. The caller shuts it
+    down (forked_workers does for a with-block)."""
     import multiprocessing
 
     # Python >= 3.12 warns about forking a process with other OS threads; here those are only idle C-library
-    # pools (OpenBLAS's, which registers fork handlers).
+    # pools (OpenBLAS's, which registers fork handlers). A fork-context pool forks all its workers at its first
+    # task, so that task is submitted here, under the filter, and the caller's warning filters stay as they are.
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(workers, context, initializer=exit_with_parent, initargs=(os.getpid(),)) as pool:
-            yield pool
+        pool = ProcessPoolExecutor(workers, context, initializer=exit_with_parent, initargs=(os.getpid(),))
+        pool.submit(int)
+    return pool
+
+
+@contextlib.contextmanager
+def forked_workers(workers: int) -> Iterator[ProcessPoolExecutor]:
+    """forked_pool(workers) for a with-block: shut down (waiting for its tasks) when the block ends."""
+    pool = forked_pool(workers)
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True)
 
 
 def parallel_map(function, argument_lists: list[tuple], jobs: int, fork: bool | None = None) -> list:

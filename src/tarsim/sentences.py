@@ -173,8 +173,8 @@ class LazySentences:
         self._background, self._background_tried = background, True
 
     def _absorb(self, segmented: Iterable[tuple[int, list[str]]]) -> None:
-        for doc, sentences in segmented:
-            if doc not in self._known:
+        for doc, sentences in segmented:  # kept beside stored words too: a relevant document may need its rows
+            if doc not in self._sentences:
                 self._sentences[doc] = sentences
                 self._known.add(doc)
 
@@ -206,7 +206,7 @@ class LazySentences:
         """Stop segmenting in the background (tasks not started are dropped) and keep what is back."""
         if self._background is not None:
             self._absorb(self._background.close())
-            self._background = None
+            self._background, self._background_tried = None, False  # a later review may start another
 
     def save(self) -> None:
         """Stop the background work, then merge what this process computed into the store (re-read first: another
@@ -301,14 +301,13 @@ class Background:
 
     def __init__(self, documents: Sequence[Document], missing: list[int]) -> None:
         from tarsim.features import _segment_chunk, available_cores
-        from tarsim.processes import forked_workers
+        from tarsim.processes import forked_pool
 
-        stack = contextlib.ExitStack()
         workers = max(1, min(available_cores(), -(-len(missing) // BACKGROUND_CHUNK_DOCUMENTS)))
-        self._pool = stack.enter_context(forked_workers(workers))
+        self._pool = forked_pool(workers)
         # Workers stop when close() is called, or when this object is dropped (a build that failed, a review
         # that never saved) or the interpreter exits: the finalizer runs once, whichever comes first.
-        self._stop = weakref.finalize(self, _stop_workers, self._pool, stack)
+        self._stop = weakref.finalize(self, _stop_workers, self._pool)
         self._pending: list[tuple[list[int], Future]] = []
         self._task_of: dict[int, Future] = {}
         for start in range(0, len(missing), BACKGROUND_CHUNK_DOCUMENTS):
@@ -320,7 +319,8 @@ class Background:
     def finished(self, waiting_for: int | None = None) -> list[tuple[int, list[str]]]:
         """(document, sentences) of every task that is done, each returned once; a failed task (a worker that
         died) is dropped: its documents are segmented in this process when needed. With `waiting_for`, first
-        wait for that document's task if a worker has it already (it is back sooner than segmenting again)."""
+        wait for that document's task if it has left the queue for the workers (running, or next for one: it is
+        back about as soon as segmenting the document again here would be)."""
         task = self._task_of.get(waiting_for) if waiting_for is not None else None
         if task is not None and task.running():
             with contextlib.suppress(Exception):  # a failed task is dropped below
@@ -342,9 +342,8 @@ class Background:
         return self.finished()
 
 
-def _stop_workers(pool: ProcessPoolExecutor, stack: contextlib.ExitStack) -> None:
-    pool.shutdown(wait=False, cancel_futures=True)  # tasks not started are dropped
-    stack.close()  # waits for the running ones, then the workers exit
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    pool.shutdown(wait=True, cancel_futures=True)  # drops the tasks not started, waits for the running ones
 
 
 def _offsets(lengths: list[int]) -> np.ndarray:
