@@ -298,7 +298,10 @@ def _map_chunks(function: Callable, chunks: list, *args, n_jobs: int | None = No
     if len(chunks) == 1:
         return [function(chunks[0], *args)]
     workers = min(len(chunks), n_jobs if n_jobs is not None else available_cores())
-    # Forked workers start with scikit-learn already imported: about 0.7 s sooner than fresh loky workers.
+    # Forked workers start with what this process imported: scikit-learn's vectoriser once here, not once in each
+    # worker (about 0.7 s sooner than fresh loky workers too).
+    import sklearn.feature_extraction.text  # noqa: F401
+
     return parallel_map(function, [(chunk, *args) for chunk in chunks], workers, fork=_can_fork())
 
 
