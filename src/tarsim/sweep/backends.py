@@ -79,6 +79,8 @@ def _run_forked(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult,
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
+    import tarsim.estimators  # noqa: F401  (scikit-learn imported once, here, not in every worker)
+
     with forked_workers(jobs) as pool:
         pending = {pool.submit(_guarded, runner, task): task for task in tasks}
         while pending:
