@@ -117,6 +117,7 @@ class ReviewSimulation:
         self.sizes = make_batch_schedule(config.batch).sizes()
         self.errors = ReviewerErrors(config.false_negative_rate, config.false_positive_rate)
         self.budget_model = make_effort_model(config.max_effort_model)
+        self._seconds = config.time_model.seconds
         relevant = int((review.grades > 0).sum())
         self.relevant = relevant
         self.budget = Budget.parse(config.max_effort).effort(relevant) if config.max_effort else None
@@ -144,6 +145,8 @@ class ReviewSimulation:
         self.env = simpy.Environment()
         self.judgment_count_changed = self.env.event()
         self.ranking_published = self.env.event()
+        self._learner_waits_for = 0  # the judgment count the learner waits for (reached: every judgment wakes it)
+        self._wake_on_target_only = config.reviewers == 1 or _judging_takes_time(config, self.strategy)
         self._finished_rounds: deque[RoundState] = deque()
         self.end: dict | None = None
         self._started = False
@@ -164,12 +167,13 @@ class ReviewSimulation:
         self.env.process(self._learner())
         for reviewer in range(self.config.reviewers):
             self.env.process(self._reviewer(reviewer))
+        finished, step, peek, infinity = self._finished_rounds, self.env.step, self.env.peek, simpy.core.Infinity
         while True:
-            while not self._finished_rounds and self.env.peek() != simpy.core.Infinity:
-                self.env.step()
-            if not self._finished_rounds:
+            while not finished and peek() != infinity:
+                step()
+            if not finished:
                 break
-            yield self._finished_rounds.popleft()
+            yield finished.popleft()
         self.end = self._finish()
 
     def _finish(self) -> dict:
@@ -225,6 +229,7 @@ class ReviewSimulation:
         event.succeed()
 
     def _judgments_reached(self, target: int):
+        self._learner_waits_for = target
         while self.state.completed < target and self.state.stopped is None:
             yield self.judgment_count_changed
 
@@ -341,10 +346,12 @@ class ReviewSimulation:
         return None
 
     def _reviewer(self, reviewer: int):
-        state = self.state
+        state, env, writer, so_far, stopping = self.state, self.env, self.writer, self.so_far, self.stopping
+        budget_model = self.budget_model if self.budget is not None else None  # spent matters only under a budget
+        wake_on_target_only = self._wake_on_target_only
         while True:
-            if state.stopped is None:
-                state.stopped = self._stop_reason() if state.completed else None
+            if state.stopped is None and state.completed:
+                state.stopped = self._stop_reason()
             if state.stopped is not None:
                 self._wake_learner()
                 return
@@ -356,19 +363,24 @@ class ReviewSimulation:
             state.in_flight[doc] = True
             state.available -= 1
             record, seconds = self._judge(doc, ranking)
-            yield self.env.timeout(seconds)
+            yield env.timeout(seconds)
             state.in_flight[doc] = False
             state.judged[doc] = True
             state.completed += 1
-            record.update(seq=state.completed, time=round(self.env.now, 6), reviewer=reviewer)
-            self.writer.write(record)
-            self.so_far.add_judgment(record)
+            now = env.now
+            record["seq"] = state.completed
+            record["time"] = round(now, 6)
+            record["reviewer"] = reviewer
+            writer.write_judgment(record)
+            so_far.add_judgment(record)
             if record["truth"] > 0:
                 state.relevant_found += 1
-            state.spent = self.budget_model.accumulate(state.spent, record["effort"], self.env.now)
-            if self.stopping is not None and state.stop is None:
-                state.stop = self.stopping.check(self.so_far.view(stable=False))
-            self._wake_learner()
+            if budget_model is not None:
+                state.spent = budget_model.accumulate(state.spent, record["effort"], now)
+            if stopping is not None and state.stop is None:
+                state.stop = stopping.check(so_far.view(stable=False))
+            if not wake_on_target_only or state.completed >= self._learner_waits_for or state.stopped is not None:
+                self._wake_learner()
 
     def _wake_learner(self) -> None:
         event, self.judgment_count_changed = self.judgment_count_changed, self.env.event()
@@ -378,16 +390,14 @@ class ReviewSimulation:
         """What the reviewer sees, reads and says about one document, and what the learner learns from it."""
         features, review, strategy = self.features, self.review, self.strategy
         labels = review.sentence_labels.of(features, doc)
-        first = int(features.sentence_offsets[doc]) if features.sentence_offsets is not None else 0
-        best = (
-            first + int(np.argmax(ranking.sentence_scores[first : first + len(labels)]))
-            if (ranking.sentence_scores is not None)
-            else first
-        )
+        offsets = features.sentence_offsets
+        first = int(offsets[doc]) if offsets is not None else 0
+        scores = ranking.sentence_scores
+        best = first + int(np.argmax(scores[first : first + len(labels)])) if scores is not None else first
         item = Item(doc, first, labels, best, int(review.grades[doc]), features.sentence_words_of(doc))
         shown = strategy.shown.present(item, features, self.errors, self.rng["reviewer"])
         learned = strategy.trained.learn(self.state.training, item, shown)
-        seconds = self.config.time_model.seconds(strategy.shown.name, shown.words)
+        seconds = self._seconds(strategy.shown.name, shown.words)
         record = {
             "type": "judgment",
             "round": ranking.round,
@@ -396,8 +406,21 @@ class ReviewSimulation:
             "label": shown.label,
             "truth": item.grade,
             "effort": {"judge": 1, "sent": shown.read, "words": shown.words, "seconds": seconds},
-            **learned,
         }
+        if learned:
+            record.update(learned)
         if ranking.prior:
             record["prior"] = True
         return record, seconds
+
+
+def _judging_takes_time(config: ReviewConfig, strategy: ReviewStrategy) -> bool:
+    """Whether every judgment moves the clock (its fixed seconds alone round to more than 0).
+
+    Then a reviewer's judgment cannot end at the instant another's wakes the learner, so waking the learner only
+    when the judgment count it waits for is reached (or the review stops) resumes it exactly where waking it after
+    every judgment would: the clock, and so the ledger, are the same.
+    """
+    model = config.time_model
+    base = model.document_seconds if strategy.shown.name == "document" else model.sentence_seconds
+    return round(base, 6) >= 1e-3
