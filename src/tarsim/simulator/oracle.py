@@ -43,8 +43,8 @@ class SentenceLabels(DocumentSentenceLabels):
     labels: np.ndarray  # int8, one per sentence row
 
     def of(self, features: Features, doc: int) -> np.ndarray:
-        rows = features.sentences_of(doc)
-        return self.labels[rows.start : rows.stop]
+        offsets = features.sentence_offsets
+        return self.labels[offsets[doc] : offsets[doc + 1]]
 
 
 @dataclass(frozen=True)

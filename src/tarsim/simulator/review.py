@@ -117,7 +117,7 @@ class ReviewSimulation:
         self.sizes = make_batch_schedule(config.batch).sizes()
         self.errors = ReviewerErrors(config.false_negative_rate, config.false_positive_rate)
         self.budget_model = make_effort_model(config.max_effort_model)
-        self._seconds = config.time_model.seconds
+        self._seconds: dict[int, float] = {}  # the time model's seconds by words read (pure; round() is slow)
         relevant = int((review.grades > 0).sum())
         self.relevant = relevant
         self.budget = Budget.parse(config.max_effort).effort(relevant) if config.max_effort else None
@@ -206,7 +206,7 @@ class ReviewSimulation:
         )
 
     def _stop_reason(self) -> str | None:
-        if self.config.until == "all-relevant" and self.state.relevant_found >= self.relevant:
+        if self.state.relevant_found >= self.relevant and self.config.until == "all-relevant":
             return "all relevant documents presented"
         if self.budget is not None and self.state.spent >= self.budget:
             return f"effort budget {self.config.max_effort} ({self.config.max_effort_model}) reached"
@@ -397,7 +397,9 @@ class ReviewSimulation:
         item = Item(doc, first, labels, best, int(review.grades[doc]), features.sentence_words_of(doc))
         shown = strategy.shown.present(item, features, self.errors, self.rng["reviewer"])
         learned = strategy.trained.learn(self.state.training, item, shown)
-        seconds = self._seconds(strategy.shown.name, shown.words)
+        seconds = self._seconds.get(shown.words)
+        if seconds is None:
+            seconds = self._seconds[shown.words] = self.config.time_model.seconds(strategy.shown.name, shown.words)
         record = {
             "type": "judgment",
             "round": ranking.round,
