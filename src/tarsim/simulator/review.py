@@ -80,10 +80,13 @@ class TopicReview:
     docids: list[str]
 
 
+_FREE, _IN_FLIGHT, _JUDGED = 0, 1, 2
+"""A document's status in _State.status."""
+
+
 @dataclass
 class _State:
-    judged: np.ndarray
-    in_flight: np.ndarray
+    status: bytearray  # _FREE, _IN_FLIGHT or _JUDGED per document (set per judgment in O(1), read as numpy per round)
     training: TrainingSet = field(default_factory=TrainingSet)
     completed: int = 0
     relevant_found: int = 0
@@ -123,7 +126,7 @@ class ReviewSimulation:
         self.budget = Budget.parse(config.max_effort).effort(relevant) if config.max_effort else None
         self.rng = {name: stream(config.seed, review.topic, name) for name in _STREAMS}
         n = features.n_documents
-        self.state = _State(judged=np.zeros(n, dtype=bool), in_flight=np.zeros(n, dtype=bool), available=n)
+        self.state = _State(status=bytearray(n), available=n)
         self.strategy = ReviewStrategy.from_config(config)
         if self.strategy.needs_all_sentences and not features.has_all_sentences:
             raise ConfigError(
@@ -217,7 +220,7 @@ class ReviewSimulation:
         return None
 
     def _candidates(self) -> np.ndarray:
-        return np.flatnonzero(~(self.state.judged | self.state.in_flight))
+        return np.flatnonzero(np.frombuffer(self.state.status, dtype=np.uint8) == _FREE)
 
     def _publish(self, ranking: Ranking, size: int | None = None) -> None:
         if self.features.lazy is not None:  # segment (and vectorise) the batch the reviewers are about to take
@@ -241,7 +244,7 @@ class ReviewSimulation:
             yield from self._dispatch(Ranking(0, np.array(self.prior_rows), None, prior=True), len(self.prior_rows))
         for docid in config.seeding.docids:
             doc = self._position(docid)
-            if not state.judged[doc] and state.stopped is None:
+            if state.status[doc] != _JUDGED and state.stopped is None:
                 yield from self._dispatch(Ranking(0, np.array([doc]), None), wait_for=1)
         while state.stopped is None and not self._has_positive_and_negative():
             # Random seeding (or a seed set without a relevant document): one random document at a time.
@@ -338,10 +341,11 @@ class ReviewSimulation:
         ranking, state = self.state.ranking, self.state
         if ranking is None:
             return None
-        while ranking.position < len(ranking.order):
-            doc = int(ranking.order[ranking.position])
+        order, status = ranking.order, state.status
+        while ranking.position < len(order):
+            doc = order.item(ranking.position)
             ranking.position += 1
-            if not (state.judged[doc] or state.in_flight[doc]):
+            if status[doc] == _FREE:
                 return doc, ranking
         return None
 
@@ -360,12 +364,11 @@ class ReviewSimulation:
                 yield self.ranking_published
                 continue
             doc, ranking = item
-            state.in_flight[doc] = True
+            state.status[doc] = _IN_FLIGHT
             state.available -= 1
             record, seconds = self._judge(doc, ranking)
             yield env.timeout(seconds)
-            state.in_flight[doc] = False
-            state.judged[doc] = True
+            state.status[doc] = _JUDGED
             state.completed += 1
             now = env.now
             record["seq"] = state.completed
