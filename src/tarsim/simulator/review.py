@@ -350,7 +350,8 @@ class ReviewSimulation:
         return None
 
     def _reviewer(self, reviewer: int):
-        state, env, writer, so_far, stopping = self.state, self.env, self.writer, self.so_far, self.stopping
+        state, env, so_far, stopping = self.state, self.env, self.so_far, self.stopping
+        write = getattr(self.writer, "write_judgment", self.writer.write)  # a writer of its own may lack the fast one
         budget_model = self.budget_model if self.budget is not None else None  # spent matters only under a budget
         wake_on_target_only = self._wake_on_target_only
         while True:
@@ -374,7 +375,7 @@ class ReviewSimulation:
             record["seq"] = state.completed
             record["time"] = round(now, 6)
             record["reviewer"] = reviewer
-            writer.write_judgment(record)
+            write(record)
             so_far.add_judgment(record)
             if record["truth"] > 0:
                 state.relevant_found += 1
