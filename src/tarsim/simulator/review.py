@@ -121,6 +121,9 @@ class ReviewSimulation:
         self.errors = ReviewerErrors(config.false_negative_rate, config.false_positive_rate)
         self.budget_model = make_effort_model(config.max_effort_model)
         self._seconds: dict[int, float] = {}  # the time model's seconds by words read (pure; round() is slow)
+        offsets = features.sentence_offsets  # read per judgment as Python ints (numpy scalars cost more)
+        self._bounds: list[int] | None = offsets.tolist() if offsets is not None else None
+        self._grades: list[int] = review.grades.astype(np.int64).tolist()  # as int(grades[doc]) reads them
         relevant = int((review.grades > 0).sum())
         self.relevant = relevant
         self.budget = Budget.parse(config.max_effort).effort(relevant) if config.max_effort else None
@@ -394,11 +397,15 @@ class ReviewSimulation:
         """What the reviewer sees, reads and says about one document, and what the learner learns from it."""
         features, review, strategy = self.features, self.review, self.strategy
         labels = review.sentence_labels.of(features, doc)
-        offsets = features.sentence_offsets
-        first = int(offsets[doc]) if offsets is not None else 0
+        if self._bounds is not None and features.sentence_words is not None:  # sentence_words_of without numpy scalars
+            first = self._bounds[doc]
+            words = features.sentence_words[first : self._bounds[doc + 1]]
+        else:
+            first = self._bounds[doc] if self._bounds is not None else 0
+            words = features.sentence_words_of(doc)
         scores = ranking.sentence_scores
         best = first + int(np.argmax(scores[first : first + len(labels)])) if scores is not None else first
-        item = Item(doc, first, labels, best, int(review.grades[doc]), features.sentence_words_of(doc))
+        item = Item(doc, first, labels, best, self._grades[doc], words)
         shown = strategy.shown.present(item, features, self.errors, self.rng["reviewer"])
         learned = strategy.trained.learn(self.state.training, item, shown)
         seconds = self._seconds.get(shown.words)
