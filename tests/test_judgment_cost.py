@@ -4,13 +4,14 @@ ledger so far filled in batches equal to one by one, and the learner woken only 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from tarsim.data.ledger import encode, encode_judgment, ledger_from_lines
 from tarsim.features import build_features
-from tarsim.simulator import ReviewConfig
+from tarsim.simulator import ReviewConfig, oracle
 from tarsim.simulator.ledger import MemoryLedgerWriter
 from tarsim.simulator.oracle import inherit_labels
 from tarsim.simulator.review import ReviewSimulation, TopicReview
@@ -148,3 +149,21 @@ def test_judgments_that_take_no_time_wake_the_learner_every_time(demo, features)
     chosen, lines = _review(demo, features, config)
     assert not chosen
     assert lines != _review(demo, features, config, wake_on_target_only=True)[1]
+
+
+@pytest.mark.parametrize("rows_at_once", [7, 1 << 16])
+def test_classifier_labels_from_scores_made_at_build_equal_those_made_per_document(
+    demo, features, monkeypatch, rows_at_once
+):
+    monkeypatch.setattr(oracle, "_ROWS_AT_ONCE", rows_at_once)
+    docids = demo.collection.docids
+    grades = topic_grades(demo.qrels[TOPIC], {d: i for i, d in enumerate(docids)}, len(docids))
+    built = oracle.classifier_labels(features, (grades > 0).astype(np.int8))
+    assert built.relevant_scores is not None and len(built.relevant_scores) == int((grades > 0).sum())
+    per_document = replace(built, relevant_scores=None)
+    for doc in range(len(docids)):
+        assert np.array_equal(built.of(features, doc), per_document.of(features, doc)), doc
+    some = np.flatnonzero(grades > 0)[:5]
+    for doc in some:  # the scores themselves, to the bit
+        rows = features.sentence_rows_of(doc)
+        assert np.array_equal(built.relevant_scores[doc], np.asarray(rows @ built.coef).ravel() + built.intercept)
