@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import orjson
 
 from tarsim.data.lines import PathLike, iter_lines
 from tarsim.errors import InputError
@@ -28,9 +29,30 @@ LEDGER_FORMAT = 1
 EFFORT_KEYS = ("judge", "sent", "words", "seconds")
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def encode(record: dict) -> str:
     """One canonical JSON line (sorted keys, no spaces): equal records give equal bytes."""
-    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _ENCODER.encode(record)
+
+
+_SORTED = orjson.OPT_SORT_KEYS
+_SAME_FLOATS = (1e-4, 1e15)
+"""Floats orjson writes exactly as json does (tests/test_judgment_cost.py): 0 and magnitudes in [1e-4, 1e15)."""
+
+
+def encode_judgment(record: dict) -> str:
+    """`encode` of a judgment record made by the simulator (floats only in `time` and `effort.seconds`), about
+    five times faster: orjson writes the same bytes as json for such records; any other value goes through json."""
+    low, high = _SAME_FLOATS
+    time, seconds = record["time"], record["effort"]["seconds"]
+    if (time == 0 or low <= time < high) and (seconds == 0 or low <= seconds < high):
+        try:
+            return orjson.dumps(record, option=_SORTED).decode()
+        except TypeError:  # orjson.JSONEncodeError: a value json may still write (an int past 64 bits) or refuse
+            pass
+    return _ENCODER.encode(record)
 
 
 PARTIAL_FILE = re.compile(r"\.(?P<ledger>.+\.jsonl)(\.[0-9]+\.[A-Za-z0-9_]+)?\.partial")

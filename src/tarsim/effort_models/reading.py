@@ -15,10 +15,11 @@ def sentences_read(sentence_labels: np.ndarray, document_relevant: bool) -> int:
 
     A relevant document whose oracle marks no sentence relevant is read to the end.
     """
-    if document_relevant:
-        hits = np.flatnonzero(sentence_labels > 0)
-        if len(hits):
-            return int(hits[0]) + 1
+    if document_relevant and len(sentence_labels):
+        relevant = sentence_labels > 0
+        first = int(relevant.argmax())  # the first relevant sentence, or 0 when there is none
+        if relevant[first]:
+            return first + 1
     return len(sentence_labels)
 
 

@@ -83,10 +83,13 @@ class TopicReview:
     docids: list[str]
 
 
+_FREE, _IN_FLIGHT, _JUDGED = 0, 1, 2
+"""A document's status in _State.status."""
+
+
 @dataclass
 class _State:
-    judged: np.ndarray
-    in_flight: np.ndarray
+    status: bytearray  # _FREE, _IN_FLIGHT or _JUDGED per document (set per judgment in O(1), read as numpy per round)
     training: TrainingSet = field(default_factory=TrainingSet)
     completed: int = 0
     relevant_found: int = 0
@@ -120,12 +123,16 @@ class ReviewSimulation:
         self.sizes = make_batch_schedule(config.batch).sizes()
         self.errors = ReviewerErrors(config.false_negative_rate, config.false_positive_rate)
         self.budget_model = make_effort_model(config.max_effort_model)
+        self._seconds: dict[int, float] = {}  # the time model's seconds by words read (pure; round() is slow)
+        offsets = features.sentence_offsets  # read per judgment as Python ints (numpy scalars cost more)
+        self._bounds: list[int] | None = offsets.tolist() if offsets is not None else None
+        self._grades: list[int] = review.grades.astype(np.int64).tolist()  # as int(grades[doc]) reads them
         relevant = int((review.grades > 0).sum())
         self.relevant = relevant
         self.budget = Budget.parse(config.max_effort).effort(relevant) if config.max_effort else None
         self.rng = {name: stream(config.seed, review.topic, name) for name in _STREAMS}
         n = features.n_documents
-        self.state = _State(judged=np.zeros(n, dtype=bool), in_flight=np.zeros(n, dtype=bool), available=n)
+        self.state = _State(status=bytearray(n), available=n)
         self.strategy = ReviewStrategy.from_config(config)
         if self.strategy.needs_all_sentences and not features.has_all_sentences:
             raise ConfigError(
@@ -147,6 +154,8 @@ class ReviewSimulation:
         self.env = simpy.Environment()
         self.judgment_count_changed = self.env.event()
         self.ranking_published = self.env.event()
+        self._learner_waits_for = 0  # the judgment count the learner waits for (reached: every judgment wakes it)
+        self._wake_on_target_only = config.reviewers == 1 or _judging_takes_time(config, self.strategy)
         self._finished_rounds: deque[RoundState] = deque()
         self.end: dict | None = None
         self._started = False
@@ -167,12 +176,13 @@ class ReviewSimulation:
         self.env.process(self._learner())
         for reviewer in range(self.config.reviewers):
             self.env.process(self._reviewer(reviewer))
+        finished, step, peek, infinity = self._finished_rounds, self.env.step, self.env.peek, simpy.core.Infinity
         while True:
-            while not self._finished_rounds and self.env.peek() != simpy.core.Infinity:
-                self.env.step()
-            if not self._finished_rounds:
+            while not finished and peek() != infinity:
+                step()
+            if not finished:
                 break
-            yield self._finished_rounds.popleft()
+            yield finished.popleft()
         self.end = self._finish()
 
     def _finish(self) -> dict:
@@ -205,7 +215,7 @@ class ReviewSimulation:
         )
 
     def _stop_reason(self) -> str | None:
-        if self.config.until == "all-relevant" and self.state.relevant_found >= self.relevant:
+        if self.state.relevant_found >= self.relevant and self.config.until == "all-relevant":
             return "all relevant documents presented"
         if self.budget is not None and self.state.spent >= self.budget:
             return f"effort budget {self.config.max_effort} ({self.config.max_effort_model}) reached"
@@ -216,7 +226,7 @@ class ReviewSimulation:
         return None
 
     def _candidates(self) -> np.ndarray:
-        return np.flatnonzero(~(self.state.judged | self.state.in_flight))
+        return np.flatnonzero(np.frombuffer(self.state.status, dtype=np.uint8) == _FREE)
 
     def _publish(self, ranking: Ranking, size: int | None = None) -> None:
         if self.features.lazy is not None:  # segment (and vectorise) the batch the reviewers are about to take
@@ -228,6 +238,7 @@ class ReviewSimulation:
         event.succeed()
 
     def _judgments_reached(self, target: int):
+        self._learner_waits_for = target
         while self.state.completed < target and self.state.stopped is None:
             yield self.judgment_count_changed
 
@@ -239,7 +250,7 @@ class ReviewSimulation:
             yield from self._dispatch(Ranking(0, np.array(self.prior_rows), None, prior=True), len(self.prior_rows))
         for docid in config.seeding.docids:
             doc = self._position(docid)
-            if not state.judged[doc] and state.stopped is None:
+            if state.status[doc] != _JUDGED and state.stopped is None:
                 yield from self._dispatch(Ranking(0, np.array([doc]), None), wait_for=1)
         while state.stopped is None and not self._has_positive_and_negative():
             # Random seeding (or a seed set without a relevant document): one random document at a time.
@@ -336,18 +347,22 @@ class ReviewSimulation:
         ranking, state = self.state.ranking, self.state
         if ranking is None:
             return None
-        while ranking.position < len(ranking.order):
-            doc = int(ranking.order[ranking.position])
+        order, status = ranking.order, state.status
+        while ranking.position < len(order):
+            doc = order.item(ranking.position)
             ranking.position += 1
-            if not (state.judged[doc] or state.in_flight[doc]):
+            if status[doc] == _FREE:
                 return doc, ranking
         return None
 
     def _reviewer(self, reviewer: int):
-        state = self.state
+        state, env, so_far, stopping = self.state, self.env, self.so_far, self.stopping
+        write = getattr(self.writer, "write_judgment", self.writer.write)  # a writer of its own may lack the fast one
+        budget_model = self.budget_model if self.budget is not None else None  # spent matters only under a budget
+        wake_on_target_only = self._wake_on_target_only
         while True:
-            if state.stopped is None:
-                state.stopped = self._stop_reason() if state.completed else None
+            if state.stopped is None and state.completed:
+                state.stopped = self._stop_reason()
             if state.stopped is not None:
                 self._wake_learner()
                 return
@@ -356,22 +371,26 @@ class ReviewSimulation:
                 yield self.ranking_published
                 continue
             doc, ranking = item
-            state.in_flight[doc] = True
+            state.status[doc] = _IN_FLIGHT
             state.available -= 1
             record, seconds = self._judge(doc, ranking)
-            yield self.env.timeout(seconds)
-            state.in_flight[doc] = False
-            state.judged[doc] = True
+            yield env.timeout(seconds)
+            state.status[doc] = _JUDGED
             state.completed += 1
-            record.update(seq=state.completed, time=round(self.env.now, 6), reviewer=reviewer)
-            self.writer.write(record)
-            self.so_far.add_judgment(record)
+            now = env.now
+            record["seq"] = state.completed
+            record["time"] = round(now, 6)
+            record["reviewer"] = reviewer
+            write(record)
+            so_far.add_judgment(record)
             if record["truth"] > 0:
                 state.relevant_found += 1
-            state.spent = self.budget_model.accumulate(state.spent, record["effort"], self.env.now)
-            if self.stopping is not None and state.stop is None:
-                state.stop = self.stopping.check(self.so_far.view(stable=False))
-            self._wake_learner()
+            if budget_model is not None:
+                state.spent = budget_model.accumulate(state.spent, record["effort"], now)
+            if stopping is not None and state.stop is None:
+                state.stop = stopping.check(so_far.view(stable=False))
+            if not wake_on_target_only or state.completed >= self._learner_waits_for or state.stopped is not None:
+                self._wake_learner()
 
     def _wake_learner(self) -> None:
         event, self.judgment_count_changed = self.judgment_count_changed, self.env.event()
@@ -381,16 +400,20 @@ class ReviewSimulation:
         """What the reviewer sees, reads and says about one document, and what the learner learns from it."""
         features, review, strategy = self.features, self.review, self.strategy
         labels = review.sentence_labels.of(features, doc)
-        first = int(features.sentence_offsets[doc]) if features.sentence_offsets is not None else 0
-        best = (
-            first + int(np.argmax(ranking.sentence_scores[first : first + len(labels)]))
-            if (ranking.sentence_scores is not None)
-            else first
-        )
-        item = Item(doc, first, labels, best, int(review.grades[doc]), features.sentence_words_of(doc))
+        if self._bounds is not None and features.sentence_words is not None:  # sentence_words_of without numpy scalars
+            first = self._bounds[doc]
+            words = features.sentence_words[first : self._bounds[doc + 1]]
+        else:
+            first = self._bounds[doc] if self._bounds is not None else 0
+            words = features.sentence_words_of(doc)
+        scores = ranking.sentence_scores
+        best = first + int(np.argmax(scores[first : first + len(labels)])) if scores is not None else first
+        item = Item(doc, first, labels, best, self._grades[doc], words)
         shown = strategy.shown.present(item, features, self.errors, self.rng["reviewer"])
         learned = strategy.trained.learn(self.state.training, item, shown)
-        seconds = self.config.time_model.seconds(strategy.shown.name, shown.words)
+        seconds = self._seconds.get(shown.words)
+        if seconds is None:
+            seconds = self._seconds[shown.words] = self.config.time_model.seconds(strategy.shown.name, shown.words)
         record = {
             "type": "judgment",
             "round": ranking.round,
@@ -399,8 +422,21 @@ class ReviewSimulation:
             "label": shown.label,
             "truth": item.grade,
             "effort": {"judge": 1, "sent": shown.read, "words": shown.words, "seconds": seconds},
-            **learned,
         }
+        if learned:
+            record.update(learned)
         if ranking.prior:
             record["prior"] = True
         return record, seconds
+
+
+def _judging_takes_time(config: ReviewConfig, strategy: ReviewStrategy) -> bool:
+    """Whether every judgment moves the clock (its fixed seconds alone round to more than 0).
+
+    Then a reviewer's judgment cannot end at the instant another's wakes the learner, so waking the learner only
+    when the judgment count it waits for is reached (or the review stops) resumes it exactly where waking it after
+    every judgment would: the clock, and so the ledger, are the same.
+    """
+    model = config.time_model
+    base = model.document_seconds if strategy.shown.name == "document" else model.sentence_seconds
+    return round(base, 6) >= 1e-3

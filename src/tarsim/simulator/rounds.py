@@ -22,6 +22,7 @@ class LedgerSoFar:
         self._time = np.zeros(capacity, dtype=np.float64)
         self._prior = np.zeros(capacity, dtype=bool)
         self._effort = {key: np.zeros(capacity, dtype=np.float64) for key in EFFORT_KEYS}
+        self._pending: list[dict] = []  # judgments noted but not yet in the columns (filled in one go by a view)
 
     def __len__(self) -> int:
         return len(self.docids)
@@ -31,20 +32,41 @@ class LedgerSoFar:
         self.rounds.append(record)
 
     def add_judgment(self, record: dict) -> None:
-        """Note a judgment record (as parse_ledger would read it back)."""
-        k = len(self.docids)
+        """Note a judgment record (as parse_ledger would read it back); its columns are filled by the next view."""
         self.docids.append(record["docid"])
-        self._int["sentence"][k] = -1 if record["sentence"] is None else record["sentence"]
-        for name in ("label", "truth", "reviewer", "round"):
-            self._int[name][k] = record[name]
-        self._time[k] = record["time"]
-        self._prior[k] = record.get("prior", False) is True  # as parse_ledger reads it
-        for key in EFFORT_KEYS:
-            self._effort[key][k] = record["effort"][key]
+        self._pending.append(record)
+
+    def _fill(self) -> None:
+        """Write the pending judgments into the columns: a batch column by column, a few one by one."""
+        pending = self._pending
+        if not pending:
+            return
+        start = len(self.docids) - len(pending)
+        if len(pending) < 8:  # one by one costs less than building arrays for a handful (a check every judgment)
+            for k, record in enumerate(pending, start):
+                self._int["sentence"][k] = -1 if record["sentence"] is None else record["sentence"]
+                for name in ("label", "truth", "reviewer", "round"):
+                    self._int[name][k] = record[name]
+                self._time[k] = record["time"]
+                self._prior[k] = record.get("prior", False) is True  # as parse_ledger reads it
+                for key in EFFORT_KEYS:
+                    self._effort[key][k] = record["effort"][key]
+        else:
+            end = start + len(pending)
+            self._int["sentence"][start:end] = [-1 if r["sentence"] is None else r["sentence"] for r in pending]
+            for name in ("label", "truth", "reviewer", "round"):
+                self._int[name][start:end] = [r[name] for r in pending]
+            self._time[start:end] = [r["time"] for r in pending]
+            self._prior[start:end] = [r.get("prior", False) is True for r in pending]
+            efforts = [r["effort"] for r in pending]
+            for key in EFFORT_KEYS:
+                self._effort[key][start:end] = [e[key] for e in efforts]
+        pending.clear()
 
     def view(self, end: dict | None = None, *, stable: bool = True) -> Ledger:
         """The ledger so far (without an end record unless `end` is given). A stable view is not changed by later
         judgments; an unstable one (no copying: for a check that reads it at once) shares the growing lists."""
+        self._fill()
         k = len(self.docids)
         return Ledger(
             header=self.header,

@@ -17,7 +17,7 @@ from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.oracle import ReviewerErrors
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Item:
     """One document taken for review: its row, the rows of its sentences, their labels, and its best sentence."""
 
@@ -29,7 +29,7 @@ class Item:
     words: np.ndarray  # words of each of its sentences, in reading order
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Presentation:
     """What the reviewer saw and said: the shown sentence row (None: the whole document), label, reading cost."""
 
@@ -75,7 +75,9 @@ class ShowDocument(ShownUnit):
         relevant = item.grade > 0
         label = errors.judge(int(relevant), rng)
         read = sentences_read(item.labels, relevant)
-        return Presentation(None, label, read, int(item.words[:read].sum()))
+        words = item.words[:read]
+        total = sum(words.tolist()) if words.dtype.kind in "iu" else int(words.sum())  # exact, without numpy's call
+        return Presentation(None, label, read, total)
 
 
 class ShowSentence(ShownUnit):
