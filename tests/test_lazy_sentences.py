@@ -255,3 +255,22 @@ def test_one_core_segments_as_judged(antihistamines, built, monkeypatch):
     lazy = fresh(built["bmi", False], antihistamines.collection)
     ledger = review_topics(antihistamines, ReviewConfig(), [topic], features=lazy).ledgers[topic]
     assert sorted(in_process) == sorted(set(ledger.docids))  # each judged document once, nothing ahead
+
+
+def test_requeued_background_work_returns_every_document_once_with_its_sentences(antihistamines, monkeypatch):
+    import time
+
+    if tarsim.features.available_cores() < 2:
+        pytest.skip("background segmentation needs two cores")
+    monkeypatch.setattr(tarsim.features, "_can_fork", lambda: True)
+    documents = list(antihistamines.collection)
+    background = tarsim.sentences.start_background(documents)
+    background.prioritise(list(reversed(range(len(documents)))))  # the review's ranking, other than collection order
+    returned, deadline = [], time.monotonic() + 60
+    while len(returned) < len(documents) and time.monotonic() < deadline:
+        returned += background.finished()
+        time.sleep(0.01)
+    returned += background.close()
+    assert sorted(doc for doc, _ in returned) == list(range(len(documents)))  # each once, none lost in the requeue
+    for doc, sentences in returned[::17]:
+        assert sentences == tarsim.segmentation.segment_document(documents[doc])

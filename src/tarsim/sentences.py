@@ -89,7 +89,7 @@ class LazySentences:
         self._stored_words: set[int] = set()
         self._stored_rows: set[int] = set()
         self._background: Background | None = None
-        self._background_tried = False
+        self._background_tried = self._prioritised = False
         if background is not None:  # started while the documents were counted
             self._adopt(background)
         self.keep_in(self._store, collection_sha)
@@ -140,6 +140,9 @@ class LazySentences:
             if not self._background_tried:
                 self._background_tried = True
                 self._start_background([*upcoming, *docs])
+            elif self._background is not None and not self._prioritised:
+                self._background.prioritise([*docs, *upcoming])  # begun at the build, in collection order
+            self._prioritised = True
             if self._background is not None:
                 self._absorb(self._background.finished())
             return
@@ -207,6 +210,7 @@ class LazySentences:
         if self._background is not None:
             self._absorb(self._background.close())
             self._background, self._background_tried = None, False  # a later review may start another
+            self._prioritised = False
 
     def save(self) -> None:
         """Stop the background work, then merge what this process computed into the store (re-read first: another
@@ -308,13 +312,28 @@ class Background:
         # Workers stop when close() is called, or when this object is dropped (a build that failed, a review
         # that never saved) or the interpreter exits: the finalizer runs once, whichever comes first.
         self._stop = weakref.finalize(self, _stop_workers, self._pool)
+        self._documents, self._task = documents, _segment_chunk
         self._pending: list[tuple[list[int], Future]] = []
         self._task_of: dict[int, Future] = {}
-        for start in range(0, len(missing), BACKGROUND_CHUNK_DOCUMENTS):
-            chunk = missing[start : start + BACKGROUND_CHUNK_DOCUMENTS]
-            future = self._pool.submit(_segment_chunk, [documents[doc] for doc in chunk])
+        self._submit(missing)
+
+    def _submit(self, docs: list[int]) -> None:
+        for start in range(0, len(docs), BACKGROUND_CHUNK_DOCUMENTS):
+            chunk = docs[start : start + BACKGROUND_CHUNK_DOCUMENTS]
+            future = self._pool.submit(self._task, [self._documents[doc] for doc in chunk])
             self._pending.append((chunk, future))
             self._task_of.update(dict.fromkeys(chunk, future))
+
+    def prioritise(self, first: Sequence[int]) -> None:
+        """Queue the documents not yet started again, those in `first` (the review's first ranking) first: work
+        started while the documents were counted goes in collection order, the review reads in ranking order."""
+        requeued, kept = [], []
+        for chunk, future in self._pending:
+            (requeued if future.cancel() else kept).append((chunk, future))
+        self._pending = kept
+        waiting = {doc for chunk, _ in requeued for doc in chunk}
+        ranked = {doc: None for doc in (int(d) for d in first) if doc in waiting}
+        self._submit([*ranked, *(doc for chunk, _ in requeued for doc in chunk if doc not in ranked)])
 
     def finished(self, waiting_for: int | None = None) -> list[tuple[int, list[str]]]:
         """(document, sentences) of every task that is done, each returned once; a failed task (a worker that
