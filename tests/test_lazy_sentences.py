@@ -219,7 +219,7 @@ def test_a_small_collection_is_segmented_in_the_background_with_the_same_ledger(
     if tarsim.features.available_cores() < 2:
         pytest.skip("background segmentation needs two cores")
     monkeypatch.setattr(tarsim.features, "_can_fork", lambda: True)  # whatever threads pytest's plugins run
-    threads = threading.active_count()
+    threads, children = threading.active_count(), set(multiprocessing.active_children())  # loky's idle ones too
     topic = next(iter(antihistamines.topics))
     assert len(antihistamines.collection) < tarsim.sentences.BACKGROUND_MAX_DOCUMENTS
     review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "full", features=built["bmi", True])
@@ -229,7 +229,7 @@ def test_a_small_collection_is_segmented_in_the_background_with_the_same_ledger(
     assert _ledger_bytes(tmp_path / "full") == _ledger_bytes(tmp_path / "lazy")
     assert len(in_process) < len(set(ledger.docids)) // 2  # most judged documents came back from the workers
     assert lazy.lazy.known_documents >= len(set(ledger.docids))
-    assert threading.active_count() == threads and not multiprocessing.active_children()  # all stopped at save
+    assert threading.active_count() == threads and set(multiprocessing.active_children()) <= children  # stopped
 
 
 def test_a_dead_background_worker_changes_nothing(antihistamines, built, tmp_path, monkeypatch):
