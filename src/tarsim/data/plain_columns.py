@@ -88,3 +88,20 @@ def read_plain_columns(path: PathLike, names: list[str], types: dict):
     if white != (len(names) - 1) * table.num_rows + newlines:
         return None  # some other control character ("\r" alone, "\v", ...): str.split() would split there
     return table
+
+
+def group_rows(codes, n_groups: int):
+    """(order, starts, in_place) for rows labelled with group codes 0..n_groups-1 numbered by first appearance
+    (pyarrow's dictionary encoding): the rows of group g are order[starts[g]:starts[g + 1]], in file order.
+
+    When each group's rows are together (how runs and qrels are written) `order` is the identity and `in_place`
+    True: no sort, and a group's rows are one slice of the columns as read.
+    """
+    import numpy as np
+
+    codes = np.asarray(codes, dtype=np.int64)
+    bounds = np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1, len(codes)] if len(codes) else np.zeros(1, int)
+    if np.array_equal(codes[bounds[:-1]], np.arange(n_groups)):
+        return np.arange(len(codes)), bounds, True
+    order = np.argsort(codes, kind="stable")
+    return order, np.searchsorted(codes[order], np.arange(n_groups + 1)), False

@@ -56,12 +56,11 @@ def _file_size(path: PathLike) -> int:
 
 def _read_qrels_columns(path: PathLike) -> Qrels | None:
     """Qrels of a plain file with pyarrow's CSV reader, or None when the line reader must read it."""
-    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from tarsim.data.arrow_numpy import to_numpy
-    from tarsim.data.plain_columns import read_plain_columns
+    from tarsim.data.plain_columns import group_rows, read_plain_columns
 
     types = {"topic": pa.string(), "docid": pa.string(), "relevance": pa.string()}
     table = read_plain_columns(path, ["topic", "iteration", "docid", "relevance"], types)
@@ -75,15 +74,12 @@ def _read_qrels_columns(path: PathLike) -> Qrels | None:
     except pa.ArrowInvalid:
         return None  # out of the 64-bit range: parse_grade names the line
     topics = pc.dictionary_encode(table["topic"]).combine_chunks()
-    codes = to_numpy(topics.indices)
-    bounds = np.r_[0, np.flatnonzero(codes[1:] != codes[:-1]) + 1, len(codes)].tolist()
+    order, starts, in_place = group_rows(to_numpy(topics.indices), len(topics.dictionary))
     docids = table["docid"].to_pylist()
+    if not in_place:  # a topic's lines apart: each topic's rows brought together, in file order
+        docids, grades = [docids[i] for i in order.tolist()], [grades[i] for i in order.tolist()]
     qrels: Qrels = {}
-    if len(bounds) - 1 != len(topics.dictionary):  # a topic's lines apart: one line at a time
-        for topic, docid, grade in zip(table["topic"].to_pylist(), docids, grades, strict=True):
-            if qrels.setdefault(topic, {}).setdefault(docid, grade) != grade:
-                return None  # conflicting judgments: the line reader names the line
-        return qrels
+    bounds = starts.tolist()
     for topic, start, end in zip(topics.dictionary.to_pylist(), bounds[:-1], bounds[1:], strict=True):
         pairs = list(zip(docids[start:end], grades[start:end], strict=True))
         judged = qrels[topic] = dict(pairs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.lines import PathLike, iter_lines, parse_float, parse_int, split_fields
+from tarsim.data.plain_columns import group_rows
 from tarsim.errors import InputError
 
 Run = dict[str, dict[str, float]]
@@ -105,16 +106,9 @@ class RunTable:
         self.topic_codes = np.asarray(topic_codes, dtype=np.int64)
         self.docids = docids  # a pyarrow string array, one per row (large: kept out of Python objects)
         self.scores = np.asarray(scores, dtype=np.float64)
-        codes = self.topic_codes
-        changes = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-        bounds = np.r_[0, changes, len(codes)] if len(codes) else np.zeros(1, dtype=np.int64)
-        # Each topic's lines together, topics numbered in file order (as pyarrow's dictionary encoding numbers
-        # them and runs are written): the rows are grouped already, no sort.
-        self._contiguous = np.array_equal(codes[bounds[:-1]], np.arange(len(topics)))
-        self.order = np.arange(len(codes)) if self._contiguous else np.argsort(codes, kind="stable")
-        """Row indexes grouped by topic code (file order within a topic)."""
-        self.starts = bounds if self._contiguous else np.searchsorted(codes[self.order], np.arange(len(topics) + 1))
-        """Rows of topic code t are order[starts[t]:starts[t + 1]]."""
+        # order: row indexes grouped by topic code (file order within a topic); the rows of topic code t are
+        # order[starts[t]:starts[t + 1]]; _contiguous: each topic's lines together, as runs are written (no sort).
+        self.order, self.starts, self._contiguous = group_rows(self.topic_codes, len(topics))
 
     def rows_of_topic(self, code: int):
         """The rows of topic code `code`, in file order."""
