@@ -156,13 +156,19 @@ def test_a_budget_followed_incrementally_stops_where_its_replay_does_on_a_long_r
         spec = f"budget:{budget}:{model}"
         replayed = parse_stopping_rule(spec).stop_position(full, ReplayContext())
         assert replayed is None if target is None else abs(replayed - target) <= 1, spec
-        online, so_far, fired = OnlineStopping([spec], ReplayContext()), LedgerSoFar(header, len(records)), None
-        for record in records:
-            so_far.add_judgment(record)
-            fired = online.check(so_far.view(stable=False))
-            if fired is not None:
-                break
+        fired = _online_stop(spec, header, records)
         assert (fired.seq if fired else None) == replayed, spec
+
+
+def _online_stop(rule: str, header: dict, records: list[dict]):
+    """The online check of `rule` fed the records one judgment at a time: what fired first, or None."""
+    online, so_far = OnlineStopping([rule], ReplayContext()), LedgerSoFar(header, len(records))
+    for record in records:
+        so_far.add_judgment(record)
+        fired = online.check(so_far.view(stable=False))
+        if fired is not None:
+            return fired
+    return None
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -194,12 +200,7 @@ def test_the_knee_followed_incrementally_stops_where_its_replay_does_on_a_long_r
         so_far.add_judgment(record)
     replayed = parse_stopping_rule(rule).stop_position(so_far.view(), ReplayContext())
     assert replayed is not None and replayed > KNEE_MIN_REVIEWED
-    online, so_far, fired = OnlineStopping([rule], ReplayContext()), LedgerSoFar(header, len(records)), None
-    for record in records:
-        so_far.add_judgment(record)
-        fired = online.check(so_far.view(stable=False))
-        if fired is not None:
-            break
+    fired = _online_stop(rule, header, records)
     assert fired is not None and fired.seq == replayed
 
 
