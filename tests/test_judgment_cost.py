@@ -158,12 +158,14 @@ def test_classifier_labels_from_scores_made_at_build_equal_those_made_per_docume
     monkeypatch.setattr(oracle, "_ROWS_AT_ONCE", rows_at_once)
     docids = demo.collection.docids
     grades = topic_grades(demo.qrels[TOPIC], {d: i for i, d in enumerate(docids)}, len(docids))
-    built = oracle.classifier_labels(features, (grades > 0).astype(np.int8))
-    assert built.relevant_scores is not None and len(built.relevant_scores) == int((grades > 0).sum())
-    per_document = replace(built, relevant_scores=None)
+    document_labels = (grades > 0).astype(np.int8)
+    built = oracle.classifier_labels(features, document_labels)
+    assert built.relevant_labels is not None and len(built.relevant_labels) == int((grades > 0).sum())
+    per_document = replace(built, relevant_labels=None)
     for doc in range(len(docids)):
         assert np.array_equal(built.of(features, doc), per_document.of(features, doc)), doc
+    scores = oracle._relevant_sentence_scores(features, document_labels, built.coef, built.intercept)
     some = np.flatnonzero(grades > 0)[:5]
     for doc in some:  # the scores themselves, to the bit
         rows = features.sentence_rows_of(doc)
-        assert np.array_equal(built.relevant_scores[doc], np.asarray(rows @ built.coef).ravel() + built.intercept)
+        assert np.array_equal(scores[doc], np.asarray(rows @ built.coef).ravel() + built.intercept)

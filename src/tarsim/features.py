@@ -19,7 +19,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -107,21 +107,27 @@ class Features:
         """Whether every sentence row was built (sentence-level strategies and sentence qrels need them)."""
         return self.sentences is not None
 
+    @cached_property
+    def _offsets(self) -> list[int]:
+        """sentence_offsets as Python ints, made once: a review reads them at every judgment (numpy's scalars cost
+        more there)."""
+        return self.sentence_offsets.tolist()
+
     def sentences_of(self, doc: int) -> range:
         """Row indexes in `sentences` of document `doc`."""
-        return range(int(self.sentence_offsets[doc]), int(self.sentence_offsets[doc + 1]))
+        return range(self._offsets[doc], self._offsets[doc + 1])
 
     def sentence_words_of(self, doc: int) -> np.ndarray:
         """Words of each sentence of document `doc`, in reading order."""
         if self.sentence_words is None:
             return self._lazy().words(doc)
-        return self.sentence_words[int(self.sentence_offsets[doc]) : int(self.sentence_offsets[doc + 1])]
+        return self.sentence_words[self._offsets[doc] : self._offsets[doc + 1]]
 
     def sentence_rows_of(self, doc: int) -> sp.csr_matrix:
         """The weighted sentence rows of document `doc`."""
         if self.sentences is None:
             return self._lazy().rows(doc)
-        return self.sentences[int(self.sentence_offsets[doc]) : int(self.sentence_offsets[doc + 1])]
+        return self.sentences[self._offsets[doc] : self._offsets[doc + 1]]
 
     def _lazy(self) -> LazySentences:
         if self.lazy is None:

@@ -42,8 +42,8 @@ class SentenceLabels(DocumentSentenceLabels):
     labels: np.ndarray  # int8, one per sentence row
 
     def of(self, features: Features, doc: int) -> np.ndarray:
-        offsets = features.sentence_offsets
-        return self.labels[offsets[doc] : offsets[doc + 1]]
+        rows = features.sentences_of(doc)
+        return self.labels[rows.start : rows.stop]
 
 
 @dataclass(frozen=True)
@@ -58,16 +58,16 @@ class InheritedLabels(DocumentSentenceLabels):
 
 @dataclass(frozen=True)
 class ClassifiedLabels(DocumentSentenceLabels):
-    """The gold classifier's sentence labels, computed per document when it is judged from scores computed when
-    the oracle was built (features with every sentence) or from the document's rows (lazily built features). A
+    """The gold classifier's sentence labels: for features with every sentence, every relevant document's labels
+    made when the oracle is built; for lazily built features, a document's when it is judged, from its rows. A
     sentence's score depends on its own row only, so built whole or lazily the features give the same labels."""
 
     coef: np.ndarray  # float32
     intercept: float
     threshold: float
     document_labels: np.ndarray
-    relevant_scores: dict[int, np.ndarray] | None = field(default=None, compare=False, repr=False)
-    """Sentence scores of each relevant document, when built from features with every sentence."""
+    relevant_labels: dict[int, np.ndarray] | None = field(default=None, compare=False, repr=False)
+    """Sentence labels of each relevant document (read-only), when built from features with every sentence."""
 
     def needs_rows(self, docs: np.ndarray) -> np.ndarray:
         return docs[self.document_labels[docs] > 0]
@@ -75,14 +75,18 @@ class ClassifiedLabels(DocumentSentenceLabels):
     def of(self, features: Features, doc: int) -> np.ndarray:
         if not self.document_labels[doc] > 0:
             return np.zeros(len(features.sentence_words_of(doc)), dtype=np.int8)
-        if self.relevant_scores is not None:
-            scores = self.relevant_scores[doc]
-        else:
-            scores = np.asarray(features.sentence_rows_of(doc) @ self.coef).ravel() + self.intercept
-        labels = (scores >= self.threshold).astype(np.int8)
-        if len(scores):
-            labels[scores >= scores.max()] = 1  # the best sentence of a relevant document
-        return labels
+        if self.relevant_labels is not None:
+            return self.relevant_labels[doc]
+        scores = np.asarray(features.sentence_rows_of(doc) @ self.coef).ravel() + self.intercept
+        return _classified(scores, self.threshold)
+
+
+def _classified(scores: np.ndarray, threshold: float) -> np.ndarray:
+    """A relevant document's sentence labels from their scores: at or above the threshold, and its best sentence."""
+    labels = (scores >= threshold).astype(np.int8)
+    if len(scores):
+        labels[scores >= scores.max()] = 1
+    return labels
 
 
 def inherit_labels(features: Features, document_labels: np.ndarray) -> InheritedLabels:
@@ -101,7 +105,14 @@ def classifier_labels(
     model = BMILogisticRegression(random_state=random_state).fit(features.documents, document_labels)
     coef, intercept = model.coef_.ravel().astype(np.float32), model.intercept_[0]
     scores = _relevant_sentence_scores(features, document_labels, coef, intercept)
-    return ClassifiedLabels(coef, intercept, threshold, document_labels, scores)
+    labels = None if scores is None else {doc: _read_only(_classified(s, threshold)) for doc, s in scores.items()}
+    return ClassifiedLabels(coef, intercept, threshold, document_labels, labels)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """The array, made read-only: `of` hands the same labels to every judgment of its document."""
+    array.flags.writeable = False
+    return array
 
 
 _ROWS_AT_ONCE = 1 << 16

@@ -124,8 +124,6 @@ class ReviewSimulation:
         self.errors = ReviewerErrors(config.false_negative_rate, config.false_positive_rate)
         self.budget_model = make_effort_model(config.max_effort_model)
         self._seconds: dict[int, float] = {}  # the time model's seconds by words read (pure; round() is slow)
-        offsets = features.sentence_offsets  # read per judgment as Python ints (numpy scalars cost more)
-        self._bounds: list[int] | None = offsets.tolist() if offsets is not None else None
         self._grades: list[int] = review.grades.astype(np.int64).tolist()  # as int(grades[doc]) reads them
         relevant = int((review.grades > 0).sum())
         self.relevant = relevant
@@ -400,12 +398,8 @@ class ReviewSimulation:
         """What the reviewer sees, reads and says about one document, and what the learner learns from it."""
         features, review, strategy = self.features, self.review, self.strategy
         labels = review.sentence_labels.of(features, doc)
-        if self._bounds is not None and features.sentence_words is not None:  # sentence_words_of without numpy scalars
-            first = self._bounds[doc]
-            words = features.sentence_words[first : self._bounds[doc + 1]]
-        else:
-            first = self._bounds[doc] if self._bounds is not None else 0
-            words = features.sentence_words_of(doc)
+        first = features.sentences_of(doc).start if features.sentence_offsets is not None else 0
+        words = features.sentence_words_of(doc)
         scores = ranking.sentence_scores
         best = first + int(np.argmax(scores[first : first + len(labels)])) if scores is not None else first
         item = Item(doc, first, labels, best, self._grades[doc], words)
@@ -437,6 +431,4 @@ def _judging_takes_time(config: ReviewConfig, strategy: ReviewStrategy) -> bool:
     when the judgment count it waits for is reached (or the review stops) resumes it exactly where waking it after
     every judgment would: the clock, and so the ledger, are the same.
     """
-    model = config.time_model
-    base = model.document_seconds if strategy.shown.name == "document" else model.sentence_seconds
-    return round(base, 6) >= 1e-3
+    return config.time_model.seconds(strategy.shown.name, 0) >= 1e-3
