@@ -35,10 +35,12 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
@@ -193,6 +195,24 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def timed(run: Callable[[], tuple[float, float, Any]]) -> tuple[float, float, Any, float]:
+    """run()'s (seconds, peak MB, failures) and the CPU seconds of the child processes it waited for."""
+    before = children_cpu()
+    seconds, peak, failed = run()
+    return seconds, peak, failed, children_cpu() - before
+
+
+def summarise_tool(
+    tool: str, orders: dict, jobs: dict, measured: tuple[float, float, float], note: str | None, records: list
+) -> dict:
+    """The tool's summary from its orders and (seconds, peak MB, CPU seconds); its per-run records are added to
+    `records`."""
+    seconds, peak, cpu = measured
+    mine = evaluate(tool, orders, jobs)
+    records += mine
+    return tool_summary(seconds, peak, mine, len(jobs) - len(mine), note) | {"cpu_seconds": cpu}
+
+
 def tool_summary(seconds: float, peak: float, records: list[dict], failed: int, note: str | None = None) -> dict:
     """Seconds, peak memory, runs and the mean of every measure over the tool's finished runs."""
     means = {}
@@ -269,14 +289,10 @@ def study(args: argparse.Namespace, work: Path) -> dict:
             if tool not in args.tools:
                 continue
             out = work / f"{tool}-out"
-            cpu = children_cpu()
-            seconds, peak, failed = run_sweep(toml, out, cache, args.jobs, args.timeout)
-            cpu = children_cpu() - cpu
+            seconds, peak, failed, cpu = timed(lambda out=out: run_sweep(toml, out, cache, args.jobs, args.timeout))
             print(f"{tool}: {seconds:.1f} s" + (f" FAILED {failed}" if failed else ""), flush=True)
             orders[tool] = {} if failed else sweep_orders(out, jobs)
-            mine = evaluate(tool, orders[tool], jobs)
-            records += mine
-            tools[tool] = tool_summary(seconds, peak, mine, len(jobs) - len(mine), failed) | {"cpu_seconds": cpu}
+            tools[tool] = summarise_tool(tool, orders[tool], jobs, (seconds, peak, cpu), failed, records)
         for key, order in orders.get("tarsim", {}).items():
             if [job_row(jobs[key], d) for d in order[:2]] != list(jobs[key].prior):
                 mismatches.append(f"{key[0]}/{key[1]}")
@@ -291,16 +307,11 @@ def study(args: argparse.Namespace, work: Path) -> dict:
                 commands[key] = (tarexp_command(job, folder / "order.json", options), folder)
             else:
                 commands[key] = (asreview_command(job, folder / "project.asreview", options, "logistic"), folder)
-        cpu = children_cpu()
-        seconds, peak, failed = run_pool(commands, args.jobs, args.timeout)
-        cpu = children_cpu() - cpu
+        seconds, peak, failed, cpu = timed(lambda commands=commands: run_pool(commands, args.jobs, args.timeout))
         print(f"{tool}: {seconds:.1f} s, {sum(map(bool, failed.values()))} failed", flush=True)
         orders[tool] = peer_orders(tool, jobs, work, failed, args.peers_python)
-        mine = evaluate(tool, orders[tool], jobs)
-        records += mine
-        reasons = sorted({f for f in failed.values() if f})
-        summary = tool_summary(seconds, peak, mine, len(jobs) - len(mine), "; ".join(reasons) or None)
-        tools[tool] = summary | {"cpu_seconds": cpu}
+        note = "; ".join(sorted({f for f in failed.values() if f})) or None
+        tools[tool] = summarise_tool(tool, orders[tool], jobs, (seconds, peak, cpu), note, records)
     return {
         "machine": describe_machine(),
         "reviews": args.reviews,
