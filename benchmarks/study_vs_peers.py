@@ -17,6 +17,10 @@ record drawn as `asreview simulate --n-prior-included 1 --n-prior-excluded 1 --p
   at a time.
 - tarsim: ONE `tarsim sweep STUDY.toml --jobs 2` (preset asreview-logistic, prior_seeds, until all-relevant),
   first with a fresh empty --cache-dir (cold: features built in the run), then again with that cache (warm).
+- tarsim-warm-start: the same sweep with preset asreview-logistic-warm-start (each refit starts from the last
+  coefficients; orders drift from ASReview's), with the cache of the runs before it (cold when it runs alone).
+  Its Recall@E and WSS@95 are compared with asreview-logistic's pair by pair (mean difference, 95% CI, paired
+  t and randomisation tests).
 
 Seconds are wall time of the whole study per tool (the pool of peer processes, or the sweep command), every
 process with one BLAS thread. Converting the srd collections to the peers' CSV input and reading their orders
@@ -45,10 +49,11 @@ from typing import Any
 import numpy as np
 
 from machine_info import describe_machine  # same folder
-from reproduce_peers import common_prefix, wss95
+from reproduce_peers import common_prefix, confidence_interval, wss95
 from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger, read_ledger
 from tarsim.metrics.recall_effort import recall_at_effort
+from tarsim.metrics.significance import paired_tests
 from tarsim.policies.seeding import draw_priors
 from vs_peers import (
     BLAS_THREAD_VARIABLES,
@@ -67,17 +72,22 @@ from vs_peers import (
     tarexp_ledger,
 )
 
-TOOLS = ("tarsim", "tarsim-warm", "asreview-logistic", "tarexp")
+TOOLS = ("tarsim", "tarsim-warm", "tarsim-warm-start", "asreview-logistic", "tarexp")
+SWEEPS = {
+    "tarsim": "asreview-logistic",
+    "tarsim-warm": "asreview-logistic",
+    "tarsim-warm-start": "asreview-logistic-warm-start",
+}  # tool -> preset of its sweep
 MEASURES = ("1R+100", "2R+100", "4R+1000", "WSS@95")
 Key = tuple[str, int]  # (review, prior seed)
 
 
-def study_toml(reviews: list[str], seeds: int, out: Path) -> str:
-    """The sweep configuration of the study: every review's collection, asreview-logistic, 1 + 1 random priors."""
+def study_toml(reviews: list[str], seeds: int, out: Path, preset: str = "asreview-logistic") -> str:
+    """The sweep configuration of the study: every review's collection, the preset, 1 + 1 random priors."""
     lines = ["[sweep]", f"out = {json.dumps(str(out))}", f"prior_seeds = {seeds}", ""]
     for review in reviews:
         lines += ["[[collections]]", f"path = {json.dumps(str(DATASETS / 'srd' / review))}", ""]
-    lines += ["[review]", 'preset = "asreview-logistic"', 'until = "all-relevant"']
+    lines += ["[review]", f"preset = {json.dumps(preset)}", 'until = "all-relevant"']
     lines += ["n_prior_included = 1", "n_prior_excluded = 1", ""]
     return "\n".join(lines)
 
@@ -163,26 +173,32 @@ def peer_orders(tool: str, jobs: dict[Key, Job], work: Path, failed: dict, peers
 
 
 def summary_table(document: dict) -> str:
-    """The text table: per tool seconds, ratio to tarsim cold and warm, runs and mean measures."""
+    """The text table: per tool seconds, ratio to each tarsim sweep that ran, runs and mean measures."""
     tools = document["tools"]
-    cold = tools.get("tarsim", {}).get("seconds")
-    warm = tools.get("tarsim-warm", {}).get("seconds")
-    head = f"{'tool':<18} {'seconds':>8} {'x cold':>7} {'x warm':>7} {'CPU s':>7} {'peak MB':>8} "
-    head += f"{'runs':>5} {'failed':>6} "
+    bases = [(f"x {tool[7:] or 'cold'}", tools[tool]["seconds"]) for tool in SWEEPS if tool in tools]
+    head = f"{'tool':<18} {'seconds':>8} " + " ".join(f"{name:>12}" for name, _ in bases)
+    head += f" {'CPU s':>7} {'peak MB':>8} {'runs':>5} {'failed':>6} "
     lines = [head + " ".join(f"{m:>8}" for m in MEASURES)]
     for tool, t in tools.items():
-        ratios = [f"{t['seconds'] / base:>7.2f}" if base and t["seconds"] else f"{'-':>7}" for base in (cold, warm)]
+        ratios = [f"{t['seconds'] / base:>12.2f}" if base and t["seconds"] else f"{'-':>12}" for _, base in bases]
         means = " ".join(f"{t['means'][m]:>8.4f}" if t["means"].get(m) is not None else f"{'-':>8}" for m in MEASURES)
         lines.append(
             f"{tool:<18} {t['seconds']:>8.1f} {' '.join(ratios)} {t.get('cpu_seconds', float('nan')):>7.1f} "
             f"{t['peak_mb']:>8.0f} {t['runs']:>5} "
             f"{t['failed']:>6} {means}"
         )
-    same = document["identical_tarsim_asreview"]
-    if same:
+    for key, tool in (("identical_tarsim_asreview", "tarsim"), ("identical_warm_start_asreview", "tarsim-warm-start")):
+        same = document.get(key)
+        if same:
+            lines.append(
+                f"identical review orders {tool} / asreview-logistic: {same['identical']} of {same['pairs']} "
+                f"(mean common prefix {same['mean_common_prefix']:.0f} of {same['mean_asreview_length']:.0f})"
+            )
+    for m, c in (document.get("warm_start_vs_asreview") or {}).items():
         lines.append(
-            f"identical review orders tarsim / asreview-logistic: {same['identical']} of {same['pairs']} "
-            f"(mean common prefix {same['mean_common_prefix']:.0f} of {same['mean_asreview_length']:.0f})"
+            f"tarsim-warm-start - asreview-logistic, {m}: {c['diff']:+.4f} (95% CI {c['ci_low']:+.4f} to "
+            f"{c['ci_high']:+.4f}), paired t p = {c['p_t']:.3g}, randomisation p = {c['p_rand']:.3g}, "
+            f"{c['n']:.0f} pairs"
         )
     if document["prior_mismatches"]:
         lines.append(f"tarsim's priors differ from the peers' on {len(document['prior_mismatches'])} reviews")
@@ -280,22 +296,22 @@ def study(args: argparse.Namespace, work: Path) -> dict:
     records: list[dict] = []
     orders: dict[str, dict[Key, list[str]]] = {}
     mismatches: list[str] = []
-    if "tarsim" in args.tools:
-        toml = work / "study.toml"
-        toml.write_text(study_toml(args.reviews, args.seeds, work / "unused-out"), encoding="utf-8")
-        cache = work / "feature-cache"
-        cache.mkdir()
-        for tool in ("tarsim", "tarsim-warm"):
-            if tool not in args.tools:
-                continue
+    cache = work / "feature-cache"
+    cache.mkdir()
+    for tool, preset in SWEEPS.items():
+        if tool in args.tools:
+            toml = work / f"{tool}.toml"
+            toml.write_text(study_toml(args.reviews, args.seeds, work / "unused-out", preset), encoding="utf-8")
             out = work / f"{tool}-out"
-            seconds, peak, failed, cpu = timed(lambda out=out: run_sweep(toml, out, cache, args.jobs, args.timeout))
+            seconds, peak, failed, cpu = timed(
+                lambda out=out, toml=toml: run_sweep(toml, out, cache, args.jobs, args.timeout)
+            )
             print(f"{tool}: {seconds:.1f} s" + (f" FAILED {failed}" if failed else ""), flush=True)
             orders[tool] = {} if failed else sweep_orders(out, jobs)
             tools[tool] = summarise_tool(tool, orders[tool], jobs, (seconds, peak, cpu), failed, records)
-        for key, order in orders.get("tarsim", {}).items():
-            if [job_row(jobs[key], d) for d in order[:2]] != list(jobs[key].prior):
-                mismatches.append(f"{key[0]}/{key[1]}")
+    for key, order in orders.get("tarsim", {}).items():
+        if [job_row(jobs[key], d) for d in order[:2]] != list(jobs[key].prior):
+            mismatches.append(f"{key[0]}/{key[1]}")
     for tool in peers_of(args.tools):
         options = SimpleNamespace(
             peers_python=args.peers_python, seed=0, until="last-relevant", tarexp_batch=args.tarexp_batch
@@ -321,9 +337,34 @@ def study(args: argparse.Namespace, work: Path) -> dict:
         "blas_threads": 1,
         "tools": tools,
         "identical_tarsim_asreview": identical(orders.get("tarsim"), orders.get("asreview-logistic"), jobs),
+        "warm_start_vs_asreview": against_asreview(records, "tarsim-warm-start"),
+        "identical_warm_start_asreview": identical(
+            orders.get("tarsim-warm-start"), orders.get("asreview-logistic"), jobs
+        ),
         "prior_mismatches": mismatches,
         "runs": records,
     }
+
+
+def against_asreview(records: list[dict], tool: str) -> dict | None:
+    """Per measure, the tool against asreview-logistic over the (review, seed) pairs both finished: both means, the
+    mean difference (tool - ASReview) with its 95% CI, and the paired t and randomisation tests' p-values."""
+    by_tool = {
+        t: {f"{r['review']}/{r['seed']}": r for r in records if r["tool"] == t} for t in (tool, "asreview-logistic")
+    }
+    if not by_tool[tool] or not by_tool["asreview-logistic"]:
+        return None
+    comparison = {}
+    for m in MEASURES:
+        theirs = {k: r[m] for k, r in by_tool["asreview-logistic"].items() if r.get(m) is not None}
+        ours = {k: r[m] for k, r in by_tool[tool].items() if r.get(m) is not None and k in theirs}
+        theirs = {k: v for k, v in theirs.items() if k in ours}
+        if len(ours) < 2:
+            continue
+        tests = paired_tests(theirs, ours)
+        low, high = confidence_interval([ours[k] - theirs[k] for k in ours])
+        comparison[m] = {**tests, "ci_low": low, "ci_high": high}
+    return comparison
 
 
 def peers_of(tools: list[str]) -> list[str]:

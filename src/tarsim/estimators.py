@@ -55,7 +55,10 @@ class ASReviewModel(ClassifierMixin, BaseEstimator):
     """A classifier trained and scored as ASReview trains and ranks: optional Balanced sample weights, float64
     scores from predict_proba[:, 1] when the classifier has it (as log-odds, so 0 is the boundary) else from
     decision_function, and one random stream per review (ASReview seeds numpy's global generator once and every
-    fit of LinearSVC or a random forest draws from it), so it is refitted in place rather than cloned."""
+    fit of LinearSVC or a random forest draws from it), so it is refitted in place rather than cloned.
+
+    A classifier whose `warm_start` is set is cloned once and then refitted itself, so that each fit starts where
+    the last one ended (scikit-learn's warm start); ASReview clones a fresh one every time."""
 
     refit_in_place = True
 
@@ -68,9 +71,12 @@ class ASReviewModel(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: sp.spmatrix, y: np.ndarray) -> ASReviewModel:
         weights = balanced_weights(y, self.ratio) if self.balance == "balanced" else None
-        model = clone(self.classifier)
-        if "random_state" in model.get_params():
-            model.set_params(random_state=self.stream_)
+        if getattr(self, "model_", None) is not None and self.classifier.get_params().get("warm_start"):
+            model = self.model_  # starts from its own coefficients
+        else:
+            model = clone(self.classifier)
+            if "random_state" in model.get_params():
+                model.set_params(random_state=self.stream_)
         self.model_ = model.fit(X, y, sample_weight=weights)
         self.classes_ = self.model_.classes_
         return self

@@ -113,6 +113,12 @@ class LogisticLearner(ASReviewLearner):
             "scikit-learn's solver (TARexp's default ranker uses liblinear)",
             choices=("lbfgs", "liblinear"),
         ),
+        Param(
+            "warm_start",
+            bool,
+            False,
+            "start each refit from the last fit's coefficients (lbfgs only): fewer iterations, orders may differ",
+        ),
         *BALANCE_PARAMS,
     )
 
@@ -126,12 +132,21 @@ class LogisticLearner(ASReviewLearner):
     def classifier(self, random_state: int | None) -> BaseEstimator:
         from sklearn.linear_model import LogisticRegression
 
-        weight = None if self.settings["class_weight"] == "none" else "balanced"
-        return LogisticRegression(C=self.settings["C"], class_weight=weight, solver=self.settings["solver"])
+        settings = self.settings
+        if settings["warm_start"] and settings["solver"] != "lbfgs":
+            raise ConfigError("logistic: warm_start needs solver=lbfgs (liblinear always starts from zero)")
+        weight = None if settings["class_weight"] == "none" else "balanced"
+        return LogisticRegression(
+            C=settings["C"], class_weight=weight, solver=settings["solver"], warm_start=settings["warm_start"]
+        )
 
     @classmethod
     def record_for(cls, params: dict) -> str:
-        return cls.record if params == {p.name: p.default for p in cls.params} else super().record_for(params)
+        if params == {p.name: p.default for p in cls.params}:
+            return cls.record
+        if not params.get("warm_start"):  # as ledgers recorded it before warm_start existed
+            params = {k: v for k, v in params.items() if k != "warm_start"}
+        return super().record_for(params)
 
 
 @register("learner")

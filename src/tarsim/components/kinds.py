@@ -95,6 +95,6 @@ PRESET = declare_kind(
         "preset",
         ("tarsim.presets",),
         "tarsim.presets",
-        forms=("bmi", "asreview-default", "asreview-logistic", "tarexp-default"),
+        forms=("bmi", "asreview-default", "asreview-logistic", "asreview-logistic-warm-start", "tarexp-default"),
     )
 )
