@@ -346,11 +346,27 @@ def report(job: Job, outcomes: list[Outcome]) -> str:
     return "\n".join(lines)
 
 
+def start_up_floor(python: str, env: dict, runs: int = 3) -> float:
+    """Median wall seconds of `python -c "import sklearn.linear_model"`: what every tool here pays before its first
+    fit (the interpreter, numpy, scipy and scikit-learn's imports), whatever else it does."""
+    command = [python, "-c", "import sklearn.linear_model"]
+    return float(np.median([run_measured(command, 60.0, env=env)[0] for _ in range(runs)]))
+
+
+def floor_line(floor: dict[str, float]) -> str:
+    names = {"tarsim": "tarsim's Python", "peers": "the peers' Python"}
+    shown = ", ".join(f"{names[where]} {seconds:.2f} s" for where, seconds in floor.items())
+    return f"start-up floor (python -c 'import sklearn.linear_model', median of 3): {shown}"
+
+
 def summarise(records: list[dict]) -> str:
-    """A markdown table from --json records: seconds, each peer's ratio to tarsim cold / warm, Recall@2R+100."""
+    """A markdown table from --json records: seconds, each peer's ratio to tarsim cold / warm, Recall@2R+100;
+    then the start-up floors measured in the same run."""
     by_dataset: dict[str, dict[str, dict]] = {}
+    floors = [record["floor"] for record in records if "floor" in record]
     for record in records:
-        by_dataset.setdefault(record["dataset"], {})[record["tool"]] = record
+        if "floor" not in record:
+            by_dataset.setdefault(record["dataset"], {})[record["tool"]] = record
     present = [tool for tool in TOOLS if any(tool in runs for runs in by_dataset.values())]
     peers = [tool for tool in present if not tool.startswith("tarsim")]
     recall_tools = [tool for tool in present if tool != "tarsim-warm"]  # same review as `tarsim`
@@ -376,6 +392,7 @@ def summarise(records: list[dict]) -> str:
         ]
         cells.append(" / ".join("-" if r is None else f"{r:.3f}" for r in recall))
         lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", *(floor_line(floor) for floor in floors)]
     return "\n".join(lines)
 
 
@@ -429,6 +446,13 @@ def main(argv: list[str] | None = None) -> int:
         print("peers not importable (give --peers-python with asreview and tarexp installed): tarsim only")
         args.tools = [t for t in args.tools if t.startswith("tarsim")]
     print(f"machine: {describe_machine()}; until={args.until}; BLAS threads: {args.blas_threads}")
+    floor = {"tarsim": start_up_floor(sys.executable, _tarsim_env())}
+    if peers:
+        floor["peers"] = start_up_floor(args.peers_python, _peer_env())
+    print(floor_line(floor), flush=True)
+    if args.json:
+        with open(args.json, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"floor": floor}) + "\n")
     with tempfile.TemporaryDirectory(prefix="tarsim-vs-peers-") as tmp:
         work = Path(tmp)
         for spec in expand(args.datasets):

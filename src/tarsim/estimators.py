@@ -71,7 +71,7 @@ class ASReviewModel(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: sp.spmatrix, y: np.ndarray) -> ASReviewModel:
         weights = balanced_weights(y, self.ratio) if self.balance == "balanced" else None
-        if getattr(self, "model_", None) is not None and self.classifier.get_params().get("warm_start"):
+        if getattr(self, "model_", None) is not None and getattr(self.classifier, "warm_start", False):
             model = self.model_  # starts from its own coefficients
         else:
             model = clone(self.classifier)
