@@ -262,7 +262,9 @@ def fit_and_score(estimator: BaseEstimator, X: sp.spmatrix, y: np.ndarray, *targ
     if hasattr(model, "coef_") and hasattr(model, "intercept_") and hasattr(model, "decision_function"):
         weights = np.asarray(model.coef_, dtype=np.float32).ravel()
         bias = np.float32(np.ravel(model.intercept_)[0])
-        return [np.asarray(target @ weights).ravel() + bias for target in targets]
+        from tarsim.scoring import linear_scores  # large collections: row blocks on threads, the same floats
+
+        return [linear_scores(target, weights, bias) for target in targets]
     if hasattr(model, "decision_function"):
         return [np.asarray(model.decision_function(target), dtype=np.float64).ravel() for target in targets]
     positive = list(model.classes_).index(1)
