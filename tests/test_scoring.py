@@ -56,5 +56,9 @@ def test_small_or_other_inputs_take_the_plain_product() -> None:
     assert np.array_equal(linear_scores(matrix.tocsc(), weights, np.float32(0.5), threads=2), expected)
     wide = weights.astype(np.float64)
     assert linear_scores(matrix, wide, np.float32(0.5), threads=2).dtype == np.float64  # mixed dtypes: plain
+    wide_bias = np.float64(0.1)  # a float64 bias makes float64 scores, as the plain sum does
+    assert np.array_equal(
+        linear_scores(matrix, weights, wide_bias, threads=2), np.asarray(matrix @ weights) + wide_bias
+    )
     empty = sp.csr_matrix((0, 100), dtype=np.float32)
     assert linear_scores(empty, weights, np.float32(0.5), threads=2).shape == (0,)

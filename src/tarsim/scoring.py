@@ -35,12 +35,18 @@ def row_blocks(indptr: np.ndarray, blocks: int) -> list[tuple[int, int]]:
 
 
 def _rows(matrix: sp.csr_matrix, start: int, stop: int) -> sp.csr_matrix:
-    """Rows start:stop of a CSR matrix as a view of its data and indices (no copy of the entries)."""
+    """Rows start:stop of a CSR matrix over views of its data and indices, for a matrix-vector product only.
+
+    scipy's constructor would copy a slice under half its base array (its `prune`), costing as much as the product
+    it serves; so the arrays are set on an empty matrix of the block's shape instead (`data`, `indices` and `indptr`
+    are the documented CSR attributes; the product reads only them).
+    """
     first, last = int(matrix.indptr[start]), int(matrix.indptr[stop])
-    indptr = matrix.indptr[start : stop + 1] - matrix.indptr[start]
-    return sp.csr_matrix(
-        (matrix.data[first:last], matrix.indices[first:last], indptr), shape=(stop - start, matrix.shape[1]), copy=False
-    )
+    block = sp.csr_matrix((stop - start, matrix.shape[1]), dtype=matrix.dtype)
+    block.data = matrix.data[first:last]
+    block.indices = matrix.indices[first:last]
+    block.indptr = matrix.indptr[start : stop + 1] - matrix.indptr[start]
+    return block
 
 
 def linear_scores(
@@ -54,7 +60,8 @@ def linear_scores(
     if threads is None:
         threads = usable_cores() if matrix.shape[0] >= THREADED_ROWS else 1
     plain = threads <= 1 or not sp.issparse(matrix) or matrix.format != "csr" or matrix.shape[0] < 2
-    if plain or weights.ndim != 1 or matrix.dtype != weights.dtype or matrix.dtype.kind != "f":
+    same_type = matrix.dtype == weights.dtype == np.result_type(matrix.dtype, bias)
+    if plain or weights.ndim != 1 or not same_type or matrix.dtype.kind != "f":
         return np.asarray(matrix @ weights).ravel() + bias
     out = np.empty(matrix.shape[0], dtype=matrix.dtype)  # the plain product's dtype when both are the same float
     blocks = row_blocks(matrix.indptr, threads)
@@ -62,7 +69,8 @@ def linear_scores(
     def score(block: tuple[int, int]) -> None:
         start, stop = block
         out[start:stop] = _rows(matrix, start, stop) @ weights
+        out[start:stop] += bias  # the same float32 additions as `product + bias`, on this thread
 
     with ThreadPoolExecutor(max_workers=len(blocks)) as pool:
         list(pool.map(score, blocks))
-    return out + bias
+    return out

@@ -2,7 +2,7 @@
 
 A round trains on [seed query row, judged documents in judgment order, fresh presumed non-relevant rows]. Stacking
 that anew each round copies every judged row again (hundreds of thousands late in a large review); here the judged
-rows stay in buffers that grow by doubling, and only the presumed rows (a tail replaced every round) and the rows
+rows stay in buffers that grow by half, and only the presumed rows (a tail replaced every round) and the rows
 judged since the last round are copied. The matrix handed to the learner has the same entries, in the same order,
 with the same dtypes as `scipy.sparse.vstack` of the parts, so every fit and score is the same.
 """
@@ -16,16 +16,19 @@ _INT32_MAX = np.iinfo(np.int32).max
 
 
 def _grown(buffer: np.ndarray, needed: int) -> np.ndarray:
-    """`buffer`, or a copy at least twice as long when it holds fewer than `needed` items."""
+    """`buffer`, or a copy half as long again (at least) when it holds fewer than `needed` items.
+
+    Half, not double: scipy's CSR constructor copies an array that fills under half of its buffer (`prune`).
+    """
     if needed <= len(buffer):
         return buffer
-    grown = np.empty(max(needed, 2 * len(buffer), 1024), dtype=buffer.dtype)
+    grown = np.empty(max(needed, len(buffer) * 3 // 2, 1024), dtype=buffer.dtype)
     grown[: len(buffer)] = buffer
     return grown
 
 
 class GrowingRows:
-    """CSR rows appended in place (amortised doubling), with a tail that `truncate` drops again.
+    """CSR rows appended in place (amortised growth), with a tail that `truncate` drops again.
 
     Index arrays are int32 (what vstack gives, and what liblinear accepts); `fits` says whether more entries still
     fit them.
