@@ -3,7 +3,8 @@
 Each size runs in its own process (so its peak memory is its own): generate the collection's features
 (tarsim.synthetic.make_scale_collection), then BMI CAL with document feedback, the ledger streamed to a file.
 Prints per size: generation time, rounds, judgments, review time, time per round (mean and sampled rounds,
-split into the training/scoring step and the reviewing of the batch) and peak memory.
+split into the training/scoring step and the reviewing of the batch), peak memory and the ledger's sha256
+(same seed and size -> same digest, whatever the speed-ups).
 
     /work/venv/bin/python benchmarks/scale.py                      # 100k, 300k, 1M
     /work/venv/bin/python benchmarks/scale.py --sizes 20000 --prevalence 0.02
@@ -12,6 +13,7 @@ split into the training/scoring step and the reviewing of the batch) and peak me
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import resource
 import subprocess
@@ -64,6 +66,7 @@ def one_size(n: int, prevalence: float, seed: int) -> dict:
         end = simulation.run()
         reviewed = time.perf_counter() - t1
         ledger_bytes = path.stat().st_size
+        ledger_sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
     rounds = simulation.round_times
     starts = [r["start"] for r in rounds] + [t1 + reviewed]
     for r, nxt in zip(rounds, starts[1:], strict=True):
@@ -79,6 +82,7 @@ def one_size(n: int, prevalence: float, seed: int) -> dict:
         "stop": end["reason"],
         "rounds": [{k: r[k] for k in ("labelled", "train", "round")} for r in rounds],
         "ledger_mb": ledger_bytes / 1e6,
+        "ledger_sha256": ledger_sha256,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
@@ -169,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     for n in args.sizes:
         results.append(run_child(n, args.prevalence, args.seed))
         print(report(results[-1:]).splitlines()[1], flush=True)
+        print(f"  ledger sha256 {results[-1]['ledger_sha256']}", flush=True)
     print(report(results))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

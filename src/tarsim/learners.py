@@ -271,13 +271,17 @@ def fit_and_score(estimator: BaseEstimator, X: sp.spmatrix, y: np.ndarray, *targ
     if getattr(estimator, "refit_in_place", False):  # ASReview's way: its random stream runs on over the review
         model = estimator.fit(X, y)
         return [model.relevance_scores(target) for target in targets]
+    from sklearn import config_context
     from sklearn.base import clone
 
-    model = clone(estimator).fit(X, y)
+    with config_context(assume_finite=True):  # tf-idf rows are finite: skip scikit-learn's O(entries) NaN scan
+        model = clone(estimator).fit(X, y)
     if hasattr(model, "coef_") and hasattr(model, "intercept_") and hasattr(model, "decision_function"):
         weights = np.asarray(model.coef_, dtype=np.float32).ravel()
         bias = np.float32(np.ravel(model.intercept_)[0])
-        return [np.asarray(target @ weights).ravel() + bias for target in targets]
+        from tarsim.scoring import linear_scores  # large collections: row blocks on threads, the same floats
+
+        return [linear_scores(target, weights, bias) for target in targets]
     if hasattr(model, "decision_function"):
         return [np.asarray(model.decision_function(target), dtype=np.float64).ravel() for target in targets]
     positive = list(model.classes_).index(1)

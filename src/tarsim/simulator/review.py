@@ -36,6 +36,7 @@ from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
 from tarsim.simulator.oracle import DocumentSentenceLabels, ReviewerErrors
 from tarsim.simulator.rounds import LedgerSoFar, RoundState
 from tarsim.simulator.strategies import Item, ReviewStrategy, TrainingSet
+from tarsim.simulator.training_rows import DocumentTrainingRows
 from tarsim.stopping.online import OnlineStop, OnlineStopping
 from tarsim.stopping.rules import ReplayContext
 
@@ -155,6 +156,7 @@ class ReviewSimulation:
         self._learner_waits_for = 0  # the judgment count the learner waits for (reached: every judgment wakes it)
         self._wake_on_target_only = config.reviewers == 1 or _judging_takes_time(config, self.strategy)
         self._finished_rounds: deque[RoundState] = deque()
+        self._training_rows: DocumentTrainingRows | None = None  # the training matrix, grown in place
         self.end: dict | None = None
         self._started = False
 
@@ -314,20 +316,12 @@ class ReviewSimulation:
             presumed = self.rng["presumed"].choice(
                 unit_matrix.shape[0], size=min(self.config.presumed_nonrelevant, unit_matrix.shape[0]), replace=False
             )
-        parts, labels = [], []
-        if self.query_row is not None:
-            parts.append(self.query_row)
-            labels.append(np.ones(1, dtype=np.int64))
-        if training.docs:
-            parts.append(features.documents[training.docs])
-            labels.append(np.asarray(training.doc_labels, dtype=np.int64))
-        if training.sentences:
-            parts.append(features.sentences[training.sentences])
-            labels.append(np.asarray(training.sentence_labels, dtype=np.int64))
-        parts.append(unit_matrix[presumed])
-        labels.append(np.zeros(len(presumed), dtype=np.int64))
-        X = sp.vstack(parts, format="csr")
-        y = np.concatenate(labels)
+        built = None
+        if not training.sentences:  # documents only: the judged rows stay in place from round to round
+            if self._training_rows is None or self._training_rows.documents is not features.documents:
+                self._training_rows = DocumentTrainingRows(features.documents, self.query_row)
+            built = self._training_rows.build(training.docs, training.doc_labels, unit_matrix[presumed])
+        X, y = built if built is not None else self._stacked_training(unit_matrix[presumed])
         need_sentences = strategy.needs_sentence_scores
         targets = ([features.sentences] if need_sentences else []) + strategy.ranked.targets(features)
         scored = fit_and_score(self.learner, X, y, *targets)
@@ -339,6 +333,24 @@ class ReviewSimulation:
             "presumed_nonrelevant": strategy.trained.presumed_record(presumed, self.review.docids, features),
         }
         return document_scores, sentence_scores, training_record
+
+    def _stacked_training(self, presumed_rows: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
+        """The training matrix and labels stacked anew: seed query row, judged documents, judged sentences,
+        presumed non-relevant rows (DocumentTrainingRows holds the same rows in place when no sentence is judged)."""
+        features, training = self.features, self.state.training
+        parts, labels = [], []
+        if self.query_row is not None:
+            parts.append(self.query_row)
+            labels.append(np.ones(1, dtype=np.int64))
+        if training.docs:
+            parts.append(features.documents[training.docs])
+            labels.append(np.asarray(training.doc_labels, dtype=np.int64))
+        if training.sentences:
+            parts.append(features.sentences[training.sentences])
+            labels.append(np.asarray(training.sentence_labels, dtype=np.int64))
+        parts.append(presumed_rows)
+        labels.append(np.zeros(presumed_rows.shape[0], dtype=np.int64))
+        return sp.vstack(parts, format="csr"), np.concatenate(labels)
 
     # ---- the reviewer processes ----------------------------------------------------------------------------
     def _next_item(self) -> tuple[int, Ranking] | None:
