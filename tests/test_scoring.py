@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -62,3 +63,21 @@ def test_small_or_other_inputs_take_the_plain_product() -> None:
     )
     empty = sp.csr_matrix((0, 100), dtype=np.float32)
     assert linear_scores(empty, weights, np.float32(0.5), threads=2).shape == (0,)
+
+
+def test_a_pools_worker_scores_in_one_product(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a sweep's worker the other cores run other reviews: no threads, whatever the size."""
+    import tarsim.scoring as scoring
+
+    matrix = _matrix(400, 100, seed=4)
+    weights = np.linspace(-1, 1, 100, dtype=np.float32)
+    monkeypatch.setattr(scoring, "THREADED_ROWS", 10)
+    monkeypatch.setattr(scoring, "usable_cores", lambda: 2)
+    started = []
+    monkeypatch.setattr(scoring, "ThreadPoolExecutor", lambda **kw: started.append(kw) or ThreadPoolExecutor(**kw))
+    expected = np.asarray(matrix @ weights).ravel() + np.float32(0.5)
+    assert np.array_equal(linear_scores(matrix, weights, np.float32(0.5)), expected)
+    assert len(started) == 1  # the main process: threads
+    monkeypatch.setattr(scoring, "is_main_process", lambda: False)
+    assert np.array_equal(linear_scores(matrix, weights, np.float32(0.5)), expected)
+    assert len(started) == 1  # a worker: none

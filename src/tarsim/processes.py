@@ -46,17 +46,18 @@ def local_parallel(n_jobs: int, **options) -> Parallel:
     return Parallel(n_jobs=n_jobs, backend="loky", initializer=exit_with_parent, initargs=(os.getpid(),), **options)
 
 
+def is_main_process() -> bool:
+    """This is a main process, not one of a pool's workers (a sweep's runs on other cores are such workers)."""
+    import multiprocessing
+
+    return multiprocessing.parent_process() is None and not multiprocessing.current_process().daemon
+
+
 def fork_is_safe() -> bool:
     """Forking is safe here: Linux, a main process (not a sweep's worker) and no other Python thread running."""
-    import multiprocessing
     import sys
 
-    return (
-        sys.platform == "linux"
-        and multiprocessing.parent_process() is None
-        and not multiprocessing.current_process().daemon
-        and threading.active_count() == 1
-    )
+    return sys.platform == "linux" and is_main_process() and threading.active_count() == 1
 
 
 def forked_pool(workers: int) -> ProcessPoolExecutor:

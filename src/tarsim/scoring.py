@@ -14,6 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import scipy.sparse as sp
 
+from tarsim.processes import is_main_process
+
 THREADED_ROWS = 200_000
 """Collections with fewer rows are scored in one product (a thread's start-up would cost more than it saves)."""
 
@@ -54,11 +56,12 @@ def linear_scores(
 ) -> np.ndarray:
     """`np.asarray(matrix @ weights).ravel() + bias`, in row blocks on threads when the matrix is a large CSR one.
 
-    threads: None uses every usable core for matrices of THREADED_ROWS rows or more (else one product); a number
-    forces that many blocks (tests use it to check the blocks give the plain product's floats).
+    threads: None uses every usable core for matrices of THREADED_ROWS rows or more (else one product), except in a
+    pool's worker, whose siblings already keep the other cores busy; a number forces that many blocks (tests use it
+    to check the blocks give the plain product's floats).
     """
     if threads is None:
-        threads = usable_cores() if matrix.shape[0] >= THREADED_ROWS else 1
+        threads = usable_cores() if matrix.shape[0] >= THREADED_ROWS and is_main_process() else 1
     plain = threads <= 1 or not sp.issparse(matrix) or matrix.format != "csr" or matrix.shape[0] < 2
     same_type = matrix.dtype == weights.dtype == np.result_type(matrix.dtype, bias)
     if plain or weights.ndim != 1 or not same_type or matrix.dtype.kind != "f":
