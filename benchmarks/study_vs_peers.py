@@ -309,9 +309,10 @@ def study(args: argparse.Namespace, work: Path) -> dict:
             print(f"{tool}: {seconds:.1f} s" + (f" FAILED {failed}" if failed else ""), flush=True)
             orders[tool] = {} if failed else sweep_orders(out, jobs)
             tools[tool] = summarise_tool(tool, orders[tool], jobs, (seconds, peak, cpu), failed, records)
-    for key, order in orders.get("tarsim", {}).items():
-        if [job_row(jobs[key], d) for d in order[:2]] != list(jobs[key].prior):
-            mismatches.append(f"{key[0]}/{key[1]}")
+    for tool in SWEEPS:  # every tarsim sweep starts each review from the peers' two prior rows
+        for key, order in orders.get(tool, {}).items():
+            if [job_row(jobs[key], d) for d in order[:2]] != list(jobs[key].prior):
+                mismatches.append(f"{tool}: {key[0]}/{key[1]}")
     for tool in peers_of(args.tools):
         options = SimpleNamespace(
             peers_python=args.peers_python, seed=0, until="last-relevant", tarexp_batch=args.tarexp_batch

@@ -346,17 +346,26 @@ def report(job: Job, outcomes: list[Outcome]) -> str:
     return "\n".join(lines)
 
 
-def start_up_floor(python: str, env: dict, runs: int = 3) -> float:
+FLOOR_RUNS = 3
+
+
+def start_up_floor(python: str, env: dict, runs: int = FLOOR_RUNS) -> float:
     """Median wall seconds of `python -c "import sklearn.linear_model"`: what every tool here pays before its first
     fit (the interpreter, numpy, scipy and scikit-learn's imports), whatever else it does."""
     command = [python, "-c", "import sklearn.linear_model"]
-    return float(np.median([run_measured(command, 60.0, env=env)[0] for _ in range(runs)]))
+    seconds = []
+    for _ in range(runs):
+        wall, _, code, text = run_measured(command, 60.0, env=env)
+        if code:
+            raise SystemExit(f"{python} cannot import scikit-learn: {text.strip().splitlines()[-1:]}")
+        seconds.append(wall)
+    return float(np.median(seconds))
 
 
 def floor_line(floor: dict[str, float]) -> str:
     names = {"tarsim": "tarsim's Python", "peers": "the peers' Python"}
     shown = ", ".join(f"{names[where]} {seconds:.2f} s" for where, seconds in floor.items())
-    return f"start-up floor (python -c 'import sklearn.linear_model', median of 3): {shown}"
+    return f"start-up floor (python -c 'import sklearn.linear_model', median of {FLOOR_RUNS}): {shown}"
 
 
 def summarise(records: list[dict]) -> str:

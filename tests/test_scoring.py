@@ -81,3 +81,28 @@ def test_a_pools_worker_scores_in_one_product(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(scoring, "is_main_process", lambda: False)
     assert np.array_equal(linear_scores(matrix, weights, np.float32(0.5)), expected)
     assert len(started) == 1  # a worker: none
+
+
+def test_other_inputs_start_no_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CSC matrices and mixed float types take the one plain product even when threads are asked for."""
+    import tarsim.scoring as scoring
+
+    started = []
+    monkeypatch.setattr(scoring, "ThreadPoolExecutor", lambda **kw: started.append(kw) or ThreadPoolExecutor(**kw))
+    matrix = _matrix(300, 100, seed=5)
+    weights = np.linspace(-1, 1, 100, dtype=np.float32)
+    linear_scores(matrix.tocsc(), weights, np.float32(0.5), threads=2)
+    linear_scores(matrix, weights.astype(np.float64), np.float32(0.5), threads=2)
+    linear_scores(matrix, weights, np.float64(0.1), threads=2)
+    assert started == []
+    linear_scores(matrix, weights, np.float32(0.5), threads=2)
+    assert len(started) == 1
+
+
+def test_is_main_process_is_false_in_a_pools_worker() -> None:
+    from joblib import Parallel, delayed
+
+    from tarsim.processes import is_main_process
+
+    assert is_main_process()
+    assert Parallel(n_jobs=2, backend="loky")(delayed(is_main_process)() for _ in range(2)) == [False, False]

@@ -53,6 +53,30 @@ def test_lists_not_grown_by_appending_are_left_to_the_caller() -> None:
     presumed = documents[[1, 2]]
     assert rows.build([4, 7], [1, 0], presumed) is not None
     assert rows.build([4, 8, 9], [1, 0, 0], presumed) is None  # an earlier judged document changed
-    assert rows.build([4], [1], presumed) is None
+    shrunk = DocumentTrainingRows(documents, None)
+    assert shrunk.build([4, 7], [1, 0], presumed) is not None
+    assert shrunk.build([4], [1], presumed) is None  # the judged list got shorter
     other = DocumentTrainingRows(documents, sp.csr_matrix(np.ones((1, 20))))  # float64 seed row: vstack upcasts
     assert other.build([1], [1], presumed) is None
+
+
+def test_a_review_writes_the_same_ledger_with_rows_held_in_place_or_stacked(tmp_path, monkeypatch) -> None:
+    from tarsim import simulate
+    from tarsim.simulator import training_rows
+
+    original = training_rows.DocumentTrainingRows.build
+    results = {"held": [], "stacked": []}
+
+    def ledger(how: str) -> bytes:
+        def build(self, *args):
+            built = original(self, *args) if how == "held" else None
+            results[how].append(built is not None)
+            return built
+
+        monkeypatch.setattr(training_rows.DocumentTrainingRows, "build", build)
+        simulate(topic="T1", max_effort="2R", effort=("judge",), out=tmp_path / how)
+        return next((tmp_path / how / "ledgers").glob("*.jsonl")).read_bytes()
+
+    assert ledger("held") == ledger("stacked")
+    assert all(results["held"]) and len(results["held"]) > 5  # every round held its rows in place
+    assert results["stacked"] and not any(results["stacked"])  # every round stacked

@@ -26,7 +26,7 @@ def _problem(seed: int, rows: int = 400, columns: int = 300) -> tuple[sp.csr_mat
 
 def test_a_warm_started_refit_starts_from_the_last_coefficients():
     X, y = _problem(0)
-    warm = ASReviewModel(LogisticRegression(warm_start=True), balance="balanced")
+    warm = ASReviewModel(LogisticRegression(warm_start=True), balance="balanced", warm_start=True)
     cold = ASReviewModel(LogisticRegression(), balance="balanced")
     warm.fit(X, y)
     first = warm.model_.n_iter_[0]
@@ -53,9 +53,66 @@ def test_warm_start_keeps_fitting_as_labels_are_added():
     assert iterations["warm"] < 0.8 * iterations["cold"]
 
 
-def test_warm_start_needs_lbfgs():
+def test_only_an_asked_for_warm_start_refits_the_same_model():
+    """A classifier's own warm_start is not enough: a random forest with it would add no trees and go stale."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    X, y = _problem(2)
+    forest = ASReviewModel(RandomForestClassifier(n_estimators=5, warm_start=True))
+    forest.fit(X[:200], y[:200])
+    first = forest.model_
+    forest.fit(X, y)
+    assert forest.model_ is not first  # a fresh clone, fitted on every row
+    warm = make_learner("logistic:warm_start=true")
+    warm.fit(X[:200], y[:200])
+    first = warm.model_
+    warm.fit(X, y)
+    assert warm.model_ is first
+
+
+def test_warm_start_needs_lbfgs_and_is_refused_when_read(tmp_path, capsys):
     with pytest.raises(ConfigError, match="warm_start needs solver=lbfgs"):
         make_learner("logistic:solver=liblinear,warm_start=true")
+    out = tmp_path / "out"
+    code = main(["simulate", "--learner", "logistic:solver=liblinear,warm_start=true", "--out", str(out)])
+    assert code == 2 and not out.exists()  # refused before any feature is built or folder made
+    assert "warm_start needs solver=lbfgs" in capsys.readouterr().err
+
+
+def test_a_user_supplied_learner_starts_every_topic_afresh():
+    """One estimator object for several topics: each topic's review is the one it gets alone (no carried fit)."""
+    from tarsim import simulate
+
+    def learner() -> ASReviewModel:
+        return ASReviewModel(LogisticRegression(warm_start=True), balance="balanced", warm_start=True)
+
+    settings = {"max_effort": "60", "batch": "10", "effort": ("judge",)}
+    given = learner()
+    together = simulate(topic=["T1", "T2"], learner=given, **settings)
+    alone = simulate(topic=["T2"], learner=learner(), **settings)
+    assert list(together.ledgers["T2"].docids) == list(alone.ledgers["T2"].docids)
+    assert not hasattr(given, "model_")  # each topic fitted its own copy; the object given was never fitted
+
+
+def test_the_preset_fits_fewer_iterations_inside_a_review(monkeypatch):
+    """Inside a review the preset's fits start warm: fewer lbfgs iterations in all than the exact preset's."""
+    from tarsim import simulate
+
+    iterations = []
+    fit = ASReviewModel.fit
+
+    def counted(model, X, y):
+        result = fit(model, X, y)
+        iterations.append(int(model.model_.n_iter_[0]))
+        return result
+
+    monkeypatch.setattr(ASReviewModel, "fit", counted)
+    totals = {}
+    for preset in ("asreview-logistic", "asreview-logistic-warm-start"):
+        iterations.clear()
+        simulate(topic="T2", preset=preset, max_effort="200", effort=("judge",), seeding="random", seed=1)
+        totals[preset] = sum(iterations)
+    assert totals["asreview-logistic-warm-start"] < 0.8 * totals["asreview-logistic"]
 
 
 def _ledger(out) -> str:

@@ -57,21 +57,30 @@ class ASReviewModel(ClassifierMixin, BaseEstimator):
     decision_function, and one random stream per review (ASReview seeds numpy's global generator once and every
     fit of LinearSVC or a random forest draws from it), so it is refitted in place rather than cloned.
 
-    A classifier whose `warm_start` is set is cloned once and then refitted itself, so that each fit starts where
-    the last one ended (scikit-learn's warm start); ASReview clones a fresh one every time."""
+    With `warm_start` (the logistic learner's `warm_start=true`; the classifier's own `warm_start` must be set too)
+    the classifier is cloned once and then refitted itself, so that each fit starts where the last one ended;
+    ASReview clones a fresh one every time."""
 
     refit_in_place = True
 
-    def __init__(self, classifier: BaseEstimator, balance: str = "none", ratio: float = 1.0, seed: int = 0) -> None:
+    def __init__(
+        self,
+        classifier: BaseEstimator,
+        balance: str = "none",
+        ratio: float = 1.0,
+        seed: int = 0,
+        warm_start: bool = False,
+    ) -> None:
         self.classifier = classifier
         self.balance = balance
         self.ratio = ratio
         self.seed = seed
+        self.warm_start = warm_start
         self.stream_ = np.random.RandomState(seed)
 
     def fit(self, X: sp.spmatrix, y: np.ndarray) -> ASReviewModel:
         weights = balanced_weights(y, self.ratio) if self.balance == "balanced" else None
-        if getattr(self, "model_", None) is not None and getattr(self.classifier, "warm_start", False):
+        if self.warm_start and getattr(self, "model_", None) is not None:
             model = self.model_  # starts from its own coefficients
         else:
             model = clone(self.classifier)

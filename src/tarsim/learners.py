@@ -88,7 +88,8 @@ class ASReviewLearner(Learner):
         balance, ratio = settings.pop("balance", "none"), settings.pop("ratio", 1.0)
         from tarsim.estimators import ASReviewModel
 
-        return ASReviewModel(self.classifier(random_state), balance, ratio, random_state or 0)
+        warm = bool(settings.get("warm_start", False))
+        return ASReviewModel(self.classifier(random_state), balance, ratio, random_state or 0, warm_start=warm)
 
     @classmethod
     def record_for(cls, params: dict) -> str:
@@ -129,12 +130,16 @@ class LogisticLearner(ASReviewLearner):
             return LogisticRegression(class_weight="balanced", random_state=random_state)
         return super().estimator(lambda_, random_state)
 
+    @staticmethod
+    def check_settings(settings: Mapping[str, object]) -> None:
+        """Refuse, when the spec is read, settings that cannot go together."""
+        if settings["warm_start"] and settings["solver"] != "lbfgs":
+            raise ConfigError("warm_start needs solver=lbfgs (liblinear always starts from zero)")
+
     def classifier(self, random_state: int | None) -> BaseEstimator:
         from sklearn.linear_model import LogisticRegression
 
         settings = self.settings
-        if settings["warm_start"] and settings["solver"] != "lbfgs":
-            raise ConfigError("logistic: warm_start needs solver=lbfgs (liblinear always starts from zero)")
         weight = None if settings["class_weight"] == "none" else "balanced"
         return LogisticRegression(
             C=settings["C"], class_weight=weight, solver=settings["solver"], warm_start=settings["warm_start"]
@@ -271,11 +276,9 @@ def fit_and_score(estimator: BaseEstimator, X: sp.spmatrix, y: np.ndarray, *targ
     if getattr(estimator, "refit_in_place", False):  # ASReview's way: its random stream runs on over the review
         model = estimator.fit(X, y)
         return [model.relevance_scores(target) for target in targets]
-    from sklearn import config_context
     from sklearn.base import clone
 
-    with config_context(assume_finite=True):  # tf-idf rows are finite: skip scikit-learn's O(entries) NaN scan
-        model = clone(estimator).fit(X, y)
+    model = clone(estimator).fit(X, y)
     if hasattr(model, "coef_") and hasattr(model, "intercept_") and hasattr(model, "decision_function"):
         weights = np.asarray(model.coef_, dtype=np.float32).ravel()
         bias = np.float32(np.ravel(model.intercept_)[0])

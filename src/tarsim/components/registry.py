@@ -181,6 +181,12 @@ def bind(kind: Kind, cls: type, spec: Spec) -> dict[str, Any]:
             bound[param.name] = param.convert(values[param.name])
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from None
+    check_together = getattr(cls, "check_settings", None)  # rules between parameters, declared by the component
+    if check_together is not None:
+        try:
+            check_together(bound)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
     return bound
 
 

@@ -118,6 +118,11 @@ class ReviewSimulation:
         self.writer = writer
         if learner is not None and config.learner != "bmi":
             raise ConfigError(f"give a learner name (learner={config.learner!r}) or an estimator, not both")
+        if learner is not None:  # a fresh copy per topic: a model refitted in place must not carry one topic's fit on
+            from sklearn.base import clone
+
+            check_learner(learner)
+            learner = clone(learner)
         self.learner = learner if learner is not None else make_learner(config.learner, config.lambda_, config.seed)
         check_learner(self.learner)
         self.policy = make_selection_policy(config.policy)

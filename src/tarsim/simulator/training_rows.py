@@ -5,6 +5,9 @@ that anew each round copies every judged row again (hundreds of thousands late i
 rows stay in buffers that grow by half, and only the presumed rows (a tail replaced every round) and the rows
 judged since the last round are copied. The matrix handed to the learner has the same entries, in the same order,
 with the same dtypes as `scipy.sparse.vstack` of the parts, so every fit and score is the same.
+
+The judged list must only be appended to between rounds, as the review's TrainingSet does: a list that got shorter,
+or whose last held document changed, falls back to stacking; an edit further back would not be noticed.
 """
 
 from __future__ import annotations
