@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -50,3 +51,18 @@ def test_identical_systems_and_large_effects():
 def test_needs_two_shared_topics():
     with pytest.raises(ValueError, match="at least 2 topics"):
         paired_tests({"a": 1.0}, {"a": 0.0, "b": 1.0})
+
+
+def test_differences_equal_but_for_rounding_count_as_constant():
+    """1/6 - 1 and 1/2 - 4/3 differ in the last bit: no precision warning, the same answer as exact constants."""
+    import warnings
+
+    a = {"t1": 1.0, "t2": 4 / 3, "t3": 1.0}
+    b = {"t1": 1 / 6, "t2": 1 / 2, "t3": 1 / 6}
+    assert len({b[t] - a[t] for t in a}) > 1  # not exactly constant
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = paired_tests(a, b)
+    exact = paired_tests({"t1": 1.0, "t2": 1.0, "t3": 1.0}, {"t1": 1 / 6, "t2": 1 / 6, "t3": 1 / 6})
+    assert result["t"] == exact["t"] == -math.inf
+    assert result["p_t"] == exact["p_t"] == 0.0

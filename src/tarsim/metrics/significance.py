@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -40,7 +41,11 @@ def paired_tests(
     if np.all(x == y):
         result.update(t=0.0, p_t=1.0, p_rand=1.0)
         return result
-    t_test = stats.ttest_rel(y, x)
+    differences = y - x
+    if np.ptp(differences) <= 1e-12 * np.abs(differences).max():  # constant but for rounding: t is infinite
+        t_test = SimpleNamespace(statistic=math.nan, pvalue=math.nan)  # as scipy gives for exactly constant ones
+    else:
+        t_test = stats.ttest_rel(y, x)
     permutation = stats.permutation_test(
         (y, x),
         _mean_difference,
