@@ -106,3 +106,14 @@ def test_is_main_process_is_false_in_a_pools_worker() -> None:
 
     assert is_main_process()
     assert Parallel(n_jobs=2, backend="loky")(delayed(is_main_process)() for _ in range(2)) == [False, False]
+
+
+def test_a_nan_feature_is_an_error_not_nan_scores() -> None:
+    """scikit-learn's finite check stays on: a plugin extractor's NaN must stop the review, not rank by NaN."""
+    from tarsim.learners import fit_and_score, make_learner
+
+    matrix = _matrix(60, 100, seed=6).astype(np.float64)
+    matrix.data[3] = np.nan
+    labels = np.arange(60) % 2
+    with pytest.raises(ValueError, match="NaN"):
+        fit_and_score(make_learner("bmi"), matrix, labels, matrix)
