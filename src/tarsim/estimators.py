@@ -57,8 +57,8 @@ class ASReviewModel(ClassifierMixin, BaseEstimator):
     decision_function, and one random stream per review (ASReview seeds numpy's global generator once and every
     fit of LinearSVC or a random forest draws from it), so it is refitted in place rather than cloned.
 
-    With `warm_start` (the logistic learner's `warm_start=true`; the classifier's own `warm_start` must be set too)
-    the classifier is cloned once and then refitted itself, so that each fit starts where the last one ended;
+    With `warm_start` (the logistic learner's `warm_start=true`) the classifier is cloned once, with its own
+    scikit-learn `warm_start` on, and then refitted itself, so that each fit starts where the last one ended;
     ASReview clones a fresh one every time."""
 
     refit_in_place = True
@@ -86,6 +86,8 @@ class ASReviewModel(ClassifierMixin, BaseEstimator):
             model = clone(self.classifier)
             if "random_state" in model.get_params():
                 model.set_params(random_state=self.stream_)
+            if self.warm_start:
+                model.set_params(warm_start=True)
         self.model_ = model.fit(X, y, sample_weight=weights)
         self.classes_ = self.model_.classes_
         return self

@@ -477,8 +477,7 @@ def _build_document_features(
     start_background): its review reads most of it, and the workers run while this process counts, imports
     scikit-learn and trains.
     """
-    documents = list(collection)
-    background = start_background(documents) if segment_ahead else None
+    background = start_background(list(collection)) if segment_ahead else None
     counts, terms = document_counts(collection, settings, n_jobs)
     if not len(terms):
         raise InputError(
@@ -487,7 +486,7 @@ def _build_document_features(
     if not (np.bincount(counts.indices, minlength=len(terms)) >= settings.min_df).any():
         raise InputError(collection.source, None, f"no term occurs in at least min_df={settings.min_df} documents")
     features = features_from_counts(None, counts, None, None, terms, settings)
-    return with_lazy_sentences(features, collection, background=background, documents=documents)
+    return with_lazy_sentences(features, collection, background=background)
 
 
 def with_lazy_sentences(
@@ -496,11 +495,11 @@ def with_lazy_sentences(
     store: Path | None = None,
     collection_sha: str = "",
     background: Background | None = None,
-    documents: list[Document] | None = None,
 ) -> Features:
-    """Document-only features that segment the collection's documents when a review asks (tarsim.sentences)."""
+    """Document-only features that segment the collection's documents when a review asks (tarsim.sentences);
+    `background`: segmenting already begun on them (start_background), adopted."""
     source, settings = str(getattr(collection, "source", "") or ""), asdict(features.settings)
-    documents = list(collection) if documents is None else documents
+    documents = list(collection)
     lazy = LazySentences(documents, features.sentence_rows_maker(), store, collection_sha, source, settings, background)
     return replace(features, lazy=lazy)
 

@@ -121,8 +121,7 @@ def build_tfidf_features(
     """
     from tarsim.sentences import start_background
 
-    documents_list = list(collection)
-    background = start_background(documents_list) if segment_ahead and not sentences else None
+    background = start_background(list(collection)) if segment_ahead and not sentences else None
     vectoriser = settings.vectoriser()
     try:
         documents = vectoriser.fit_transform(document_texts(collection)).tocsr()
@@ -142,7 +141,7 @@ def build_tfidf_features(
             idf=np.asarray(idf, dtype=np.float64),
             settings=settings,  # type: ignore[arg-type]
         )
-        return with_lazy_sentences(only, collection, background=background, documents=documents_list)
+        return with_lazy_sentences(only, collection, background=background)
     sentence_lists = segment_collection(collection)
     flat = [sentence for sentences in sentence_lists for sentence in sentences]
     sentences = vectoriser.transform(flat).tocsr() if flat else sp.csr_matrix((0, documents.shape[1]))

@@ -80,6 +80,10 @@ def balanced_weights(y: np.ndarray, ratio: float) -> np.ndarray:
 class ASReviewLearner(Learner):
     """A learner with ASReview's settings: its classifier's parameters plus the `balance` and `ratio` ones."""
 
+    recorded_if_set: ClassVar[Mapping[str, object]] = {}
+    """Parameters a ledger's `learner` record names only when they differ from these values: parameters added
+    after ledgers recorded the others, so that those ledgers' records stay as they were."""
+
     def classifier(self, random_state: int | None) -> BaseEstimator:  # pragma: no cover - interface
         raise NotImplementedError
 
@@ -93,8 +97,10 @@ class ASReviewLearner(Learner):
 
     @classmethod
     def record_for(cls, params: dict) -> str:
-        """The ledger header's `learner`: the class with every declared setting."""
-        return f"{cls.record}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+        """The ledger header's `learner`: the class with every declared setting (see recorded_if_set)."""
+        unset = object()
+        shown = {k: v for k, v in params.items() if cls.recorded_if_set.get(k, unset) != v}
+        return f"{cls.record}({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
 
 @register("learner")
@@ -122,6 +128,7 @@ class LogisticLearner(ASReviewLearner):
         ),
         *BALANCE_PARAMS,
     )
+    recorded_if_set: ClassVar[Mapping[str, object]] = {"warm_start": False}
 
     def estimator(self, lambda_: float, random_state: int | None) -> BaseEstimator:
         from sklearn.linear_model import LogisticRegression
@@ -131,7 +138,7 @@ class LogisticLearner(ASReviewLearner):
         return super().estimator(lambda_, random_state)
 
     @staticmethod
-    def check_settings(settings: Mapping[str, object]) -> None:
+    def check_combination(settings: Mapping[str, object]) -> None:
         """Refuse, when the spec is read, settings that cannot go together."""
         if settings["warm_start"] and settings["solver"] != "lbfgs":
             raise ConfigError("warm_start needs solver=lbfgs (liblinear always starts from zero)")
@@ -141,17 +148,11 @@ class LogisticLearner(ASReviewLearner):
 
         settings = self.settings
         weight = None if settings["class_weight"] == "none" else "balanced"
-        return LogisticRegression(
-            C=settings["C"], class_weight=weight, solver=settings["solver"], warm_start=settings["warm_start"]
-        )
+        return LogisticRegression(C=settings["C"], class_weight=weight, solver=settings["solver"])
 
     @classmethod
     def record_for(cls, params: dict) -> str:
-        if params == {p.name: p.default for p in cls.params}:
-            return cls.record
-        if not params.get("warm_start"):  # as ledgers recorded it before warm_start existed
-            params = {k: v for k, v in params.items() if k != "warm_start"}
-        return super().record_for(params)
+        return cls.record if params == {p.name: p.default for p in cls.params} else super().record_for(params)
 
 
 @register("learner")

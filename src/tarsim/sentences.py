@@ -307,7 +307,7 @@ class Background:
         from tarsim.features import _segment_chunk, available_cores
         from tarsim.processes import forked_pool
 
-        workers = max(1, min(available_cores(), -(-len(missing) // BACKGROUND_CHUNK_DOCUMENTS)))
+        workers = min(available_cores(), -(-len(missing) // BACKGROUND_CHUNK_DOCUMENTS))
         self._pool = forked_pool(workers)
         # Workers stop when close() is called, or when this object is dropped (a build that failed, a review
         # that never saved) or the interpreter exits: the finalizer runs once, whichever comes first.

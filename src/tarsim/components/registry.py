@@ -181,10 +181,10 @@ def bind(kind: Kind, cls: type, spec: Spec) -> dict[str, Any]:
             bound[param.name] = param.convert(values[param.name])
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from None
-    check_together = getattr(cls, "check_settings", None)  # rules between parameters, declared by the component
-    if check_together is not None:
+    check_combination = getattr(cls, "check_combination", None)  # rules between parameters, declared by the class
+    if check_combination is not None:
         try:
-            check_together(bound)
+            check_combination(bound)
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}") from None
     return bound

@@ -18,6 +18,7 @@ import zlib
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache, partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -129,7 +130,6 @@ class ReviewSimulation:
         self.sizes = make_batch_schedule(config.batch).sizes()
         self.errors = ReviewerErrors(config.false_negative_rate, config.false_positive_rate)
         self.budget_model = make_effort_model(config.max_effort_model)
-        self._seconds: dict[int, float] = {}  # the time model's seconds by words read (pure; round() is slow)
         self._grades: list[int] = review.grades.astype(np.int64).tolist()  # as int(grades[doc]) reads them
         relevant = int((review.grades > 0).sum())
         self.relevant = relevant
@@ -138,6 +138,8 @@ class ReviewSimulation:
         n = features.n_documents
         self.state = _State(status=bytearray(n), available=n)
         self.strategy = ReviewStrategy.from_config(config)
+        # The time model's seconds by words read, memoised (a pure function, and its round() is slow).
+        self._seconds_of = cache(partial(config.time_model.seconds, self.strategy.shown.name))
         if self.strategy.needs_all_sentences and not features.has_all_sentences:
             raise ConfigError(
                 f"strategy {config.feedback}/{config.train_on} scores every sentence: build the features with "
@@ -372,7 +374,7 @@ class ReviewSimulation:
 
     def _reviewer(self, reviewer: int):
         state, env, so_far, stopping = self.state, self.env, self.so_far, self.stopping
-        write = getattr(self.writer, "write_judgment", self.writer.write)  # a writer of its own may lack the fast one
+        write = self.writer.write_judgment
         budget_model = self.budget_model if self.budget is not None else None  # spent matters only under a budget
         wake_on_target_only = self._wake_on_target_only
         while True:
@@ -422,9 +424,7 @@ class ReviewSimulation:
         item = Item(doc, first, labels, best, self._grades[doc], words)
         shown = strategy.shown.present(item, features, self.errors, self.rng["reviewer"])
         learned = strategy.trained.learn(self.state.training, item, shown)
-        seconds = self._seconds.get(shown.words)
-        if seconds is None:
-            seconds = self._seconds[shown.words] = self.config.time_model.seconds(strategy.shown.name, shown.words)
+        seconds = self._seconds_of(shown.words)
         record = {
             "type": "judgment",
             "round": ranking.round,
