@@ -20,8 +20,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from machine_info import describe_machine  # same folder
+from reproduce_peers import recall_2r100
 from tarsim import api, estimators
-from tarsim.metrics.recall_effort import recall_at_effort
 from vs_peers import DATASETS, SRD_REVIEWS
 
 DEFAULT_REVIEWS = ["Cohen_2006_ACEInhibitors", "Cohen_2006_BetaBlockers", "Cohen_2006_Opiods", "Cohen_2006_ADHD"]
@@ -66,8 +66,7 @@ def run_reviews(preset: str, reviews: list[str], seeds: int, cache: Path) -> lis
                 prior_seed=seed,
                 cache_dir=cache,
             )
-            for ledger in result.ledgers.values():
-                recalls += [r["recall"] for r in recall_at_effort(ledger, "judge") if (r["a"], r["b"]) == (2, 100)]
+            recalls += [recall_2r100(ledger) for ledger in result.ledgers.values()]
     return recalls
 
 

@@ -49,11 +49,10 @@ from typing import Any
 import numpy as np
 
 from machine_info import describe_machine  # same folder
-from reproduce_peers import common_prefix, confidence_interval, wss95
+from reproduce_peers import common_prefix, compare, wss95
 from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger, read_ledger
 from tarsim.metrics.recall_effort import recall_at_effort
-from tarsim.metrics.significance import paired_tests
 from tarsim.policies.seeding import draw_priors
 from vs_peers import (
     BLAS_THREAD_VARIABLES,
@@ -72,17 +71,17 @@ from vs_peers import (
     tarexp_ledger,
 )
 
-TOOLS = ("tarsim", "tarsim-warm", "tarsim-warm-start", "asreview-logistic", "tarexp")
-SWEEPS = {
-    "tarsim": "asreview-logistic",
-    "tarsim-warm": "asreview-logistic",
-    "tarsim-warm-start": "asreview-logistic-warm-start",
-}  # tool -> preset of its sweep
+SWEEPS = {  # tool -> (preset of its sweep, the summary's column of ratios to its time)
+    "tarsim": ("asreview-logistic", "x cold"),
+    "tarsim-warm": ("asreview-logistic", "x warm"),
+    "tarsim-warm-start": ("asreview-logistic-warm-start", "x warm-start"),
+}
+TOOLS = (*SWEEPS, "asreview-logistic", "tarexp")
 MEASURES = ("1R+100", "2R+100", "4R+1000", "WSS@95")
 Key = tuple[str, int]  # (review, prior seed)
 
 
-def study_toml(reviews: list[str], seeds: int, out: Path, preset: str = "asreview-logistic") -> str:
+def study_toml(reviews: list[str], seeds: int, out: Path, preset: str) -> str:
     """The sweep configuration of the study: every review's collection, the preset, 1 + 1 random priors."""
     lines = ["[sweep]", f"out = {json.dumps(str(out))}", f"prior_seeds = {seeds}", ""]
     for review in reviews:
@@ -175,7 +174,7 @@ def peer_orders(tool: str, jobs: dict[Key, Job], work: Path, failed: dict, peers
 def summary_table(document: dict) -> str:
     """The text table: per tool seconds, ratio to each tarsim sweep that ran, runs and mean measures."""
     tools = document["tools"]
-    bases = [(f"x {tool[7:] or 'cold'}", tools[tool]["seconds"]) for tool in SWEEPS if tool in tools]
+    bases = [(label, tools[tool]["seconds"]) for tool, (_, label) in SWEEPS.items() if tool in tools]
     head = f"{'tool':<18} {'seconds':>8} " + " ".join(f"{name:>12}" for name, _ in bases)
     head += f" {'CPU s':>7} {'peak MB':>8} {'runs':>5} {'failed':>6} "
     lines = [head + " ".join(f"{m:>8}" for m in MEASURES)]
@@ -195,6 +194,8 @@ def summary_table(document: dict) -> str:
                 f"(mean common prefix {same['mean_common_prefix']:.0f} of {same['mean_asreview_length']:.0f})"
             )
     for m, c in (document.get("warm_start_vs_asreview") or {}).items():
+        if "diff" not in c:  # fewer than two pairs: no test
+            continue
         lines.append(
             f"tarsim-warm-start - asreview-logistic, {m}: {c['diff']:+.4f} (95% CI {c['ci_low']:+.4f} to "
             f"{c['ci_high']:+.4f}), paired t p = {c['p_t']:.3g}, randomisation p = {c['p_rand']:.3g}, "
@@ -211,31 +212,27 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(run: Callable[[], tuple[float, float, Any]]) -> tuple[float, float, Any, float]:
-    """run()'s (seconds, peak MB, failures) and the CPU seconds of the child processes it waited for."""
+def timed(run: Callable[..., tuple[float, float, Any]], *args: Any) -> tuple[float, float, Any, float]:
+    """run(*args)'s (seconds, peak MB, failures) and the CPU seconds of the child processes it waited for."""
     before = children_cpu()
-    seconds, peak, failed = run()
+    seconds, peak, failed = run(*args)
     return seconds, peak, failed, children_cpu() - before
 
 
 def summarise_tool(
-    tool: str, orders: dict, jobs: dict, measured: tuple[float, float, float], note: str | None, records: list
+    tool: str, orders: dict, jobs: dict, seconds: float, peak: float, cpu: float, note: str | None, records: list
 ) -> dict:
-    """The tool's summary from its orders and (seconds, peak MB, CPU seconds); its per-run records are added to
-    `records`."""
-    seconds, peak, cpu = measured
+    """The tool's seconds, peak memory, CPU seconds, runs and the mean of every measure over its finished runs; its
+    per-run records are added to `records`."""
     mine = evaluate(tool, orders, jobs)
     records += mine
-    return tool_summary(seconds, peak, mine, len(jobs) - len(mine), note) | {"cpu_seconds": cpu}
-
-
-def tool_summary(seconds: float, peak: float, records: list[dict], failed: int, note: str | None = None) -> dict:
-    """Seconds, peak memory, runs and the mean of every measure over the tool's finished runs."""
     means = {}
     for m in MEASURES:
-        values = [r[m] for r in records if r.get(m) is not None]
+        values = [r[m] for r in mine if r.get(m) is not None]
         means[m] = float(np.mean(values)) if values else None
-    return {"seconds": seconds, "peak_mb": peak, "runs": len(records), "failed": failed, "means": means, "note": note}
+    failed = len(jobs) - len(mine)
+    return {"seconds": seconds, "peak_mb": peak, "runs": len(mine), "failed": failed, "means": means, "note": note,
+            "cpu_seconds": cpu}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -298,17 +295,15 @@ def study(args: argparse.Namespace, work: Path) -> dict:
     mismatches: list[str] = []
     cache = work / "feature-cache"
     cache.mkdir()
-    for tool, preset in SWEEPS.items():
+    for tool, (preset, _) in SWEEPS.items():
         if tool in args.tools:
             toml = work / f"{tool}.toml"
             toml.write_text(study_toml(args.reviews, args.seeds, work / "unused-out", preset), encoding="utf-8")
             out = work / f"{tool}-out"
-            seconds, peak, failed, cpu = timed(
-                lambda out=out, toml=toml: run_sweep(toml, out, cache, args.jobs, args.timeout)
-            )
+            seconds, peak, failed, cpu = timed(run_sweep, toml, out, cache, args.jobs, args.timeout)
             print(f"{tool}: {seconds:.1f} s" + (f" FAILED {failed}" if failed else ""), flush=True)
             orders[tool] = {} if failed else sweep_orders(out, jobs)
-            tools[tool] = summarise_tool(tool, orders[tool], jobs, (seconds, peak, cpu), failed, records)
+            tools[tool] = summarise_tool(tool, orders[tool], jobs, seconds, peak, cpu, failed, records)
     for tool in SWEEPS:  # every tarsim sweep starts each review from the peers' two prior rows
         for key, order in orders.get(tool, {}).items():
             if [job_row(jobs[key], d) for d in order[:2]] != list(jobs[key].prior):
@@ -324,11 +319,11 @@ def study(args: argparse.Namespace, work: Path) -> dict:
                 commands[key] = (tarexp_command(job, folder / "order.json", options), folder)
             else:
                 commands[key] = (asreview_command(job, folder / "project.asreview", options, "logistic"), folder)
-        seconds, peak, failed, cpu = timed(lambda commands=commands: run_pool(commands, args.jobs, args.timeout))
+        seconds, peak, failed, cpu = timed(run_pool, commands, args.jobs, args.timeout)
         print(f"{tool}: {seconds:.1f} s, {sum(map(bool, failed.values()))} failed", flush=True)
         orders[tool] = peer_orders(tool, jobs, work, failed, args.peers_python)
         note = "; ".join(sorted({f for f in failed.values() if f})) or None
-        tools[tool] = summarise_tool(tool, orders[tool], jobs, (seconds, peak, cpu), note, records)
+        tools[tool] = summarise_tool(tool, orders[tool], jobs, seconds, peak, cpu, note, records)
     return {
         "machine": describe_machine(),
         "reviews": args.reviews,
@@ -348,24 +343,17 @@ def study(args: argparse.Namespace, work: Path) -> dict:
 
 
 def against_asreview(records: list[dict], tool: str) -> dict | None:
-    """Per measure, the tool against asreview-logistic over the (review, seed) pairs both finished: both means, the
-    mean difference (tool - ASReview) with its 95% CI, and the paired t and randomisation tests' p-values."""
-    by_tool = {
-        t: {f"{r['review']}/{r['seed']}": r for r in records if r["tool"] == t} for t in (tool, "asreview-logistic")
-    }
-    if not by_tool[tool] or not by_tool["asreview-logistic"]:
-        return None
-    comparison = {}
-    for m in MEASURES:
-        theirs = {k: r[m] for k, r in by_tool["asreview-logistic"].items() if r.get(m) is not None}
-        ours = {k: r[m] for k, r in by_tool[tool].items() if r.get(m) is not None and k in theirs}
-        theirs = {k: v for k, v in theirs.items() if k in ours}
-        if len(ours) < 2:
-            continue
-        tests = paired_tests(theirs, ours)
-        low, high = confidence_interval([ours[k] - theirs[k] for k in ours])
-        comparison[m] = {**tests, "ci_low": low, "ci_high": high}
-    return comparison
+    """Per measure, the tool against asreview-logistic over the (review, seed) pairs both finished
+    (reproduce_peers.compare: both means, the mean difference tool - ASReview with its 95% CI, paired tests)."""
+    theirs = {(r["review"], r["seed"]): r for r in records if r["tool"] == "asreview-logistic"}
+    pairs = [
+        {"review": r["review"], "seed": r["seed"]}
+        | {f"peer_{m}": theirs[(r["review"], r["seed"])].get(m) for m in MEASURES}
+        | {f"tarsim_{m}": r.get(m) for m in MEASURES}
+        for r in records
+        if r["tool"] == tool and (r["review"], r["seed"]) in theirs
+    ]
+    return {m: compare(pairs, m) for m in MEASURES} if pairs else None
 
 
 def peers_of(tools: list[str]) -> list[str]:

@@ -349,12 +349,12 @@ def report(job: Job, outcomes: list[Outcome]) -> str:
 FLOOR_RUNS = 3
 
 
-def start_up_floor(python: str, env: dict, runs: int = FLOOR_RUNS) -> float:
+def start_up_floor(python: str, env: dict) -> float:
     """Median wall seconds of `python -c "import sklearn.linear_model"`: what every tool here pays before its first
     fit (the interpreter, numpy, scipy and scikit-learn's imports), whatever else it does."""
     command = [python, "-c", "import sklearn.linear_model"]
     seconds = []
-    for _ in range(runs):
+    for _ in range(FLOOR_RUNS):
         wall, _, code, text = run_measured(command, 60.0, env=env)
         if code:
             raise SystemExit(f"{python} cannot import scikit-learn: {text.strip().splitlines()[-1:]}")
@@ -454,6 +454,7 @@ def main(argv: list[str] | None = None) -> int:
     if peers and not (args.peers_python and _importable(args.peers_python)):
         print("peers not importable (give --peers-python with asreview and tarexp installed): tarsim only")
         args.tools = [t for t in args.tools if t.startswith("tarsim")]
+        peers = []
     print(f"machine: {describe_machine()}; until={args.until}; BLAS threads: {args.blas_threads}")
     floor = {"tarsim": start_up_floor(sys.executable, _tarsim_env())}
     if peers:

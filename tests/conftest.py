@@ -44,3 +44,29 @@ def demo():
     from tarsim.synthetic import demo_dataset
 
     return demo_dataset()
+
+
+@pytest.fixture(scope="session")
+def demo_features(demo):
+    """The demo collection's features with every sentence, built once for the tests that drive reviews by hand."""
+    from tarsim.features import build_features
+
+    return build_features(demo.collection)
+
+
+def demo_simulation(demo, features, config, topic: str):
+    """A ReviewSimulation of one demo topic (sentence labels inherited) writing to memory; (simulation, writer)."""
+    import numpy as np
+
+    from tarsim.simulator.ledger import MemoryLedgerWriter
+    from tarsim.simulator.oracle import inherit_labels
+    from tarsim.simulator.review import ReviewSimulation, TopicReview
+    from tarsim.simulator.run import topic_grades
+
+    docids = demo.collection.docids
+    grades = topic_grades(demo.qrels[topic], {d: i for i, d in enumerate(docids)}, len(docids))
+    labels = inherit_labels(features, (grades > 0).astype(np.int8))
+    header = {"topic": topic, "config": config.to_dict(), "relevant": int((grades > 0).sum())}
+    writer = MemoryLedgerWriter({**header, "collection_size": len(docids)})
+    review = TopicReview(topic, demo.topics[topic], grades, labels, docids)
+    return ReviewSimulation(features, review, config, writer), writer

@@ -9,12 +9,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from conftest import demo_simulation
 from tarsim.data.ledger import encode, encode_judgment, ledger_from_lines
-from tarsim.features import build_features
 from tarsim.simulator import ReviewConfig, oracle
-from tarsim.simulator.ledger import MemoryLedgerWriter
-from tarsim.simulator.oracle import inherit_labels
-from tarsim.simulator.review import ReviewSimulation, TopicReview
 from tarsim.simulator.rounds import LedgerSoFar
 from tarsim.simulator.run import topic_grades
 
@@ -104,18 +101,12 @@ def test_the_ledger_so_far_holds_what_parsing_its_lines_gives(views_every):
 
 
 @pytest.fixture(scope="module")
-def features(demo):
-    return build_features(demo.collection)
+def features(demo_features):
+    return demo_features
 
 
 def _review(demo, features, config: ReviewConfig, wake_on_target_only: bool | None = None) -> tuple[bool, list[str]]:
-    docids = demo.collection.docids
-    grades = topic_grades(demo.qrels[TOPIC], {d: i for i, d in enumerate(docids)}, len(docids))
-    labels = inherit_labels(features, (grades > 0).astype(np.int8))
-    writer = MemoryLedgerWriter({"topic": TOPIC})
-    simulation = ReviewSimulation(
-        features, TopicReview(TOPIC, demo.topics[TOPIC], grades, labels, docids), config, writer
-    )
+    simulation, writer = demo_simulation(demo, features, config, TOPIC)
     chosen = simulation._wake_on_target_only
     if wake_on_target_only is not None:
         simulation._wake_on_target_only = wake_on_target_only

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -181,8 +183,6 @@ def test_features_without_a_collection_cannot_segment(antihistamines, built):
 
 def _slow_counted_segmentation(monkeypatch, seconds: float) -> list[str]:
     """Make segmenting in this process slow and counted (forked workers use tarsim.features' own reference)."""
-    import time
-
     segmented = []
     real = tarsim.segmentation.segment_document
 
@@ -197,8 +197,6 @@ def _slow_counted_segmentation(monkeypatch, seconds: float) -> list[str]:
 
 def _die(documents) -> None:
     """A background task that kills its worker (module level: tasks are pickled by name)."""
-    import os
-
     os._exit(3)
 
 
@@ -213,12 +211,17 @@ def _recorded(cls, started: list):
     return Recorded
 
 
-def test_a_small_collection_is_segmented_in_the_background_with_the_same_ledger(
-    antihistamines, built, tmp_path, monkeypatch
-):
+@pytest.fixture
+def background_workers(monkeypatch) -> None:
+    """Background workers can start: skipped on one core; forking allowed whatever threads pytest's plugins run."""
     if tarsim.features.available_cores() < 2:
         pytest.skip("background segmentation needs two cores")
-    monkeypatch.setattr(tarsim.features, "_can_fork", lambda: True)  # whatever threads pytest's plugins run
+    monkeypatch.setattr(tarsim.features, "_can_fork", lambda: True)
+
+
+def test_a_small_collection_is_segmented_in_the_background_with_the_same_ledger(
+    antihistamines, built, tmp_path, monkeypatch, background_workers
+):
     threads, children = threading.active_count(), set(multiprocessing.active_children())  # loky's idle ones too
     topic = next(iter(antihistamines.topics))
     assert len(antihistamines.collection) < tarsim.sentences.BACKGROUND_MAX_DOCUMENTS
@@ -232,14 +235,11 @@ def test_a_small_collection_is_segmented_in_the_background_with_the_same_ledger(
     assert threading.active_count() == threads and set(multiprocessing.active_children()) <= children  # stopped
 
 
-def test_a_dead_background_worker_changes_nothing(antihistamines, built, tmp_path, monkeypatch):
-    if tarsim.features.available_cores() < 2:
-        pytest.skip("background segmentation needs two cores")
+def test_a_dead_background_worker_changes_nothing(antihistamines, built, tmp_path, monkeypatch, background_workers):
     started = []
     monkeypatch.setattr(tarsim.sentences, "Background", _recorded(tarsim.sentences.Background, started))
     topic = next(iter(antihistamines.topics))
     review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "full", features=built["bmi", True])
-    monkeypatch.setattr(tarsim.features, "_can_fork", lambda: True)
     monkeypatch.setattr(tarsim.features, "_segment_chunk", _die)  # every worker dies on its first chunk
     in_process = _slow_counted_segmentation(monkeypatch, 0)
     lazy = fresh(built["bmi", False], antihistamines.collection)
@@ -257,12 +257,7 @@ def test_one_core_segments_as_judged(antihistamines, built, monkeypatch):
     assert sorted(in_process) == sorted(set(ledger.docids))  # each judged document once, nothing ahead
 
 
-def test_requeued_background_work_returns_every_document_once_with_its_sentences(antihistamines, monkeypatch):
-    import time
-
-    if tarsim.features.available_cores() < 2:
-        pytest.skip("background segmentation needs two cores")
-    monkeypatch.setattr(tarsim.features, "_can_fork", lambda: True)
+def test_requeued_background_work_returns_every_document_once_with_its_sentences(antihistamines, background_workers):
     documents = list(antihistamines.collection)
     background = tarsim.sentences.start_background(documents)
     background.prioritise(list(reversed(range(len(documents)))))  # the review's ranking, other than collection order

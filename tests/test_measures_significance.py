@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -55,8 +56,6 @@ def test_needs_two_shared_topics():
 
 def test_differences_equal_but_for_rounding_count_as_constant():
     """1/6 - 1 and 1/2 - 4/3 differ in the last bit: no precision warning, the same answer as exact constants."""
-    import warnings
-
     a = {"t1": 1.0, "t2": 4 / 3, "t3": 1.0}
     b = {"t1": 1 / 6, "t2": 1 / 2, "t3": 1 / 6}
     assert len({b[t] - a[t] for t in a}) > 1  # not exactly constant

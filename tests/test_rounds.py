@@ -9,15 +9,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from conftest import demo_simulation
 from tarsim.data.ledger import ledger_from_lines
 from tarsim.errors import ConfigError
-from tarsim.features import build_features
 from tarsim.simulator import ReviewConfig, review_topics
 from tarsim.simulator.ledger import MemoryLedgerWriter
-from tarsim.simulator.oracle import inherit_labels
-from tarsim.simulator.review import ReviewSimulation, TopicReview
+from tarsim.simulator.review import ReviewSimulation
 from tarsim.simulator.rounds import LedgerSoFar
-from tarsim.simulator.run import topic_grades
 from tarsim.simulator.strategies import (
     RankByBestSentence,
     RankDocuments,
@@ -45,8 +43,8 @@ RULES = ("budget:0.5R", "budget:R:clock", "knee:6", "target:5", "nonrel:20", "or
 
 
 @pytest.fixture(scope="module")
-def features(demo):
-    return build_features(demo.collection)
+def features(demo_features):
+    return demo_features
 
 
 @pytest.fixture(scope="module")
@@ -230,13 +228,7 @@ def test_the_first_rule_to_fire_stops_the_review(demo, features):
 
 
 def _simulation(demo, features, config: ReviewConfig) -> tuple[ReviewSimulation, MemoryLedgerWriter]:
-    docids = demo.collection.docids
-    grades = topic_grades(demo.qrels[TOPIC], {d: i for i, d in enumerate(docids)}, len(docids))
-    labels = inherit_labels(features, (grades > 0).astype(np.int8))
-    header = {"topic": TOPIC, "config": config.to_dict(), "relevant": int((grades > 0).sum())}
-    writer = MemoryLedgerWriter({**header, "collection_size": len(docids)})
-    review = TopicReview(TOPIC, demo.topics[TOPIC], grades, labels, docids)
-    return ReviewSimulation(features, review, config, writer), writer
+    return demo_simulation(demo, features, config, TOPIC)
 
 
 @pytest.mark.parametrize("seed", [0, 2])

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from tarsim import scoring
 from tarsim.scoring import linear_scores, row_blocks
 
 
@@ -49,7 +50,16 @@ def test_blocks_cover_every_row_once_and_balance_the_entries() -> None:
     assert abs(entries[0] - entries[1]) <= 60  # at most one row's entries apart
 
 
-def test_small_or_other_inputs_take_the_plain_product() -> None:
+def _pools_started(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """The thread pools linear_scores starts from now on (one entry each)."""
+    started: list[dict] = []
+    monkeypatch.setattr(scoring, "ThreadPoolExecutor", lambda **kw: started.append(kw) or ThreadPoolExecutor(**kw))
+    return started
+
+
+def test_small_or_other_inputs_take_the_plain_product(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below THREADED_ROWS, CSC matrices and mixed float types: the one plain product, no thread pool."""
+    started = _pools_started(monkeypatch)
     matrix = _matrix(200, 100, seed=3)
     weights = np.linspace(-1, 1, 100, dtype=np.float32)
     expected = np.asarray(matrix @ weights).ravel() + np.float32(0.5)
@@ -63,40 +73,24 @@ def test_small_or_other_inputs_take_the_plain_product() -> None:
     )
     empty = sp.csr_matrix((0, 100), dtype=np.float32)
     assert linear_scores(empty, weights, np.float32(0.5), threads=2).shape == (0,)
+    assert started == []
+    linear_scores(matrix, weights, np.float32(0.5), threads=2)
+    assert len(started) == 1  # a float32 CSR matrix: blocks on threads
 
 
 def test_a_pools_worker_scores_in_one_product(monkeypatch: pytest.MonkeyPatch) -> None:
     """In a sweep's worker the other cores run other reviews: no threads, whatever the size."""
-    import tarsim.scoring as scoring
-
     matrix = _matrix(400, 100, seed=4)
     weights = np.linspace(-1, 1, 100, dtype=np.float32)
     monkeypatch.setattr(scoring, "THREADED_ROWS", 10)
     monkeypatch.setattr(scoring, "usable_cores", lambda: 2)
-    started = []
-    monkeypatch.setattr(scoring, "ThreadPoolExecutor", lambda **kw: started.append(kw) or ThreadPoolExecutor(**kw))
+    started = _pools_started(monkeypatch)
     expected = np.asarray(matrix @ weights).ravel() + np.float32(0.5)
     assert np.array_equal(linear_scores(matrix, weights, np.float32(0.5)), expected)
     assert len(started) == 1  # the main process: threads
     monkeypatch.setattr(scoring, "is_main_process", lambda: False)
     assert np.array_equal(linear_scores(matrix, weights, np.float32(0.5)), expected)
     assert len(started) == 1  # a worker: none
-
-
-def test_other_inputs_start_no_threads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """CSC matrices and mixed float types take the one plain product even when threads are asked for."""
-    import tarsim.scoring as scoring
-
-    started = []
-    monkeypatch.setattr(scoring, "ThreadPoolExecutor", lambda **kw: started.append(kw) or ThreadPoolExecutor(**kw))
-    matrix = _matrix(300, 100, seed=5)
-    weights = np.linspace(-1, 1, 100, dtype=np.float32)
-    linear_scores(matrix.tocsc(), weights, np.float32(0.5), threads=2)
-    linear_scores(matrix, weights.astype(np.float64), np.float32(0.5), threads=2)
-    linear_scores(matrix, weights, np.float64(0.1), threads=2)
-    assert started == []
-    linear_scores(matrix, weights, np.float32(0.5), threads=2)
-    assert len(started) == 1
 
 
 def test_is_main_process_is_false_in_a_pools_worker() -> None:

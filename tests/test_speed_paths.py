@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import tarsim.features
-import tarsim.sentences
 from tarsim.cli import main
 from tarsim.data import write_collection, write_qrels, write_topics
 from tarsim.data.collection import Document
@@ -72,7 +71,7 @@ def test_cache_dir_option_moves_the_cache(tmp_path, collection):
     assert not list(Path(os.environ["TARSIM_CACHE_DIR"]).iterdir())
 
 
-def test_cache_info_and_clear(tmp_path, collection, capsys, monkeypatch):
+def test_cache_info_and_clear(tmp_path, collection, capsys):
     cache = tmp_path / "cache"
     assert _simulate(collection, tmp_path / "out", "--cache-dir", str(cache)) == 0
     (cache / "notes.txt").write_text("not tarsim's")

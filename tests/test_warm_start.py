@@ -26,7 +26,7 @@ def _problem(seed: int, rows: int = 400, columns: int = 300) -> tuple[sp.csr_mat
 
 def test_a_warm_started_refit_starts_from_the_last_coefficients():
     X, y = _problem(0)
-    warm = ASReviewModel(LogisticRegression(warm_start=True), balance="balanced", warm_start=True)
+    warm = ASReviewModel(LogisticRegression(), balance="balanced", warm_start=True)
     cold = ASReviewModel(LogisticRegression(), balance="balanced")
     warm.fit(X, y)
     first = warm.model_.n_iter_[0]
@@ -84,7 +84,7 @@ def test_a_user_supplied_learner_starts_every_topic_afresh():
     from tarsim import simulate
 
     def learner() -> ASReviewModel:
-        return ASReviewModel(LogisticRegression(warm_start=True), balance="balanced", warm_start=True)
+        return ASReviewModel(LogisticRegression(), balance="balanced", warm_start=True)
 
     settings = {"max_effort": "60", "batch": "10", "effort": ("judge",)}
     given = learner()
