@@ -138,6 +138,18 @@ def test_the_simulate_command_imports_no_dataframe_or_plotting_library():
     assert not {"pandas", "matplotlib", "dask", "pyarrow", "sklearn"} & {name.split(".")[0] for name in modules}
 
 
+def test_subpackages_are_attributes_of_tarsim_on_first_use():
+    """`import tarsim` then `tarsim.data.load_dataset(...)`, as docs/from-asreview.md writes it, without the
+    package importing its subpackages up front (which would put scikit-learn on every command's path)."""
+    src = str(Path(tarsim.features.__file__).parents[1])
+    probe = "import tarsim; print(tarsim.data.load_dataset.__name__, tarsim.metrics.__name__); tarsim.nothing"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": src}
+    )
+    assert result.stdout.split() == ["load_dataset", "tarsim.metrics"]
+    assert result.stderr.strip().splitlines()[-1] == "AttributeError: module 'tarsim' has no attribute 'nothing'"
+
+
 SWEEP = """\
 [sweep]
 seeds = 3

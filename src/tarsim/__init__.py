@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 __version__ = "0.1.0"
 
 __all__ = ["SimulationResult", "__version__", "simulate"]
@@ -13,4 +15,11 @@ def __getattr__(name: str):
         from tarsim import api
 
         return getattr(api, name)
+    if name.startswith("__"):
+        raise AttributeError(f"module 'tarsim' has no attribute {name!r}")
+    try:  # `import tarsim` then `tarsim.data.load_dataset(...)`: subpackages load on first use too
+        return importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{name}":
+            raise
     raise AttributeError(f"module 'tarsim' has no attribute {name!r}")

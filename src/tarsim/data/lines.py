@@ -86,7 +86,8 @@ def parse_json_object(path: PathLike, number: int, line: str) -> dict:
     try:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise InputError(path, number, f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+        message = exc.msg.removesuffix(" at")  # json's "Invalid control character at" already ends so
+        raise InputError(path, number, f"invalid JSON: {message} at column {exc.colno}") from None
     if not isinstance(record, dict):
         raise InputError(path, number, "expected a JSON object")
     return record
