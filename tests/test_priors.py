@@ -15,7 +15,7 @@ import pytest
 import tarsim
 from tarsim.cli import main
 from tarsim.errors import ConfigError
-from tarsim.policies.seeding import draw_priors
+from tarsim.policies.seeding import SeedingChoice, draw_priors
 from tarsim.simulator import ReviewConfig
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -119,6 +119,13 @@ def test_default_start_of_a_screening_file_is_one_and_one_random_prior(tmp_path,
     assert "prior_seed" not in header["config"]
 
 
+def test_query_seeding_asked_for_on_a_screening_file_is_refused_in_python_too(tmp_path):
+    source = write_csv(tmp_path / "tiny.csv")
+    for seeding in ("query", SeedingChoice("query")):
+        with pytest.raises(ConfigError, match="has no query text"):
+            tarsim.simulate(str(source), seeding=seeding)
+
+
 def test_a_collection_directory_keeps_the_query_start(demo):
     result = tarsim.simulate(demo, topic="T1", max_effort="10")
     assert result.config.seeding.kind == "query" and not result.ledgers["T1"].prior.any()
@@ -137,6 +144,7 @@ def test_a_collection_directory_keeps_the_query_start(demo):
         (["--prior-idx", "3", "3"], "prior_idx lists a record twice"),
         (["--prior-idx", "3", "--prior-seed", "1"], "it does not apply to prior_idx"),
         (["--n-prior-included", "1", "--seeding", "random"], "priors are the seeding"),
+        (["--seeding", "query"], "topic 'tiny' has no query text (a screening file): leave --seeding out"),
     ],
 )
 def test_bad_prior_settings_are_one_line_exit_2(tmp_path, capsys, options, message):

@@ -132,8 +132,10 @@ def simulate(
         validate("effort", model)
     if isinstance(learner, str):  # a named learner is part of the configuration, recorded in every ledger
         settings["learner"], learner = learner, None
-    from tarsim.presets import default_preset
+    from tarsim.presets import check_query_seeding, default_preset
 
+    if "seeding" in settings:
+        check_query_seeding(dataset, settings["seeding"])
     if config is None and "preset" not in settings and default_preset(dataset):  # a screening file: see presets
         settings["preset"] = default_preset(dataset)
     settings = review_settings(settings)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from tarsim.components import kind, register
+from tarsim.errors import ConfigError
 
 ASREVIEW_TFIDF_U4 = "tfidf:ngram_max=2,sublinear_tf=true,min_df=1,max_df=0.95"
 """ASReview 3's elas_u4 feature extractor: tf-idf of uni- and bigrams, sublinear tf, max_df 0.95."""
@@ -119,3 +120,16 @@ def default_preset(collection: object) -> str | None:
     if not isinstance(collection, (str, Path)):
         return None
     return SCREENING_FILE_PRESET if is_screening_file(collection) else None
+
+
+def check_query_seeding(collection: object, seeding: object) -> None:
+    """Refuse `seeding="query"` asked for explicitly on a screening file: its topic has no query text. Left out, the
+    default query seeding starts such a file from random priors instead (simulator.run.starting_config)."""
+    kind = getattr(seeding, "kind", seeding)
+    if kind == "query" and default_preset(collection):
+        from tarsim.data.screening import topic_name
+
+        raise ConfigError(
+            f"topic {topic_name(collection)!r} has no query text (a screening file): leave --seeding out to start "
+            "from 1 + 1 random priors, or use --seeding random|documents|priors"
+        )

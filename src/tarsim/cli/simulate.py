@@ -11,7 +11,7 @@ from tarsim.components.schema import add_options, option_values
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS
 from tarsim.errors import ConfigError
 from tarsim.policies import SeedingChoice
-from tarsim.presets import apply_preset, default_preset
+from tarsim.presets import apply_preset, check_query_seeding, default_preset
 from tarsim.reporting.tables import format_review_tables
 from tarsim.simulator.config import ReviewConfig
 
@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
 
     effort = tuple(args.effort or DEFAULT_EFFORT_MODELS)
     values = {name: value for name, value in option_values(args, ReviewConfig).items() if value is not None}
+    if args.seeding:
+        check_query_seeding(args.collection, args.seeding)
     values["seeding"] = SeedingChoice(args.seeding or "query", tuple(args.seed_doc or ()))
     values = apply_preset(values.pop("preset", None) or default_preset(args.collection), values)
     config = ReviewConfig(**values, max_effort_model=effort[0])  # validates everything before any data is read
