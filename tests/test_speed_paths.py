@@ -275,6 +275,25 @@ def test_an_unwritable_cache_costs_a_warning_not_the_run(tmp_path, collection, c
     assert (tmp_path / "out" / "ledgers" / "t1.jsonl").exists()
 
 
+@pytest.mark.parametrize("command", ["simulate", "cache"])
+def test_a_blank_cache_dir_or_a_file_is_refused_before_anything_is_written(
+    command, tmp_path, collection, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)  # a blank --cache-dir used to mean the current directory
+    (tmp_path / "afile").write_text("not a folder")
+    for value, problem in (("", "--cache-dir is empty"), ("afile", "--cache-dir afile: is a file")):
+        if command == "simulate":
+            code = _simulate(collection, tmp_path / "out", "--cache-dir", value)
+        else:
+            code = main(["cache", "info", "--cache-dir", value])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1 and problem in err[0], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "c"]  # no output, no cache entry in the cwd
+    monkeypatch.setenv("TARSIM_CACHE_DIR", "afile")
+    assert main(["cache", "info"]) == 2
+    assert "TARSIM_CACHE_DIR afile: is a file" in capsys.readouterr().err
+
+
 # ---- document counts without segmentation ------------------------------------------------------------------------
 
 

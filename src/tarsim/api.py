@@ -14,6 +14,7 @@ from tarsim.data.ledger import Ledger, iter_ledger_paths, read_ledger
 from tarsim.data.lines import PathLike
 from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError, InputError
+from tarsim.features import resolve_cache_dir
 from tarsim.metrics.recall_effort import RecallCurve, recall_curve
 from tarsim.policies import SeedingChoice
 from tarsim.reporting.tables import (
@@ -141,7 +142,7 @@ def simulate(
     settings = review_settings(settings)
     config = replace(config, **settings) if config is not None else ReviewConfig(**settings)
     wanted = [topic] if isinstance(topic, str) else topic
-    cache = Path(cache_dir) if cache_dir is not None else None
+    cache = resolve_cache_dir(cache_dir) if cache_dir is not None else None  # a blank one or a file: refused now
     if out is None:
         data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
         batch = review_topics(

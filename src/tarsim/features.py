@@ -617,15 +617,26 @@ def default_cache_dir() -> Path:
     """The user's feature cache: $TARSIM_CACHE_DIR, else platformdirs' user cache dir; shared by every output."""
     configured = os.environ.get(CACHE_ENV)
     if configured:
-        return Path(configured)
+        return _cache_folder(configured, CACHE_ENV)
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("tarsim", appauthor=False)) / "features"
 
 
 def resolve_cache_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
-    """`cache_dir` when given, else the user's feature cache (default_cache_dir)."""
-    return Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    """`cache_dir` when given (refused when blank or a file), else the user's feature cache (default_cache_dir)."""
+    return default_cache_dir() if cache_dir is None else _cache_folder(cache_dir, "--cache-dir")
+
+
+def _cache_folder(value: str | os.PathLike[str], option: str) -> Path:
+    """A cache folder as given; blank (the current directory, unasked) or an existing file is a ConfigError. A folder
+    that cannot be written costs a warning when the cache is written, not the run."""
+    raw = os.fspath(value)
+    if not raw.strip():
+        raise ConfigError(f"{option} is empty: give the cache folder")
+    if Path(raw).is_file():
+        raise ConfigError(f"{option} {raw}: is a file, expected a folder for the feature cache")
+    return Path(raw)
 
 
 CACHE_ENTRY_PREFIXES = ("features-", "tfidf-", "sentences-")

@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from tarsim.api import resolve_dataset, simulate
     from tarsim.data.output_lock import output_lock
     from tarsim.data.paths import check_output_path
+    from tarsim.features import resolve_cache_dir
     from tarsim.simulator.run import check_topics
 
     effort = tuple(args.effort or DEFAULT_EFFORT_MODELS)
@@ -87,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
     if args.collection and (args.docs or args.qrels or args.topics):
         raise ConfigError("give either --collection DIR or --docs/--qrels/--topics files, not both")
     out = check_output_path(args.out, "--out", directory=True)
+    if args.cache_dir is not None:
+        resolve_cache_dir(args.cache_dir)  # a blank --cache-dir or a file is refused before anything is written
     with output_lock(out):  # a second writer stops before reading any data (re-entrant for simulate below)
         dataset = resolve_dataset(
             args.collection, docs=args.docs, qrels=args.qrels, topics=args.topics, unlabelled=args.unlabelled

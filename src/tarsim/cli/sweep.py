@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from tarsim.cli.progress import TerminalProgress
 
@@ -61,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             resume=args.resume,
             retries=args.retries,
             progress=bar.open,
-            cache_dir=Path(args.cache_dir) if args.cache_dir else None,
+            cache_dir=args.cache_dir,
         )
     finally:
         bar.close()
