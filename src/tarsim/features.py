@@ -582,13 +582,21 @@ _CACHE_READ_ERRORS = (
 _META_KEYS = frozenset({"format", "collection", "settings", "arrays", "source"})
 
 
+def failure_reason(error: BaseException) -> str:
+    """Why a cache file could not be read, in one clause: the error's type and its message's first sentence (numpy's
+    advice to load a file with pickled objects unsafely is not for a cache that tarsim rebuilds anyway)."""
+    lines = str(error).splitlines()
+    first = re.split(r"(?<=[.!?])\s", lines[0], maxsplit=1)[0] if lines else ""
+    return f"{type(error).__name__}: {first}"
+
+
 def read_cache_meta(path: Path) -> dict:
     """The meta record of a cache file, unverified and without reading its arrays (for `tarsim cache info`)."""
     try:
         with np.load(path, allow_pickle=False) as stored:
             meta = json.loads(str(stored["meta"][()]))
     except _CACHE_READ_ERRORS as error:
-        raise CacheError(path, f"{type(error).__name__}: {error}".splitlines()[0]) from None
+        raise CacheError(path, failure_reason(error)) from None
     if not isinstance(meta, dict):
         raise CacheError(path, "no valid meta record")
     return meta

@@ -90,6 +90,7 @@ class LazySentences:
         self._stored_rows: set[int] = set()
         self._background: Background | None = None
         self._background_tried = self._prioritised = False
+        self._store_refused = False  # the store was found unusable (warned once)
         if background is not None:  # started while the documents were counted
             self._adopt(background)
         self.keep_in(self._store, collection_sha)
@@ -262,7 +263,7 @@ class LazySentences:
 
     def _load(self) -> None:
         """Add the store's words and rows to what is known; a damaged or foreign store is ignored (one warning)."""
-        from tarsim.features import arrays_checksum
+        from tarsim.features import arrays_checksum, failure_reason
 
         try:
             with np.load(self._store, allow_pickle=False) as stored:
@@ -274,8 +275,11 @@ class LazySentences:
                 raise ValueError("checksum mismatch")
             words, rows = _unpack(arrays, len(self._documents))
         except Exception as error:  # any damage: segment again, never a different result
-            reason = f"{type(error).__name__}: {error}".splitlines()[0]
-            warnings.warn(f"sentence store {self._store} is unusable ({reason}): not used", InputWarning, stacklevel=3)
+            if not self._store_refused:  # save() reads the store again before it replaces it: one warning
+                reason = failure_reason(error)
+                message = f"sentence store {self._store} is unusable ({reason}): not used"
+                warnings.warn(message, InputWarning, stacklevel=3)
+            self._store_refused = True
             return
         for doc, value in words.items():
             self._words.setdefault(doc, value)
