@@ -117,6 +117,15 @@ def test_topic_without_relevant_documents_is_skipped_with_a_reason(tmp_path, cap
     assert "nan" not in (tmp_path / "o" / "recall_at_effort.csv").read_text().lower()
 
 
+def test_a_run_that_reviews_no_topic_is_an_error_and_writes_nothing(tmp_path, capsys):
+    data = _tiny_collection(tmp_path / "c")
+    out = tmp_path / "o"
+    assert main(["simulate", "--collection", str(data), "--topic", "t2", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == "tarsim: error: no topic was reviewed (topic t2: no relevant document in the collection)"
+    assert not out.exists()  # no empty tables that look like a finished run
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -148,14 +148,23 @@ def simulate(
         batch = review_topics(
             data, config, wanted, None, learner=learner, resume=resume, progress=progress, cache_dir=cache
         )
+        _check_reviewed(batch.ledgers, batch.skipped)
         return SimulationResult(batch.ledgers, batch.config, batch.skipped, tuple(effort), None)
     with output_lock(out):  # taken before any work, held until the tables are written: one writer per output
         data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
         batch = review_topics(
             data, config, wanted, Path(out), learner=learner, resume=resume, progress=progress, cache_dir=cache
         )
+        _check_reviewed(batch.ledgers, batch.skipped)
         write_simulation_reports(Path(out), list(batch.ledgers.values()), effort, batch.skipped)
     return SimulationResult(batch.ledgers, batch.config, batch.skipped, tuple(effort), Path(out))
+
+
+def _check_reviewed(ledgers: dict, skipped: dict[str, str]) -> None:
+    """A run that reviewed no topic is an error, not empty tables written as if it had succeeded."""
+    if not ledgers:
+        reasons = "; ".join(f"topic {topic}: {reason}" for topic, reason in skipped.items())
+        raise ConfigError("no topic was reviewed" + (f" ({reasons})" if reasons else ""))
 
 
 def review_settings(settings: dict) -> dict:
