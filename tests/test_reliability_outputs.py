@@ -233,6 +233,20 @@ def test_every_reader_finds_ledgers_of_dotted_topics_and_folders(tmp_path, capsy
     assert seen_by(reader, out if reader == "report" else tmp_path, capsys) == len(TOPICS) + 1
 
 
+def test_report_names_the_reviews_that_did_not_finish(tmp_path, capsys):
+    out = tmp_path / "out"
+    write_ledger(out / "ledgers" / "T1.jsonl", ledger_factory.ledger_lines([1, 0, 1, 0], topic="T1"))
+    (out / "ledgers" / ".T1.jsonl.7.ab.partial").write_text('{"type":"header"}\n')  # T1 finished after all
+    (out / "ledgers" / ".T2.jsonl.123.abc.partial").write_text('{"type":"header"}\n')  # killed, or still running
+    assert main(["report", str(out), "--effort", "judge"]) == 0
+    captured = capsys.readouterr()
+    warnings = captured.err.strip().splitlines()
+    assert len(warnings) == 1 and warnings[0].startswith(
+        f"tarsim: warning: {out / 'ledgers' / '.T2.jsonl.123.abc.partial'}: "
+    )
+    assert "over 1 topic" in captured.out
+
+
 # ---- 2 and 5. a ledger a reader cannot use is an error naming the file --------------------------------------------
 def _lines(**kwargs) -> list[str]:
     return ledger_factory.ledger_lines([1, 0, 1, 1], topic="bad", **kwargs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import sys
 from pathlib import Path
 
 from tarsim.components import validate
@@ -45,5 +46,23 @@ def run(args: argparse.Namespace) -> int:
             summary = Path(args.out) / "summary.json"
             skipped = json.loads(summary.read_text()).get("skipped", {}) if summary.exists() else {}
             write_simulation_reports(Path(args.out), list(result.ledgers.values()), effort, skipped, args.recall)
+    for ledger in unfinished_ledgers(Path(args.out) / "ledgers"):
+        print(
+            f"tarsim: warning: {ledger}: a review that did not finish is left out of these tables "
+            "(`tarsim simulate --resume` with the same settings finishes it)",
+            file=sys.stderr,
+        )
     print(format_review_tables(result.ledgers.values(), effort, args.recall))
     return 0
+
+
+def unfinished_ledgers(directory: Path) -> list[Path]:
+    """The partial ledgers of reviews without a complete ledger (killed, or still running) in a ledgers folder."""
+    from tarsim.data.ledger import PARTIAL_FILE
+
+    found = []
+    for path in sorted(directory.glob(".*.partial")):
+        match = PARTIAL_FILE.fullmatch(path.name)
+        if match and not (directory / match["ledger"]).exists():
+            found.append(path)
+    return found
