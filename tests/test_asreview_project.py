@@ -24,13 +24,15 @@ RESULTS = [(2, 1, None), (3, 0, None), (4, 0, "max"), (5, 1, "max"), (8, 1, "max
 def make_project(path, name="Tiny review", results=RESULTS):
     database = path.parent / "results.db"
     connection = sqlite3.connect(database)
-    connection.execute(
+    connection.execute(  # as ASReview 3.0.8 declares it: group_id is a generated column, hidden from table_info
         "CREATE TABLE record (record_id INTEGER PRIMARY KEY, dataset_row INTEGER, dataset_id TEXT, title TEXT, "
-        "abstract TEXT, included INTEGER, duplicate_of INTEGER, group_id INTEGER)"
+        "abstract TEXT, included INTEGER, duplicate_of INTEGER, "
+        "group_id INTEGER GENERATED ALWAYS AS (COALESCE(duplicate_of, record_id)) VIRTUAL)"
     )
     connection.executemany(
-        "INSERT INTO record VALUES (?, ?, 'data', 't', 'a', ?, ?, ?)",
-        [(rid, rid - 1, inc, GROUP.get(rid), GROUP.get(rid, rid)) for rid, inc in INCLUDED.items()],
+        "INSERT INTO record (record_id, dataset_row, dataset_id, title, abstract, included, duplicate_of) "
+        "VALUES (?, ?, 'data', 't', 'a', ?, ?)",
+        [(rid, rid - 1, inc, GROUP.get(rid)) for rid, inc in INCLUDED.items()],
     )
     connection.execute(
         "CREATE TABLE results (record_id INTEGER UNIQUE, label INTEGER, classifier TEXT, querier TEXT, "

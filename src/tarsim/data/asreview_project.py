@@ -72,7 +72,8 @@ def _read_tables(path: Path, database: Path) -> tuple[list[tuple], list[tuple]]:
     """(record_id, included) of the base records, and (record_id, label, querier) of the labelled results."""
     connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     try:
-        columns = {row[1] for row in connection.execute("PRAGMA table_info(record)")}
+        # table_xinfo, not table_info: ASReview 3 declares group_id a generated column, which table_info leaves out
+        columns = {row[1] for row in connection.execute("PRAGMA table_xinfo(record)")}
         if not {"record_id", "included"} <= columns:
             raise InputError(path, None, "results.db has no `record` table with record_id and included")
         base = " WHERE record_id = group_id" if "group_id" in columns else ""
