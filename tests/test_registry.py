@@ -90,7 +90,7 @@ def test_fetch_checksum_mismatch(server, tmp_path, monkeypatch, capsys) -> None:
     assert main(["data", "fetch", "toy", "--quiet", "--dir", str(tmp_path / "d")]) == 2
     line = one_error_line(capsys)
     assert f"checksum mismatch for {base}/data.zip" in line and "place it at" in line
-    assert not (tmp_path / "d" / "data.zip").exists()
+    assert not (tmp_path / "d").exists()  # no empty folder that a reader would take for the dataset
 
 
 def test_fetch_without_network_names_url_and_manual_placement(tmp_path, monkeypatch, capsys) -> None:
@@ -103,6 +103,7 @@ def test_fetch_without_network_names_url_and_manual_placement(tmp_path, monkeypa
     assert main(["data", "fetch", "offline", "--quiet"]) == 2
     line = one_error_line(capsys)
     assert f"cannot download {url}" in line and f"place it at {tmp_path / 'offline' / 'eu2uk.zip'}" in line
+    assert list(tmp_path.iterdir()) == []  # the dataset's folder was not left behind, empty
 
 
 def test_fetch_without_address_and_unknown_name(tmp_path, monkeypatch, capsys) -> None:

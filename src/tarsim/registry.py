@@ -7,8 +7,10 @@ Downloads are cached under platformdirs' user data directory, or under $TARSIM_D
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -184,29 +186,51 @@ def fetch(entry: Entry, *, directory: Path | None = None, progress: bool = True)
     """Download every file of `entry` (verifying SHA-256 where known) into its cache folder; return the folder.
 
     Files already present with the right checksum are not downloaded again. Failures raise one-line errors
-    naming the address and where to place the file by hand.
+    naming the address and where to place the file by hand, and leave no empty folder behind.
     """
-    import pooch
-    import requests
-
     target = Path(directory) if directory is not None else data_dir() / entry.name
     if not entry.files:
         raise TarsimError(
             f"{entry.name}: no download address is known ({entry.notes or entry.homepage}); "
             f"place the files by hand in {target}"
         )
-    for file in entry.files:
-        relative = PurePosixPath(file.filename)
-        folder = target.joinpath(*relative.parent.parts)
-        destination = folder / relative.name
-        known_hash = f"sha256:{file.sha256}" if file.sha256 else None
-        hint = f"download it by other means and place it at {destination}"
-        try:
-            pooch.retrieve(file.url, known_hash=known_hash, fname=relative.name, path=folder, progressbar=progress)
-        except requests.exceptions.RequestException as exc:
-            raise TarsimError(f"cannot download {file.url} ({_one_line(type(exc).__name__)}); {hint}") from None
-        except ValueError as exc:
-            raise TarsimError(f"checksum mismatch for {file.url}: {_one_line(exc)}; {hint}") from None
-        except OSError as exc:
-            raise TarsimError(f"cannot write {destination}: {_one_line(exc)}") from None
+    with _no_empty_folders_left(target):
+        for file in entry.files:
+            _retrieve(file, target, progress)
     return target
+
+
+@contextlib.contextmanager
+def _no_empty_folders_left(target: Path) -> Iterator[None]:
+    """On failure, remove the folders created since entering that are still empty: a failed fetch must not leave a
+    dataset folder that readers take for a download (they say how to fetch a missing one)."""
+    created = [folder for folder in (target, *target.parents) if not folder.exists()]
+    try:
+        yield
+    except BaseException:
+        if created:
+            inside = [path for path in created[-1].rglob("*") if path.is_dir()]
+            for folder in sorted({*inside, *created}, key=lambda path: len(path.parts), reverse=True):
+                with contextlib.suppress(OSError):  # not empty: a file was downloaded there, keep it
+                    folder.rmdir()
+        raise
+
+
+def _retrieve(file: RemoteFile, target: Path, progress: bool) -> None:
+    """Download one file of an entry below `target` with pooch (skipped when present with the right checksum)."""
+    import pooch
+    import requests
+
+    relative = PurePosixPath(file.filename)
+    folder = target.joinpath(*relative.parent.parts)
+    destination = folder / relative.name
+    known_hash = f"sha256:{file.sha256}" if file.sha256 else None
+    hint = f"download it by other means and place it at {destination}"
+    try:
+        pooch.retrieve(file.url, known_hash=known_hash, fname=relative.name, path=folder, progressbar=progress)
+    except requests.exceptions.RequestException as exc:
+        raise TarsimError(f"cannot download {file.url} ({_one_line(type(exc).__name__)}); {hint}") from None
+    except ValueError as exc:
+        raise TarsimError(f"checksum mismatch for {file.url}: {_one_line(exc)}; {hint}") from None
+    except OSError as exc:
+        raise TarsimError(f"cannot write {destination}: {_one_line(exc)}") from None
