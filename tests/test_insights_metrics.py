@@ -119,6 +119,15 @@ def test_review_tables_show_hours_for_time_models():
     assert "seconds" not in text.split("Mean hours")[0].split("Mean Recall@E")[1]
 
 
+def test_a_column_of_fractions_prints_every_value_with_its_decimals():
+    found_all = ledger_factory.make_ledger([1, 1, 0, 0], size=10, relevant=2, topic="a")
+    found_half = ledger_factory.make_ledger([1, 0, 0, 0], size=10, relevant=2, topic="b")
+    rows = format_review_tables([found_all, found_half], ["judge"]).split("Mean Recall@E")[0].splitlines()
+    recall_2r100 = {line.split()[0]: line.split()[-1] for line in rows if line.startswith(("a ", "b "))}
+    assert recall_2r100 == {"a": "1.000", "b": "0.500"}  # not "1" beside "0.500"
+    assert [line.split()[2] for line in rows if line.startswith(("a ", "b "))] == ["4", "4"]  # counts stay counts
+
+
 def test_metrics_cli_on_an_order_file(tmp_path, capsys):
     order = tmp_path / "screening.mytool.txt"
     order.write_text("# docid label\nd0 1\nd1 0\n\nd2 1\n" + "".join(f"d{i} 0\n" for i in range(3, 10)))

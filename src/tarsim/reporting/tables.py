@@ -132,16 +132,25 @@ def write_simulation_reports(
     return table
 
 
-def _number(value, digits: int = 3) -> str:
+def _number(value, digits: int = 3, fixed: bool = False) -> str:
+    """A cell: n/a for a missing value, floats with `digits` decimals when not whole or when `fixed` (a column of
+    fractions: 1.000 beside 0.989, not 1), whole floats as integers otherwise (counts, efforts)."""
     if value is None or (isinstance(value, float) and value != value):
         return "n/a"
-    if isinstance(value, float) and not value.is_integer():
+    if isinstance(value, float) and (fixed or not value.is_integer()):
         return f"{value:.{digits}f}"
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def _is_fraction(value) -> bool:
+    return isinstance(value, float) and value == value and not value.is_integer()
+
+
 def _text_table(header: Sequence[str], rows: Sequence[Sequence]) -> str:
-    cells = [list(header)] + [[_number(v) if not isinstance(v, str) else v for v in row] for row in rows]
+    fixed = [any(_is_fraction(row[i]) for row in rows) for i in range(len(header))]
+    cells = [list(header)] + [
+        [v if isinstance(v, str) else _number(v, fixed=fixed[i]) for i, v in enumerate(row)] for row in rows
+    ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     lines = [
         "  ".join(
