@@ -124,6 +124,12 @@ def test_stop_command_on_demo_runs(demo_runs, capsys):
     assert len(rows) == 8 and {row["rule"] for row in rows} == {"nonrel:20", "budget:R"}
     budget = [row for row in rows if row["rule"] == "budget:R"]
     assert all(row["stopped"] and row["effort_judge"] == 51 for row in budget)  # R = 51 for T1
+    assert main(["stop", str(demo_runs), "--rule", "budget:R"]) == 0  # the text table tells the four runs apart
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:2] == ["ledger", "topic"] and "n/a" in lines[1] and "None" not in lines[1]
+    assert sorted(line.split()[0] for line in lines[1:]) == [
+        f"{policy}-{seed}/ledgers/T1.jsonl" for policy in ("random", "relevance") for seed in (0, 1)
+    ]
     assert main(["stop", str(demo_runs), "--rule", "target:3"]) == 2
     assert "needs the collection" in capsys.readouterr().err
 

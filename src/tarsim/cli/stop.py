@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from tarsim.stopping import DEFAULT_STOP_EFFORT_MODELS, DEFAULT_TARGET_RECALL
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -74,6 +78,26 @@ def run(args: argparse.Namespace) -> int:
         records = json.loads(frame.to_json(orient="records"))
         sys.stdout.write(json.dumps(records, indent=2, sort_keys=True) + "\n")
     else:
-        shown = frame.drop(columns=["ledger"])
-        sys.stdout.write(shown.to_string(index=False, float_format=lambda v: f"{v:.3f}") + "\n")
+        sys.stdout.write(_table(frame) + "\n")
     return 0
+
+
+def _table(frame: pd.DataFrame) -> str:
+    """The text table: the ledger's file name only when a topic has several ledgers (runs of a sweep), so that
+    their rows can be told apart (as paths below the ledgers' common folder); missing values as n/a."""
+    import os
+    from pathlib import Path
+
+    import numpy as np
+
+    topic_ledgers = frame.groupby("topic")["ledger"].nunique()
+    shown = frame.copy()
+    if (topic_ledgers > 1).any():
+        sources = list(shown["ledger"])
+        common = Path(os.path.commonpath(sources)) if len(set(sources)) > 1 else Path(sources[0]).parent
+        shown["ledger"] = [Path(source).relative_to(common).as_posix() for source in sources]
+        shown = shown[["ledger", *(column for column in shown.columns if column != "ledger")]]
+    else:
+        shown = shown.drop(columns=["ledger"])
+    shown = shown.fillna(value=np.nan).infer_objects()
+    return shown.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="n/a")
