@@ -177,6 +177,23 @@ def test_a_damaged_sentence_store_warns_once_and_changes_nothing(antihistamines,
     assert _ledger_bytes(tmp_path / "a") == _ledger_bytes(tmp_path / "b")
 
 
+def test_a_sentence_store_of_other_feature_settings_is_not_used(antihistamines, tmp_path):
+    """A store copied under another settings' name (or a digest collision) must not change the sent/words counts."""
+    topic = next(iter(antihistamines.topics))
+    cache = tmp_path / "cache"
+    review_topics(antihistamines, ReviewConfig(features="bmi:min_df=3"), [topic], tmp_path / "other", cache_dir=cache)
+    (other,) = cache.glob("sentences-*.npz")
+    review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "a", cache_dir=cache)
+    (mine,) = set(cache.glob("sentences-*.npz")) - {other}
+    mine.write_bytes(other.read_bytes())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "b", cache_dir=cache)
+    messages = [str(w.message) for w in caught if issubclass(w.category, InputWarning)]
+    assert len(messages) == 1 and "made for other feature settings" in messages[0], messages
+    assert _ledger_bytes(tmp_path / "a") == _ledger_bytes(tmp_path / "b")
+
+
 def test_a_whole_entry_serves_document_reviews_and_a_document_entry_never_serves_sentence_ones(
     antihistamines, tmp_path
 ):

@@ -271,6 +271,8 @@ class LazySentences:
             meta = json.loads(str(arrays.pop("meta")[()]))
             if meta.get("format") != STORE_FORMAT or meta.get("collection") != self._collection_sha:
                 raise ValueError("made for another collection or format")
+            if meta.get("settings") != json.loads(json.dumps(self._settings)):  # as saved: tuples become lists
+                raise ValueError("made for other feature settings")
             if meta.get("arrays") != arrays_checksum(arrays):
                 raise ValueError("checksum mismatch")
             words, rows = _unpack(arrays, len(self._documents))
