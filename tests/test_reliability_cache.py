@@ -199,6 +199,21 @@ DAMAGE = {
 # ---- the cache ---------------------------------------------------------------------------------------------------
 
 
+def test_a_damaged_whole_entry_beside_a_good_document_entry_is_removed_once(tmp_path):
+    cached_features(COLLECTION, tmp_path, SETTINGS, sentences=False)  # the document-only entry
+    cached_features(COLLECTION, tmp_path, SETTINGS)  # the whole entry, beside it
+    whole = cache_path(tmp_path, COLLECTION, SETTINGS)
+    assert len(list(tmp_path.glob("features-*.npz"))) == 2, sorted(p.name for p in tmp_path.iterdir())
+    _flip_in_idf(whole)
+    with pytest.warns(InputWarning) as caught:
+        cached_features(COLLECTION, tmp_path, SETTINGS, sentences=False)  # served by the document-only entry
+    assert [str(w.message) for w in caught] == [f"cache {whole} is unreadable (bad CRC-32 for idf.npy): removed"]
+    assert not whole.exists()
+    with warnings.catch_warnings():  # it used to warn "rebuilding" on every run and rebuild nothing
+        warnings.simplefilter("error")
+        cached_features(COLLECTION, tmp_path, SETTINGS, sentences=False)
+
+
 def test_a_verified_cache_entry_is_reused_without_a_warning(tmp_path, monkeypatch):
     fresh = build_features(COLLECTION, SETTINGS)
     cached_features(COLLECTION, tmp_path, SETTINGS)

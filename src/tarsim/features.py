@@ -877,15 +877,18 @@ def cached_entry(
         return build()
     directory, digest = Path(cache_dir), collection_digest(collection)
     full, documents_only = entry(directory, digest, False), entry(directory, digest, True)
+    damaged: list[tuple[Path, str]] = []
     for path in (full,) if sentences else (full, documents_only):
         if not path.exists():
             continue
         try:
             features = load(path, digest)
         except CacheError as error:
-            warnings.warn(f"cache {path} is unreadable ({error.reason}): rebuilding", InputWarning, stacklevel=3)
+            damaged.append((path, error.reason))
             continue
+        _warn_damaged(damaged, "removed")  # a damaged whole entry beside a good document-only one: not rebuilt now
         return _with_store(features, collection, directory, digest)
+    _warn_damaged(damaged, "rebuilding")
     features = build()
     path = full if features.has_all_sentences else documents_only
     with cache_write_failure_warned(path):
@@ -893,6 +896,15 @@ def cached_entry(
     if not path.exists():  # the cache folder is unwritable (warned once): no sentence store either
         return features
     return _with_store(features, collection, directory, digest)
+
+
+def _warn_damaged(damaged: list[tuple[Path, str]], outcome: str) -> None:
+    """One warning line per unreadable entry, which is deleted: it can never serve, and left in place it would be
+    reported again by every run that falls back past it."""
+    for path, reason in damaged:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        warnings.warn(f"cache {path} is unreadable ({reason}): {outcome}", InputWarning, stacklevel=4)
 
 
 def sentence_store_path(cache_dir: Path, collection_sha: str, settings_digest: str) -> Path:
