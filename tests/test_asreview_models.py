@@ -263,13 +263,14 @@ def test_sweep_preset_key_resolves_and_runs_tfidf_reviews(tmp_path):
 
 
 def test_tfidf_cache_entries_are_listed_cleared_and_an_unwritable_cache_costs_only_a_warning(tmp_path):
-    from tarsim.features import cache_files, clear_cache
+    from tarsim.features import cache_files, clear_cache, read_cache_meta
     from tarsim.features_tfidf import TfidfSettings, cached_tfidf_features
     from tarsim.synthetic import demo_dataset
 
     collection = demo_dataset().collection
     built = cached_tfidf_features(collection, tmp_path, TfidfSettings())
     assert [p.name.startswith("tfidf-") for p in cache_files(tmp_path)] == [True]
+    assert read_cache_meta(cache_files(tmp_path)[0])["source"] == collection.source  # `tarsim cache info` shows it
     assert clear_cache(tmp_path)[0] == 1 and not list(tmp_path.iterdir())
     blocker = tmp_path / "a-file"
     blocker.write_text("x")

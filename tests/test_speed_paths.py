@@ -81,14 +81,23 @@ def test_cache_info_and_clear(tmp_path, collection, capsys):
     entry = next(cache.glob("features-*.npz"))
     store = next(cache.glob("sentences-*.npz"))  # the sentences the review segmented (a document review)
     assert f"cache: {cache} (--cache-dir)" in out
-    assert "2 feature entries, 2 file(s)" in out
+    assert "1 feature entry, 1 sentence store(s), 0 temporary file(s) of unfinished writes; 2 file(s)" in out
     assert entry.name in out and str(collection / "docs.jsonl") in out and "min_df=2" in out
     assert store.name in out and f"sentences of {collection / 'docs.jsonl'}" in out
-    assert main(["cache", "clear", "--cache-dir", str(cache)]) == 0
-    assert "removed 2 file(s)" in capsys.readouterr().out
-    assert sorted(p.name for p in cache.iterdir()) == ["notes.txt"]  # only tarsim's files go
+    killed = cache / f".{entry.name}.x1y2.tmp"  # a writer killed a minute ago (or still writing)
+    killed.write_bytes(b"part of an entry")
     assert main(["cache", "info", "--cache-dir", str(cache)]) == 0
-    assert "0 feature entries, 0 file(s), 0 B" in capsys.readouterr().out
+    assert f"{killed.name}       16 B  <temporary: being written, or left by a killed run>" in capsys.readouterr().out
+    assert main(["cache", "clear", "--cache-dir", str(cache)]) == 0
+    out = capsys.readouterr().out
+    assert "removed 2 file(s)" in out and "kept 1 temporary file(s) written in the last hour" in out
+    assert killed.name in out  # it used to be kept without a word
+    assert sorted(p.name for p in cache.iterdir()) == [killed.name, "notes.txt"]  # only tarsim's files go
+    killed.unlink()
+    assert main(["cache", "info", "--cache-dir", str(cache)]) == 0
+    assert "0 feature entries, 0 sentence store(s), 0 temporary file(s) of unfinished writes; 0 file(s), 0 B" in (
+        capsys.readouterr().out
+    )
 
 
 def test_cache_info_reports_the_environment_variable_and_a_damaged_entry(tmp_path, capsys, monkeypatch):

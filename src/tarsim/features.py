@@ -671,21 +671,28 @@ def cache_files(cache_dir: Path) -> list[Path]:
     return sorted({p for pattern in CACHE_FILE_PATTERNS for p in directory.glob(pattern) if p.is_file()})
 
 
-def clear_cache(cache_dir: Path) -> tuple[int, int]:
-    """Remove tarsim's files from a cache folder (other files stay); return (files removed, bytes freed)."""
-    import time
-
-    now, removed, freed = time.time(), 0, 0
+def clear_cache(cache_dir: Path) -> tuple[int, int, list[Path]]:
+    """Remove tarsim's files from a cache folder (other files stay); return (files removed, bytes freed, the
+    temporary files kept: written in the last hour, perhaps by a run still at work)."""
+    removed, freed, kept = 0, 0, []
     for path in cache_files(cache_dir):
         try:
-            size, modified = path.stat().st_size, path.stat().st_mtime
-            if path.name.endswith(".tmp") and now - modified <= STALE_TEMPORARY_SECONDS:
+            size = path.stat().st_size
+            if is_recent_temporary(path):
+                kept.append(path)
                 continue
             path.unlink()
         except FileNotFoundError:  # removed meanwhile by another process
             continue
         removed, freed = removed + 1, freed + size
-    return removed, freed
+    return removed, freed, kept
+
+
+def is_recent_temporary(path: Path) -> bool:
+    """A cache writer's temporary file younger than STALE_TEMPORARY_SECONDS: a run may still be writing it."""
+    import time
+
+    return path.name.endswith(".tmp") and time.time() - path.stat().st_mtime <= STALE_TEMPORARY_SECONDS
 
 
 def cache_path(

@@ -228,7 +228,7 @@ def cached_tfidf_features(
         entry=lambda directory, digest, only: _cache_file(directory, digest, settings, only),
         load=lambda path, digest: _load_verified(path, digest, settings),
         build=lambda: build_tfidf_features(collection, settings, sentences, segment_ahead),
-        save=_save,
+        save=lambda path, features, digest: _save(path, features, digest, str(getattr(collection, "source", "") or "")),
     )
 
 
@@ -242,12 +242,14 @@ def _load_verified(path: Path, collection_sha: str | None, settings: TfidfSettin
         raise CacheError(path, f"{type(error).__name__}: {error}".splitlines()[0]) from None
 
 
-def _save(path: Path, features: TfidfFeatures, collection_sha: str) -> None:
-    """Write an entry atomically: float64 arrays, their checksum, the settings and the collection digest."""
+def _save(path: Path, features: TfidfFeatures, collection_sha: str, source: str = "") -> None:
+    """Write an entry atomically: float64 arrays, their checksum, the settings, the collection digest and the
+    collection's file (shown by `tarsim cache info`)."""
     arrays = _arrays(features)
     meta = {
         "format": TFIDF_FORMAT,
         "collection": collection_sha,
+        "source": source,
         "settings": asdict(features.settings),
         "arrays": arrays_checksum(arrays),
     }

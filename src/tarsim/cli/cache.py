@@ -35,17 +35,25 @@ def info(args: argparse.Namespace) -> int:
         CACHE_ENV,
         CacheError,
         cache_files,
+        is_recent_temporary,
         read_cache_meta,
         resolve_cache_dir,
     )
+    from tarsim.sentences import STORE_PREFIX
 
     directory = resolve_cache_dir(args.cache_dir)
     files = cache_files(directory)
     origin = "--cache-dir" if args.cache_dir else (f"${CACHE_ENV}" if os.environ.get(CACHE_ENV) else "default")
     print(f"cache: {directory} ({origin})")
     entries = [path for path in files if path.name.startswith(CACHE_ENTRY_PREFIXES)]
+    stores = sum(path.name.startswith(STORE_PREFIX) for path in entries)
+    temporaries = [path for path in files if path.name.endswith(".tmp")]
     total = sum(path.stat().st_size for path in files)
-    print(f"{len(entries)} feature entr{'y' if len(entries) == 1 else 'ies'}, {len(files)} file(s), {_size(total)}")
+    features = len(entries) - stores
+    print(
+        f"{features} feature entr{'y' if features == 1 else 'ies'}, {stores} sentence store(s), "
+        f"{len(temporaries)} temporary file(s) of unfinished writes; {len(files)} file(s), {_size(total)}"
+    )
     for path in entries:
         try:
             meta = read_cache_meta(path)
@@ -54,6 +62,9 @@ def info(args: argparse.Namespace) -> int:
         except CacheError as error:
             source, settings = f"<unreadable: {error.reason}>", ""
         print(f"  {path.name}  {_size(path.stat().st_size):>9}  {source}  {settings}")
+    for path in temporaries:
+        state = "being written, or left by a killed run" if is_recent_temporary(path) else "left by a killed run"
+        print(f"  {path.name}  {_size(path.stat().st_size):>9}  <temporary: {state}>")
     return 0
 
 
@@ -61,6 +72,12 @@ def clear(args: argparse.Namespace) -> int:
     from tarsim.features import clear_cache, resolve_cache_dir
 
     directory = resolve_cache_dir(args.cache_dir)
-    removed, freed = clear_cache(directory)
+    removed, freed, kept = clear_cache(directory)
     print(f"removed {removed} file(s), {_size(freed)}, from {directory}")
+    if kept:
+        names = ", ".join(path.name for path in kept)
+        print(
+            f"kept {len(kept)} temporary file(s) written in the last hour, perhaps by a run still at work: {names} "
+            "(run `tarsim cache clear` again later, or delete them when no tarsim run is active)"
+        )
     return 0
