@@ -144,11 +144,12 @@ def test_another_thread_of_the_same_process_is_refused(tmp_path):
 
 
 def test_lock_is_reentrant_in_one_thread_and_leaves_no_empty_folder(tmp_path):
-    out = tmp_path / "new"
+    out = tmp_path / "new" / "deeper" / "out"  # the parents it creates go too, not only the last folder
     with pytest.raises(RuntimeError), output_lock(out), output_lock(out):  # as simulate(), then review_topics()
         assert out.is_dir()
+        (out / "ledgers").mkdir()  # an empty folder inside goes with it
         raise RuntimeError("the run failed before writing anything")
-    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
     (tmp_path / "file").write_text("x")
     with pytest.raises(ConfigError, match="is not a directory"), output_lock(tmp_path / "file"):
         pass

@@ -204,15 +204,13 @@ def fetch(entry: Entry, *, directory: Path | None = None, progress: bool = True)
 def _no_empty_folders_left(target: Path) -> Iterator[None]:
     """On failure, remove the folders created since entering that are still empty: a failed fetch must not leave a
     dataset folder that readers take for a download (they say how to fetch a missing one)."""
-    created = [folder for folder in (target, *target.parents) if not folder.exists()]
+    from tarsim.data.paths import missing_folders, remove_if_empty
+
+    created = missing_folders(target)
     try:
         yield
     except BaseException:
-        if created:
-            inside = [path for path in created[-1].rglob("*") if path.is_dir()]
-            for folder in sorted({*inside, *created}, key=lambda path: len(path.parts), reverse=True):
-                with contextlib.suppress(OSError):  # not empty: a file was downloaded there, keep it
-                    folder.rmdir()
+        remove_if_empty(created)  # a folder holding a downloaded file stays
         raise
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tarsim.data.lines import PathLike
+from tarsim.data.paths import missing_folders, remove_if_empty
 from tarsim.errors import ConfigError
 
 LOCK_NAME = ".tarsim.lock"
@@ -63,7 +64,7 @@ def output_lock(out: PathLike) -> Iterator[Path]:
     directory = Path(out)
     if directory.exists() and not directory.is_dir():
         raise ConfigError(f"{directory} is not a directory (an output folder is needed)")
-    created = not directory.exists()
+    created = missing_folders(directory)
     directory.mkdir(parents=True, exist_ok=True)
     key = (directory.resolve(), threading.get_ident())
     with _guard:
@@ -89,6 +90,4 @@ def output_lock(out: PathLike) -> Iterator[Path]:
         with contextlib.suppress(OSError):  # removed while still locked, so no other process can hold a stale copy
             os.unlink(lock_path)
         os.close(fd)
-        if created:  # a run that failed before writing anything leaves no empty folder behind
-            with contextlib.suppress(OSError):
-                directory.rmdir()
+        remove_if_empty(created)  # a run that failed before writing anything leaves no empty folder behind

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -31,3 +32,19 @@ def check_output_path(text: str | os.PathLike[str], option: str = "--out", *, di
     if parent.exists() and not parent.is_dir():
         raise ConfigError(f"{option} {raw}: {parent} is a file, not a folder")
     return path
+
+
+def missing_folders(path: Path) -> list[Path]:
+    """`path` and those of its ancestors that do not exist yet, deepest first (what a mkdir(parents=True) creates)."""
+    return [folder for folder in (path, *path.parents) if not folder.exists()]
+
+
+def remove_if_empty(folders: list[Path]) -> None:
+    """Remove these folders, deepest first, with the empty folders inside them; any folder holding a file stays."""
+    if not folders:
+        return
+    top = min(folders, key=lambda folder: len(folder.parts))
+    inside = [path for path in top.rglob("*") if path.is_dir()] if top.is_dir() else []
+    for folder in sorted({*inside, *folders}, key=lambda folder: len(folder.parts), reverse=True):
+        with contextlib.suppress(OSError):  # not empty (or gone): kept
+            folder.rmdir()
