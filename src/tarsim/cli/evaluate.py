@@ -53,8 +53,8 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--average",
         choices=AVERAGES,
         default="judged",
-        help="mean over topics with a relevant document, as trec_eval (judged, default), or over every topic of "
-        "the qrels and the run, one with no relevant document scoring 0 (all)",
+        help="mean over the qrels topics, as trec_eval -c (judged, default; with --missing skip: those in the "
+        "run, as trec_eval), or also over the run topics not in the qrels, each scoring 0 (all)",
     )
     parser.add_argument("--seed", type=int, default=0, help="randomisation-test seed (default: 0)")
     parser.add_argument("--resamples", type=int, default=10000, help="randomisation-test resamples (default: 10000)")
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("tarsim evaluate", None, "--compare needs at least two runs")
         return _compare(args, qrels, measures)
     run = read_run_table(args.run)
-    _check_coverage(qrels, run, args.missing, args.run)
+    _check_coverage(qrels, run, args.missing, args.run, args.average)
     per_query = evaluate_run(qrels, run, measures, missing=args.missing)
     names = [m.name for m in measures]
     run_topics = list(run.topics) if isinstance(run, RunTable) else [t for t, docs in run.items() if docs]
@@ -91,11 +91,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_coverage(qrels, run, missing: str, path: str) -> None:
+def _check_coverage(qrels, run, missing: str, path: str, average: str = "judged") -> None:
     """Print the coverage warnings on every call (Python shows a repeated warning only once per process)."""
     with warnings.catch_warnings():
         warnings.simplefilter("always", InputWarning)
-        check_run_coverage(qrels, run, missing, path)
+        check_run_coverage(qrels, run, missing, path, average=average)
 
 
 def _number(value: float) -> str:
