@@ -38,7 +38,7 @@ def compare_runs(
         for run_name, other in scored[1:]:
             b = {t: s[name] for t, s in other.items() if name in s}
             if len(a) < 2 or len(set(a) & set(b)) < 2:
-                problem = f"{name}: paired tests need at least 2 qrels topics scored by both runs"
+                problem = f"{name}: paired tests need at least 2 topics scored by both runs"
                 raise InputError(source, None, problem)
             tests = paired_tests(a, b, seed, resamples)
             results.append({"measure": name, "run_a": base_name, "run_b": run_name, **tests, "n": int(tests["n"])})

@@ -102,7 +102,8 @@ def check_run_coverage(
             raise InputError(
                 source,
                 None,
-                f"no topic left to score: none of the {cov.qrels_topics:,} qrels topics has a run line (--missing skip)",
+                f"no topic left to score: none of the {cov.qrels_topics:,} qrels topics has a run line "
+                "(--missing skip)",
             )
         warnings.warn(
             f"{source}: none of the {cov.qrels_topics:,} qrels topics has a run line "
