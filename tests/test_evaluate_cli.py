@@ -188,3 +188,14 @@ def test_installed_console_script(files):
         [script, "evaluate", files["qrels"], files["run"]], capture_output=True, text=True, check=False
     )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_scores_compare_as_float32_unless_float64_is_asked(tmp_path, capsys):
+    qrels, run = tmp_path / "f.qrels", tmp_path / "f.run"
+    qrels.write_text("q 0 a 1\nq 0 c 0\n")
+    run.write_text("q Q0 a 1 0.1000000002 x\nq Q0 b 2 0.1000000001 x\nq Q0 c 3 0.1000000001 x\n")
+    expected = trec(qrels.read_text(), run.read_text(), "recip_rank")["q"]["recip_rank"]
+    code, out, _ = invoke(capsys, qrels, run, "-m", "RR")
+    assert code == 0 and out == f"RR  {expected:.4f}\n" == "RR  0.3333\n"  # pytrec_eval: b, c and a tie in float32
+    code, out, _ = invoke(capsys, qrels, run, "-m", "RR", "--scores", "float64")
+    assert code == 0 and out == "RR  1.0000\n"  # trec_eval 10.0 (double): a first

@@ -15,6 +15,7 @@ import pytest
 import pytrec_eval
 
 from tarsim.data import read_qrels, read_run, read_topics, write_run
+from tarsim.errors import ConfigError
 from tarsim.metrics import Measure, aggregate, evaluate_run, parse_measure
 
 DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
@@ -237,6 +238,10 @@ def test_scores_equal_in_float32_tie_and_are_ordered_by_docid():
     expected = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "P.1"}).evaluate(run)["q"]
     assert expected == pytest.approx({"recip_rank": 1 / 3, "P_1": 0.0})
     assert evaluate_run(qrels, run, ["RR", "P@1"])["q"] == pytest.approx({"RR": 1 / 3, "P@1": 0.0})
+    # trec_eval 10.0 reads scores as double: a ranks first.
+    assert evaluate_run(qrels, run, ["RR", "P@1"], scores="float64")["q"] == {"RR": 1.0, "P@1": 1.0}
+    with pytest.raises(ConfigError, match="float32, float64"):
+        evaluate_run(qrels, run, ["RR"], scores="float16")
 
 
 @pytest.mark.parametrize("seed", range(3))

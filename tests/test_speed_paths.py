@@ -247,6 +247,8 @@ def test_both_readers_rank_scores_as_float32_as_pytrec_eval(tmp_path):
                 assert got[topic] == pytest.approx({n: expected[topic][k] for n, k in names.items()}, abs=1e-12)
     assert expected["t1"]["recip_rank"] == pytest.approx(1 / 3)  # c > b > a: the float32 tie, by docid
     assert expected["t2"]["recip_rank"] == pytest.approx(1 / 2)  # n and m tie at inf: n first, then m
+    as_double = [evaluate_run(qrels, run, ["RR"], scores="float64") for run in (table, read_run(path))]
+    assert as_double[0] == as_double[1] == {"t1": {"RR": 1.0}, "t2": {"RR": 1 / 2}}  # as trec_eval 10.0: a first
 
 
 @pytest.mark.parametrize(

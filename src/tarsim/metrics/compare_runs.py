@@ -20,16 +20,18 @@ def compare_runs(
     resamples: int = 10000,
     missing: str = "zero",
     source: str = "qrels",
+    scores: str = "float32",
 ) -> list[dict[str, object]]:
     """One row per (measure, run after the first): the first run's name `run_a`, this run's `run_b`, and
     `paired_tests`' figures (n as an int) over the topics both runs score.
 
-    Fewer than 2 such topics raise an InputError naming `source` (the qrels), as no paired test is possible.
+    `scores` is evaluate_run's (float32: trec_eval 9, pytrec_eval). Fewer than 2 such topics raise an InputError
+    naming `source` (the qrels), as no paired test is possible.
     """
     if len(runs) < 2:
         raise ValueError(f"compare_runs needs at least two runs, got {len(runs)}")
     wanted = [parse_measure(m) for m in measures]
-    scored = [(name, evaluate_run(qrels, run, wanted, missing=missing)) for name, run in runs]
+    scored = [(name, evaluate_run(qrels, run, wanted, missing=missing, scores=scores)) for name, run in runs]
     base_name, base = scored[0]
     results: list[dict[str, object]] = []
     for measure in wanted:

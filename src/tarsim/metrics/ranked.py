@@ -2,7 +2,8 @@
 
 Semantics (the reference is trec_eval, as in pytrec_eval; see docs/evaluate.md):
 - a run ranks each topic's documents by score descending, the score rounded to float32 as trec_eval up to
-  9.0.8 (and so pytrec_eval and ir_measures) stores it, ties by docid descending (trec_eval's order);
+  9.0.8 (and so pytrec_eval and ir_measures) stores it (`scores="float64"`: as trec_eval 10.0), ties by
+  docid descending (trec_eval's order);
 - a document absent from a topic's qrels is non-relevant; relevant means grade >= the measure's `rel`;
 - every qrels topic (one with at least one judgment, of any grade) is scored, as trec_eval does: one without
   a relevant document scores 0 on every measure; a qrels topic the run lacks scores 0 (`missing="zero"`,
@@ -30,8 +31,9 @@ Qrels = Mapping[str, Mapping[str, int]]
 Run = Mapping[str, Mapping[str, float]]
 PerQuery = dict[str, dict[str, float]]
 
-SCORE_DTYPE = np.float32
-"""Scores are ranked as this type: trec_eval <= 9.0.8's TEXT_RESULTS.sim (pytrec_eval's) is a C float."""
+SCORE_TYPES = {"float32": np.float32, "float64": np.float64}
+"""How scores are compared: float32 as trec_eval <= 9.0.8 stores TEXT_RESULTS.sim (a C float; so pytrec_eval and
+ir_measures), the default; float64 as trec_eval 10.0 (a double)."""
 
 MISSING = ("zero", "skip")
 """What to do with a qrels topic that has no run line: score it 0 (trec_eval -c) or leave it out."""
@@ -56,10 +58,15 @@ def _scored_topics(qrels: Qrels) -> list[str]:
     return sorted(topic for topic, judged in qrels.items() if judged)
 
 
-def ranking_scores(scores: np.ndarray) -> np.ndarray:
-    """Scores as trec_eval compares them (float32; beyond its range they tie at +-inf, as in trec_eval)."""
+def _check_scores(scores: str) -> None:
+    if scores not in SCORE_TYPES:
+        raise ConfigError(f"scores must be one of {', '.join(SCORE_TYPES)}, got {scores!r}")
+
+
+def ranking_scores(values: np.ndarray, scores: str = "float32") -> np.ndarray:
+    """Scores as trec_eval compares them (float32: beyond its range they tie at +-inf, as in trec_eval 9)."""
     with np.errstate(over="ignore"):
-        return np.asarray(scores).astype(SCORE_DTYPE)
+        return np.asarray(values, dtype=np.float64).astype(SCORE_TYPES[scores])
 
 
 def _check_missing(missing: str) -> None:
@@ -132,16 +139,18 @@ def check_run_coverage(
     return cov
 
 
-def _relevant_ranks(judged: Mapping[str, int], ranked: Mapping[str, float] | None) -> tuple[list[int], list[float]]:
+def _relevant_ranks(
+    judged: Mapping[str, int], ranked: Mapping[str, float] | None, scores_as: str = "float32"
+) -> tuple[list[int], list[float]]:
     """Grades (> 0) of a topic's relevant documents and their 1-based ranks in trec_eval order (inf: absent)."""
     relevant = [(docid, grade) for docid, grade in judged.items() if grade > 0]
     grades = [grade for _, grade in relevant]
     if not ranked:
         return grades, [math.inf] * len(relevant)
-    scores = ranking_scores(np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked)))
+    scores = ranking_scores(np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked)), scores_as)
     scores.sort()
     found = [ranked.get(docid) for docid, _ in relevant]
-    present = ranking_scores(np.array([math.nan if score is None else score for score in found], dtype=np.float64))
+    present = ranking_scores([math.nan if score is None else score for score in found], scores_as)
     right = np.searchsorted(scores, present, side="right")
     left = np.searchsorted(scores, present, side="left")
     ranks = (len(scores) - right + 1).astype(np.float64)
@@ -149,7 +158,7 @@ def _relevant_ranks(judged: Mapping[str, int], ranked: Mapping[str, float] | Non
     tied = (right - left > 1) & ~np.isnan(present)
     if tied.any():
         # Ties in (float32) score among the documents ahead: order them as trec_eval does (docid descending).
-        rounded = ranking_scores(np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked))).tolist()
+        rounded = ranking_scores(np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked)), scores_as).tolist()
         order = sorted(zip(rounded, ranked, strict=True), reverse=True)
         position = {docid: rank for rank, (_, docid) in enumerate(order, start=1)}
         for index in np.flatnonzero(tied):
@@ -209,7 +218,9 @@ def _compute(
     return values, defined
 
 
-def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tuple[list[int], list[float], list[int]]:
+def _table_relevant_ranks(
+    qrels: Qrels, topics: list[str], run: RunTable, scores_as: str = "float32"
+) -> tuple[list[int], list[float], list[int]]:
     """_relevant_ranks for every topic at once from a RunTable: (topic index, rank, grade) of relevant documents.
 
     Per topic one sort of its (float32) scores and a searchsorted per relevant document, as _relevant_ranks; ties
@@ -224,8 +235,8 @@ def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tup
     grades = [grade for pairs in relevant for _, grade in pairs]
     topic_codes = np.array([code_of.get(topic, -1) for topic in topics], dtype=np.int64)[tix]
     rows = run.rows_of(topic_codes, [docid for pairs in relevant for docid, _ in pairs])
-    run_scores = ranking_scores(run.scores)  # float32, as trec_eval compares them
-    present = np.where(rows >= 0, run_scores[rows], np.float32(math.nan))
+    run_scores = ranking_scores(run.scores, scores_as)  # float32 by default, as trec_eval 9 compares them
+    present = np.where(rows >= 0, run_scores[rows], math.nan).astype(run_scores.dtype)
     ranks = np.full(len(tix), math.inf)
     bounds = np.r_[0, np.cumsum(counts)]
     for index, topic in enumerate(topics):
@@ -250,7 +261,12 @@ def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tup
 
 
 def evaluate_run(
-    qrels: Qrels, run: Run | RunTable, measures: Iterable[Measure | str] = DEFAULT_MEASURES, *, missing: str = "zero"
+    qrels: Qrels,
+    run: Run | RunTable,
+    measures: Iterable[Measure | str] = DEFAULT_MEASURES,
+    *,
+    missing: str = "zero",
+    scores: str = "float32",
 ) -> PerQuery:
     """Score a run: {topic: {measure name: value}} for every qrels topic, trec_eval's value of every measure.
 
@@ -258,9 +274,11 @@ def evaluate_run(
     scores 0 on it (as trec_eval and pytrec_eval). Topics are in sorted order; topics of the run that the
     qrels do not judge are ignored. A qrels topic without a run line (no document retrieved) scores 0 with
     `missing="zero"` (trec_eval -c) and is left out with `missing="skip"` (trec_eval without -c).
-    `check_run_coverage` reports how many topics that concerns. Scores are ranked as float32 (SCORE_DTYPE).
+    `check_run_coverage` reports how many topics that concerns. Scores are compared as float32, as trec_eval up
+    to 9.0.8 and pytrec_eval (`scores="float64"`: as trec_eval 10.0); see SCORE_TYPES.
     """
     _check_missing(missing)
+    _check_scores(scores)
     wanted: list[Measure] = []
     for item in measures:
         measure = parse_measure(item)
@@ -274,9 +292,9 @@ def evaluate_run(
     rank_parts: list[float] = []
     grade_parts: list[int] = []
     if isinstance(run, RunTable):
-        tix_parts, rank_parts, grade_parts = _table_relevant_ranks(qrels, topics, run)
+        tix_parts, rank_parts, grade_parts = _table_relevant_ranks(qrels, topics, run, scores)
     for index, topic in enumerate(topics if not isinstance(run, RunTable) else ()):
-        grades, ranks = _relevant_ranks(qrels[topic], run.get(topic))
+        grades, ranks = _relevant_ranks(qrels[topic], run.get(topic), scores)
         tix_parts.extend([index] * len(grades))
         rank_parts.extend(ranks)
         grade_parts.extend(grades)
