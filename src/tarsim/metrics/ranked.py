@@ -50,7 +50,7 @@ class RunCoverage:
     run_topics: int
     """topics with at least one run line."""
     not_in_qrels: int
-    """run topics that the qrels do not mention at all (ignored, as trec_eval ignores them)."""
+    """run topics that the qrels do not mention at all (ignored as by trec_eval; 0 with `--average all`)."""
 
 
 def _scored_topics(qrels: Qrels) -> list[str]:
