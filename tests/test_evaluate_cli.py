@@ -35,8 +35,9 @@ t2 Q0 y 2 4.0 r
 t2 Q0 a 3 4.0 r
 t4 Q0 z 1 1.0 r
 """
-# t3 is judged relevant-bearing but absent from both runs: one warning line per run on stderr.
-MISSING_T3 = "1 of 3 qrels topics have no run line: scored 0, as trec_eval -c does; --missing skip to leave them out"
+# t3 is judged but absent from both runs: one warning line per run on stderr. t4 is judged only 0: it scores 0
+# and counts in the mean, as trec_eval's.
+MISSING_T3 = "1 of 4 qrels topics have no run line: scored 0, as trec_eval -c does; --missing skip to leave them out"
 RUN_B = RUN.replace("t2 Q0 a 3 4.0 r", "t2 Q0 a 3 9.0 r").replace("t1 Q0 c 1 3.0 r", "t1 Q0 c 1 0.5 r")
 
 
@@ -73,13 +74,15 @@ def test_json_per_query_matches_pytrec_eval(files, capsys):
     assert code == 0 and err == f"tarsim: warning: {files['run']}: {MISSING_T3}\n"
     document = json.loads(out)
     assert set(document) == {"aggregate", "per_query"}
-    assert set(document["per_query"]) == {"t1", "t2", "t3"}  # t4 has no relevant doc; t3 is missing: 0
+    assert set(document["per_query"]) == {"t1", "t2", "t3", "t4"}  # t4 has no relevant doc: 0; t3 is missing: 0
     assert document["per_query"]["t3"] == {"nDCG@3": 0.0, "AP": 0.0}
     ndcg, ap = trec(QRELS, RUN, "ndcg_cut.3"), trec(QRELS, RUN, "map")
-    for topic in ("t1", "t2"):
+    assert set(ap) == {"t1", "t2", "t4"}  # pytrec_eval scores t4 (0) too
+    for topic in ("t1", "t2", "t4"):
         assert document["per_query"][topic]["nDCG@3"] == pytest.approx(ndcg[topic]["ndcg_cut_3"], abs=1e-12)
         assert document["per_query"][topic]["AP"] == pytest.approx(ap[topic]["map"], abs=1e-12)
-    assert document["aggregate"]["AP"] == pytest.approx((ap["t1"]["map"] + ap["t2"]["map"]) / 3, abs=1e-12)
+    # trec_eval -c: the sum over the run's topics divided by every qrels topic (4)
+    assert document["aggregate"]["AP"] == pytest.approx(sum(v["map"] for v in ap.values()) / 4, abs=1e-12)
 
 
 def test_default_measures_and_table(files, capsys):
@@ -98,13 +101,11 @@ def test_table_per_query_and_csv(files, capsys):
         capsys, files["qrels"], files["run"], "-m", "R(rel=2)@2", "-m", "P@3", "--per-query", "--format", "csv"
     )
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert {(r["topic"], r["measure"]) for r in rows if r["measure"] == "R(rel=2)@2"} == {
-        ("t1", "R(rel=2)@2"),
-        ("all", "R(rel=2)@2"),
-    }
-    # trec_eval order puts e before a (tied 2.0, docid descending) and y before a in t2: 1/3, 1/3, 0.
+    values = {r["topic"]: float(r["value"]) for r in rows if r["measure"] == "R(rel=2)@2"}
+    assert values == {"t1": 0.0, "t2": 0.0, "t3": 0.0, "t4": 0.0, "all": 0.0}  # a at rank 3 in t1; as trec_eval -l2
+    # trec_eval order puts e before a (tied 2.0, docid descending) and y before a in t2: 1/3, 1/3, 0, 0.
     assert float(next(r["value"] for r in rows if r["topic"] == "all" and r["measure"] == "P@3")) == pytest.approx(
-        (1 / 3 + 1 / 3 + 0.0) / 3
+        (1 / 3 + 1 / 3 + 0.0 + 0.0) / 4
     )
 
 
@@ -119,7 +120,7 @@ def test_compare(files, capsys):
     )
     assert code == 0 and err == "".join(f"tarsim: warning: {files[k]}: {MISSING_T3}\n" for k in ("run", "run_b"))
     (test,) = json.loads(out)["tests"]
-    assert test["measure"] == "RR" and test["n"] == 3
+    assert test["measure"] == "RR" and test["n"] == 4
     assert 0.0 <= test["p_t"] <= 1.0 and 0.0 <= test["p_rand"] <= 1.0
     code, out, _ = invoke(capsys, files["qrels"], "--compare", files["run"], files["run_b"])
     assert code == 0 and "p(random)" in out and len(out.splitlines()) == 1 + 8 + 1
@@ -187,3 +188,14 @@ def test_installed_console_script(files):
         [script, "evaluate", files["qrels"], files["run"]], capture_output=True, text=True, check=False
     )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_scores_compare_as_float32_unless_float64_is_asked(tmp_path, capsys):
+    qrels, run = tmp_path / "f.qrels", tmp_path / "f.run"
+    qrels.write_text("q 0 a 1\nq 0 c 0\n")
+    run.write_text("q Q0 a 1 0.1000000002 x\nq Q0 b 2 0.1000000001 x\nq Q0 c 3 0.1000000001 x\n")
+    expected = trec(qrels.read_text(), run.read_text(), "recip_rank")["q"]["recip_rank"]
+    code, out, _ = invoke(capsys, qrels, run, "-m", "RR")
+    assert code == 0 and out == f"RR  {expected:.4f}\n" == "RR  0.3333\n"  # pytrec_eval: b, c and a tie in float32
+    code, out, _ = invoke(capsys, qrels, run, "-m", "RR", "--scores", "float64")
+    assert code == 0 and out == "RR  1.0000\n"  # trec_eval 10.0 (double): a first

@@ -15,6 +15,7 @@ import pytest
 import pytrec_eval
 
 from tarsim.data import read_qrels, read_run, read_topics, write_run
+from tarsim.errors import ConfigError
 from tarsim.metrics import Measure, aggregate, evaluate_run, parse_measure
 
 DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
@@ -32,12 +33,13 @@ TREC_NAMES = {"R": "recall", "Success": "success", "P": "P", "nDCG": "ndcg_cut",
 
 
 def trec_order(ranked: dict[str, float]) -> list[str]:
-    """trec_eval's ranking: score descending, then docid descending (written here independently)."""
-    return [docid for docid, _ in sorted(ranked.items(), key=lambda item: (item[1], item[0]), reverse=True)]
+    """trec_eval's ranking: float32 score descending, then docid descending (written here independently)."""
+    key = {docid: float(np.float32(score)) for docid, score in ranked.items()}
+    return sorted(ranked, key=lambda docid: (key[docid], docid), reverse=True)
 
 
 def reference(qrels, run, measure: Measure) -> dict[str, float]:
-    """pytrec_eval's value of `measure` for every qrels topic with a relevant doc (0 when the run lacks it)."""
+    """pytrec_eval's value of `measure` for every qrels topic (0 when the run lacks it, as trec_eval -c)."""
     rel = measure.rel
     if measure.family == "nDCG" and rel > 1:
         # trec_eval's ndcg ignores relevance_level; tarsim's nDCG(rel=N) gives grades below N no gain.
@@ -54,8 +56,7 @@ def reference(qrels, run, measure: Measure) -> dict[str, float]:
         key = name.replace(".", "_")
     evaluator = pytrec_eval.RelevanceEvaluator({t: dict(j) for t, j in qrels.items()}, {name}, relevance_level=rel)
     results = evaluator.evaluate({t: dict(r) for t, r in run.items() if r})
-    scored = [t for t, judged in qrels.items() if any(g >= rel for g in judged.values())]
-    return {t: results[t][key] if t in results else 0.0 for t in scored}
+    return {t: results[t][key] if t in results else 0.0 for t, judged in qrels.items() if judged}
 
 
 def assert_matches(qrels, run, measures) -> int:
@@ -64,7 +65,7 @@ def assert_matches(qrels, run, measures) -> int:
     compared = 0
     for measure in measures:
         expected = reference(qrels, run, measure)
-        got = {t: scores[measure.name] for t, scores in ours.items() if measure.name in scores}
+        got = {t: scores[measure.name] for t, scores in ours.items()}
         assert set(got) == set(expected), measure.name
         for topic, value in expected.items():
             assert got[topic] == pytest.approx(value, abs=1e-9), (measure.name, topic, got[topic], value)
@@ -188,7 +189,67 @@ def test_missing_and_unjudged_topics():
     qrels = {"a": {"x": 1, "y": 0}, "b": {"x": 0}, "c": {"z": 2}}
     run = {"a": {"x": 0.5, "q": 0.9}, "b": {"x": 1.0}, "zz": {"x": 1.0}}
     per_query = evaluate_run(qrels, run, ["R@1", "R@2", "RR", "nDCG"])
-    assert set(per_query) == {"a", "c"}  # b has no relevant doc; zz is not judged
-    assert per_query["c"] == {"R@1": 0.0, "R@2": 0.0, "RR": 0.0, "nDCG": 0.0}
+    assert set(per_query) == {"a", "b", "c"}  # b is judged (no relevant doc: 0, as trec_eval); zz is not judged
+    assert per_query["b"] == per_query["c"] == {"R@1": 0.0, "R@2": 0.0, "RR": 0.0, "nDCG": 0.0}
     assert per_query["a"]["R@2"] == 1.0 and per_query["a"]["R@1"] == 0.0 and per_query["a"]["RR"] == 0.5
-    assert aggregate(per_query)["R@2"] == 0.5
+    assert aggregate(per_query)["R@2"] == pytest.approx(1 / 3)
+
+
+NO_RELEVANT = ["RPrec", "AP", "AP@10", "nDCG", "nDCG@10", "RR", "RR@10", "R@10", "P@5", "Success@1"]
+TREC = {"RPrec": "Rprec", "AP": "map", "AP@10": "map_cut_10", "nDCG": "ndcg", "nDCG@10": "ndcg_cut_10"}
+TREC |= {"RR": "recip_rank", "RR@10": "recip_rank", "R@10": "recall_10", "P@5": "P_5", "Success@1": "success_1"}
+
+
+def test_topics_judged_only_zero_or_negative_score_zero_and_count_in_the_mean():
+    """trec_eval scores every qrels topic: one judged only 0/-1 gets 0 on every measure and counts in the mean."""
+    qrels = {"a": {"x": 1, "y": 0}, "b": {"x": 0, "y": -1}, "c": {"y": -1}, "d": {"z": 2, "x": 0}}
+    run = {"a": {"y": 0.9, "x": 0.5}, "b": {"x": 1.0, "y": 0.5}, "c": {"y": 2.0}, "d": {"z": 1.0}}
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels, {"Rprec", "map", "map_cut.10", "ndcg", "ndcg_cut.10"} | {"recip_rank", "recall.10", "P.5", "success.1"}
+    )
+    expected = evaluator.evaluate(run)
+    ours = evaluate_run(qrels, run, NO_RELEVANT)
+    assert set(ours) == set(expected) == {"a", "b", "c", "d"}
+    for topic in ("b", "c"):
+        assert ours[topic] == {name: 0.0 for name in NO_RELEVANT}
+    for topic, scores in ours.items():
+        for name, value in scores.items():
+            assert value == pytest.approx(expected[topic][TREC[name]], abs=1e-12), (topic, name)
+    means = aggregate(ours)
+    assert means["RR"] == pytest.approx((0.5 + 1.0) / 4)  # over all 4 qrels topics, as trec_eval -c
+    assert means["AP"] == pytest.approx(sum(expected[t]["map"] for t in qrels) / 4)
+
+
+def test_the_mean_is_ir_measures_over_every_qrels_topic():
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels = {"a": {"x": 1, "y": 0}, "b": {"x": 0}, "c": {"z": 1}, "e": {"x": -1}}
+    run = {"a": {"y": 0.9, "x": 0.5}, "b": {"x": 1.0}, "c": {"x": 3.0, "z": 2.0}, "zz": {"x": 1.0}}
+    names = ["AP", "nDCG@10", "P@1", "R@10"]
+    expected = ir_measures.calc_aggregate([ir_measures.parse_measure(n) for n in names], qrels, run)
+    means = aggregate(evaluate_run(qrels, run, names))
+    assert {n: means[n] for n in names} == pytest.approx({n: expected[ir_measures.parse_measure(n)] for n in names})
+
+
+def test_scores_equal_in_float32_tie_and_are_ordered_by_docid():
+    """trec_eval (<= 9.0.8, so pytrec_eval) stores a score as a C float: b and c tie, and c ranks above a."""
+    qrels = {"q": {"a": 1, "c": 0}}
+    run = {"q": {"a": 0.1000000002, "b": 0.1000000001, "c": 0.1000000001}}
+    assert float(np.float32(0.1000000002)) == float(np.float32(0.1000000001))
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "P.1"}).evaluate(run)["q"]
+    assert expected == pytest.approx({"recip_rank": 1 / 3, "P_1": 0.0})
+    assert evaluate_run(qrels, run, ["RR", "P@1"])["q"] == pytest.approx({"RR": 1 / 3, "P@1": 0.0})
+    # trec_eval 10.0 reads scores as double: a ranks first.
+    assert evaluate_run(qrels, run, ["RR", "P@1"], scores="float64")["q"] == {"RR": 1.0, "P@1": 1.0}
+    with pytest.raises(ConfigError, match="float32, float64"):
+        evaluate_run(qrels, run, ["RR"], scores="float16")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_scores_with_noise_below_float32_precision_match_pytrec_eval(seed):
+    """Summation noise (relative 1e-13, as BM25 or neural scores carry) must not reorder what trec_eval ties."""
+    qrels, run = synthetic(seed)
+    rng = np.random.default_rng(100 + seed)
+    noisy = {t: {d: s * (1 + int(rng.integers(0, 10)) * 1e-13) + 0.1 for d, s in r.items()} for t, r in run.items()}
+    assert any(len(set(r.values())) > len({np.float32(s) for s in r.values()}) for r in noisy.values())
+    thresholded = [Measure(m.family, m.cutoff, rel) for m in ALL_MEASURES for rel in (1, 2)]
+    assert assert_matches(qrels, noisy, thresholded) > 0

@@ -230,6 +230,36 @@ def test_a_run_read_as_columns_scores_exactly_as_the_dict_reader(tmp_path):
     assert evaluate_run(QRELS, table, ["RR", "R@4"])["t1"] == {"RR": 1 / 3, "R@4": 1 / 3}
 
 
+def test_both_readers_rank_scores_as_float32_as_pytrec_eval(tmp_path):
+    """Scores equal in float32 tie (docid descending) on both paths; beyond float32's range they tie too."""
+    import warnings
+
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from tarsim.data import read_run
+    from tarsim.data.runs import RunTable, read_run_table
+    from tarsim.metrics import evaluate_run
+
+    scores = {"t1": {"a": 0.1000000002, "b": 0.1000000001, "c": 0.1000000001, "d": 0.05}}
+    scores["t2"] = {"a": 1234.56789, "z": 1234.56785, "m": 1e39, "n": 2e39, "b": 3.0}
+    qrels = {"t1": {"a": 1, "c": 0}, "t2": {"a": 1, "m": 1, "z": 0}}
+    lines = [f"{t} Q0 {d} {r} {s!r} x" for t, docs in scores.items() for r, (d, s) in enumerate(docs.items(), 1)]
+    path = _write(tmp_path / "run", "\n".join(lines) + "\n")
+    table = read_run_table(path)
+    assert isinstance(table, RunTable)
+    names = {"RR": "recip_rank", "P@1": "P_1", "AP": "map", "nDCG": "ndcg", "RPrec": "Rprec"}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, set(names.values())).evaluate(read_run(path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy overflow warning from 1e39
+        for run in (table, read_run(path)):
+            got = evaluate_run(qrels, run, list(names))
+            for topic in qrels:
+                assert got[topic] == pytest.approx({n: expected[topic][k] for n, k in names.items()}, abs=1e-12)
+    assert expected["t1"]["recip_rank"] == pytest.approx(1 / 3)  # c > b > a: the float32 tie, by docid
+    assert expected["t2"]["recip_rank"] == pytest.approx(1 / 2)  # n and m tie at inf: n first, then m
+    as_double = [evaluate_run(qrels, run, ["RR"], scores="float64") for run in (table, read_run(path))]
+    assert as_double[0] == as_double[1] == {"t1": {"RR": 1.0}, "t2": {"RR": 1 / 2}}  # as trec_eval 10.0: a first
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -15,7 +15,7 @@ from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.metrics import DEFAULT_MEASURES, evaluate_run, parse_measures
 from tarsim.metrics.averaging import AVERAGES, average
 from tarsim.metrics.compare_runs import compare_runs
-from tarsim.metrics.ranked import MISSING, check_run_coverage
+from tarsim.metrics.ranked import MISSING, SCORE_TYPES, check_run_coverage
 
 FORMATS = ("table", "json", "csv")
 MAX_RESAMPLES = 10_000_000
@@ -53,8 +53,15 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--average",
         choices=AVERAGES,
         default="judged",
-        help="mean over topics with a relevant document, as trec_eval (judged, default), or over every topic of "
-        "the qrels and the run, one with no relevant document scoring 0 (all)",
+        help="mean over the qrels topics, as trec_eval -c (judged, default; with --missing skip: those in the "
+        "run, as trec_eval), or also over the run topics not in the qrels, each scoring 0 (all)",
+    )
+    parser.add_argument(
+        "--scores",
+        choices=list(SCORE_TYPES),
+        default="float32",
+        help="compare scores as float32, as trec_eval <= 9.0.8, pytrec_eval and ir_measures (default), or as "
+        "float64, as trec_eval 10.0: scores equal in float32 tie (ordered by docid) or not",
     )
     parser.add_argument("--seed", type=int, default=0, help="randomisation-test seed (default: 0)")
     parser.add_argument("--resamples", type=int, default=10000, help="randomisation-test resamples (default: 10000)")
@@ -80,8 +87,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("tarsim evaluate", None, "--compare needs at least two runs")
         return _compare(args, qrels, measures)
     run = read_run_table(args.run)
-    _check_coverage(qrels, run, args.missing, args.run)
-    per_query = evaluate_run(qrels, run, measures, missing=args.missing)
+    _check_coverage(qrels, run, args.missing, args.run, args.average)
+    per_query = evaluate_run(qrels, run, measures, missing=args.missing, scores=args.scores)
     names = [m.name for m in measures]
     run_topics = list(run.topics) if isinstance(run, RunTable) else [t for t, docs in run.items() if docs]
     covered = set(run_topics)
@@ -91,11 +98,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_coverage(qrels, run, missing: str, path: str) -> None:
+def _check_coverage(qrels, run, missing: str, path: str, average: str = "judged") -> None:
     """Print the coverage warnings on every call (Python shows a repeated warning only once per process)."""
     with warnings.catch_warnings():
         warnings.simplefilter("always", InputWarning)
-        check_run_coverage(qrels, run, missing, path)
+        check_run_coverage(qrels, run, missing, path, average=average)
 
 
 def _number(value: float) -> str:
@@ -141,6 +148,7 @@ def _compare(args: argparse.Namespace, qrels, measures) -> int:
         _check_coverage(qrels, run, args.missing, path)
     base_path = runs[0][0]
     options = {"seed": args.seed, "resamples": args.resamples, "missing": args.missing, "source": args.qrels}
+    options["scores"] = args.scores
     results = compare_runs(qrels, runs, measures, **options)
     if args.format == "json":
         document = {"seed": args.seed, "resamples": args.resamples, "tests": results}

@@ -85,8 +85,8 @@ def evaluate(
     """Per-query and averaged measures over `topics` (tarsim.metrics, trec_eval semantics per query).
 
     Queries that retrieved nothing score 0 (or are left out with `missing="skip"`). `average="judged"` averages
-    over the queries with a relevant document, as trec_eval; `"all"` over every query of `topics`, a query with
-    no relevant document scoring 0 (tarsim.metrics.averaging). Queries without judgments are reported as an
+    over the queries in the qrels, as trec_eval -c; `"all"` over every query of `topics`, a query without
+    judgments scoring 0 (tarsim.metrics.averaging). Queries without judgments are reported as an
     InputWarning with counts, naming `source`.
     """
     from tarsim.metrics import evaluate_run

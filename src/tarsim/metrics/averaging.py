@@ -1,8 +1,9 @@
-"""How per-query values become one figure: over the judged queries (trec_eval) or over all queries.
+"""How per-query values become one figure: over the qrels topics (trec_eval) or over the run's topics too.
 
-`judged` is trec_eval's mean: over the queries the measure is defined on (at least one relevant document).
-`all` is the mean the PD and bBSARD seed recipes report: over every query asked, a query with no relevant
-document (or none at the measure's `rel`) scoring 0. A thin step after tarsim.metrics.evaluate_run.
+`judged` is trec_eval's mean: over every qrels topic evaluate_run scores (a topic judged only 0 or -1 scores 0;
+with `missing="skip"` only those with a run line). `all` also counts each topic of `topics` that the qrels do
+not judge (a query asked without judgments, such as a run topic not in the qrels) as 0: the mean the PD and
+bBSARD seed recipes report. A thin step after tarsim.metrics.evaluate_run.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ def average(
     mode: str = "judged",
     topics: Iterable[str] = (),
 ) -> dict[str, float]:
-    """The mean of each measure: over the topics it has a value for (`judged`), or over `topics` and the topics of
-    `per_query` with 0 where a topic has no value (`all`). A measure with no topic to average over is left out."""
+    """The mean of each measure: over the topics of `per_query` (`judged`), or over those and `topics`, 0 where a
+    topic has no value (`all`). A measure with no topic to average over is left out."""
     if check_average(mode) == "judged":
         judged = aggregate(per_query)
         return {name: judged[name] for name in measures if name in judged}

@@ -20,16 +20,18 @@ def compare_runs(
     resamples: int = 10000,
     missing: str = "zero",
     source: str = "qrels",
+    scores: str = "float32",
 ) -> list[dict[str, object]]:
     """One row per (measure, run after the first): the first run's name `run_a`, this run's `run_b`, and
     `paired_tests`' figures (n as an int) over the topics both runs score.
 
-    Fewer than 2 such topics raise an InputError naming `source` (the qrels), as no paired test is possible.
+    `scores` is evaluate_run's (float32: trec_eval 9, pytrec_eval). Fewer than 2 such topics raise an InputError
+    naming `source` (the qrels), as no paired test is possible.
     """
     if len(runs) < 2:
         raise ValueError(f"compare_runs needs at least two runs, got {len(runs)}")
     wanted = [parse_measure(m) for m in measures]
-    scored = [(name, evaluate_run(qrels, run, wanted, missing=missing)) for name, run in runs]
+    scored = [(name, evaluate_run(qrels, run, wanted, missing=missing, scores=scores)) for name, run in runs]
     base_name, base = scored[0]
     results: list[dict[str, object]] = []
     for measure in wanted:
@@ -38,7 +40,7 @@ def compare_runs(
         for run_name, other in scored[1:]:
             b = {t: s[name] for t, s in other.items() if name in s}
             if len(a) < 2 or len(set(a) & set(b)) < 2:
-                problem = f"{name}: paired tests need at least 2 topics with a relevant document"
+                problem = f"{name}: paired tests need at least 2 topics scored by both runs"
                 raise InputError(source, None, problem)
             tests = paired_tests(a, b, seed, resamples)
             results.append({"measure": name, "run_a": base_name, "run_b": run_name, **tests, "n": int(tests["n"])})

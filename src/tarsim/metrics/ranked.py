@@ -1,10 +1,13 @@
 """Ranked-list measures computed with numpy: every measure of every topic from one array per topic.
 
 Semantics (the reference is trec_eval, as in pytrec_eval; see docs/evaluate.md):
-- a run ranks each topic's documents by score descending, ties by docid descending (trec_eval's order);
+- a run ranks each topic's documents by score descending, the score rounded to float32 as trec_eval up to
+  9.0.8 (and so pytrec_eval and ir_measures) stores it (`scores="float64"`: as trec_eval 10.0), ties by
+  docid descending (trec_eval's order);
 - a document absent from a topic's qrels is non-relevant; relevant means grade >= the measure's `rel`;
-- a topic is scored when the qrels give it at least one relevant document; a run that lacks it scores 0
-  (`missing="zero"`, trec_eval -c) or is left out (`missing="skip"`, trec_eval without -c);
+- every qrels topic (one with at least one judgment, of any grade) is scored, as trec_eval does: one without
+  a relevant document scores 0 on every measure; a qrels topic the run lacks scores 0 (`missing="zero"`,
+  trec_eval -c) or is left out (`missing="skip"`, trec_eval without -c); run topics not in the qrels are ignored;
 - nDCG uses the qrels grade as gain (grades below `rel` gain 0) and a log2(rank + 1) discount.
 
 Only the ranks of the judged-relevant documents matter, so each topic costs one sort of its scores and a
@@ -28,26 +31,42 @@ Qrels = Mapping[str, Mapping[str, int]]
 Run = Mapping[str, Mapping[str, float]]
 PerQuery = dict[str, dict[str, float]]
 
+SCORE_TYPES = {"float32": np.float32, "float64": np.float64}
+"""How scores are compared: float32 as trec_eval <= 9.0.8 stores TEXT_RESULTS.sim (a C float; so pytrec_eval and
+ir_measures), the default; float64 as trec_eval 10.0 (a double)."""
+
 MISSING = ("zero", "skip")
 """What to do with a qrels topic that has no run line: score it 0 (trec_eval -c) or leave it out."""
 
 
 @dataclass(frozen=True)
 class RunCoverage:
-    """How a run's topics meet the qrels topics that are scored (those with a relevant document)."""
+    """How a run's topics meet the qrels topics (those with at least one judgment: the topics that are scored)."""
 
     qrels_topics: int
-    """qrels topics with at least one relevant document (the topics a measure is computed for)."""
+    """qrels topics with at least one judgment, of any grade (the topics a measure is computed for)."""
     without_run: int
     """of those, topics with no run line (no document retrieved)."""
     run_topics: int
     """topics with at least one run line."""
     not_in_qrels: int
-    """run topics that the qrels do not mention at all (ignored, as trec_eval ignores them)."""
+    """run topics that the qrels do not mention at all (ignored as by trec_eval; 0 with `--average all`)."""
 
 
 def _scored_topics(qrels: Qrels) -> list[str]:
-    return sorted(topic for topic, judged in qrels.items() if any(grade > 0 for grade in judged.values()))
+    """The qrels topics trec_eval scores: every topic with a judgment line, relevant or not."""
+    return sorted(topic for topic, judged in qrels.items() if judged)
+
+
+def _check_scores(scores: str) -> None:
+    if scores not in SCORE_TYPES:
+        raise ConfigError(f"scores must be one of {', '.join(SCORE_TYPES)}, got {scores!r}")
+
+
+def ranking_scores(values: np.ndarray, scores: str = "float32") -> np.ndarray:
+    """Scores as trec_eval compares them (float32: beyond its range they tie at +-inf, as in trec_eval 9)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(values, dtype=np.float64).astype(SCORE_TYPES[scores])
 
 
 def _check_missing(missing: str) -> None:
@@ -74,11 +93,14 @@ def run_coverage(qrels: Qrels, run: Run | RunTable) -> RunCoverage:
     )
 
 
-def check_run_coverage(qrels: Qrels, run: Run | RunTable, missing: str = "zero", source: str = "run") -> RunCoverage:
+def check_run_coverage(
+    qrels: Qrels, run: Run | RunTable, missing: str = "zero", source: str = "run", *, average: str = "judged"
+) -> RunCoverage:
     """Warn (InputWarning, one line each, with counts) when the run and the qrels cover different topics.
 
     With `missing="skip"` and no qrels topic left to score, raise an InputError naming `source`, since an
-    average over no topic would print nothing or a misleading 0.
+    average over no topic would print nothing or a misleading 0. `average` (tarsim.metrics.averaging) says
+    what becomes of run topics not in the qrels: ignored (`judged`, as trec_eval) or scored 0 (`all`).
     """
     _check_missing(missing)
     cov = run_coverage(qrels, run)
@@ -87,8 +109,8 @@ def check_run_coverage(qrels: Qrels, run: Run | RunTable, missing: str = "zero",
             raise InputError(
                 source,
                 None,
-                f"no topic left to score: none of the {cov.qrels_topics:,} qrels topics with a relevant "
-                f"document has a run line (--missing skip)",
+                f"no topic left to score: none of the {cov.qrels_topics:,} qrels topics has a run line "
+                "(--missing skip)",
             )
         warnings.warn(
             f"{source}: none of the {cov.qrels_topics:,} qrels topics has a run line "
@@ -110,32 +132,35 @@ def check_run_coverage(qrels: Qrels, run: Run | RunTable, missing: str = "zero",
     if cov.not_in_qrels:
         warnings.warn(
             f"{source}: {cov.not_in_qrels:,} of {cov.run_topics:,} run topics are not in the qrels: "
-            "ignored, as trec_eval does",
+            + ("scored 0 (--average all)" if average == "all" else "ignored, as trec_eval does"),
             InputWarning,
             stacklevel=2,
         )
     return cov
 
 
-def _relevant_ranks(judged: Mapping[str, int], ranked: Mapping[str, float] | None) -> tuple[list[int], list[float]]:
+def _relevant_ranks(
+    judged: Mapping[str, int], ranked: Mapping[str, float] | None, scores_as: str = "float32"
+) -> tuple[list[int], list[float]]:
     """Grades (> 0) of a topic's relevant documents and their 1-based ranks in trec_eval order (inf: absent)."""
     relevant = [(docid, grade) for docid, grade in judged.items() if grade > 0]
     grades = [grade for _, grade in relevant]
     if not ranked:
         return grades, [math.inf] * len(relevant)
-    scores = np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked))
+    scores = ranking_scores(np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked)), scores_as)
     scores.sort()
     found = [ranked.get(docid) for docid, _ in relevant]
-    present = np.array([math.nan if score is None else score for score in found], dtype=np.float64)
+    present = ranking_scores([math.nan if score is None else score for score in found], scores_as)
     right = np.searchsorted(scores, present, side="right")
     left = np.searchsorted(scores, present, side="left")
     ranks = (len(scores) - right + 1).astype(np.float64)
     ranks[np.isnan(present)] = math.inf
     tied = (right - left > 1) & ~np.isnan(present)
     if tied.any():
-        # Ties in score among the documents ahead: order them as trec_eval does (docid descending).
-        order = sorted(ranked.items(), key=lambda item: (item[1], item[0]), reverse=True)
-        position = {docid: rank for rank, (docid, _) in enumerate(order, start=1)}
+        # Ties in (float32) score among the documents ahead: order them as trec_eval does (docid descending).
+        rounded = ranking_scores(np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked)), scores_as).tolist()
+        order = sorted(zip(rounded, ranked, strict=True), reverse=True)
+        position = {docid: rank for rank, (_, docid) in enumerate(order, start=1)}
         for index in np.flatnonzero(tied):
             ranks[index] = position[relevant[index][0]]
     return grades, ranks.tolist()
@@ -193,11 +218,13 @@ def _compute(
     return values, defined
 
 
-def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tuple[list[int], list[float], list[int]]:
+def _table_relevant_ranks(
+    qrels: Qrels, topics: list[str], run: RunTable, scores_as: str = "float32"
+) -> tuple[list[int], list[float], list[int]]:
     """_relevant_ranks for every topic at once from a RunTable: (topic index, rank, grade) of relevant documents.
 
-    Per topic one sort of its scores and a searchsorted per relevant document, as _relevant_ranks; ties in score
-    are ordered by docid descending (trec_eval's order), looked up only for the tied documents.
+    Per topic one sort of its (float32) scores and a searchsorted per relevant document, as _relevant_ranks; ties
+    in score are ordered by docid descending (trec_eval's order), looked up only for the tied documents.
     """
     from tarsim.data.arrow_numpy import from_numpy  # pyarrow only with a RunTable
 
@@ -208,7 +235,8 @@ def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tup
     grades = [grade for pairs in relevant for _, grade in pairs]
     topic_codes = np.array([code_of.get(topic, -1) for topic in topics], dtype=np.int64)[tix]
     rows = run.rows_of(topic_codes, [docid for pairs in relevant for docid, _ in pairs])
-    present = np.where(rows >= 0, run.scores[rows], math.nan)
+    run_scores = ranking_scores(run.scores, scores_as)  # float32 by default, as trec_eval 9 compares them
+    present = np.where(rows >= 0, run_scores[rows], math.nan).astype(run_scores.dtype)
     ranks = np.full(len(tix), math.inf)
     bounds = np.r_[0, np.cumsum(counts)]
     for index, topic in enumerate(topics):
@@ -217,7 +245,7 @@ def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tup
         if code is None or first == last:
             continue
         topic_rows = run.rows_of_topic(code)
-        scores = np.sort(run.scores[topic_rows])
+        scores = np.sort(run_scores[topic_rows])
         wanted = present[first:last]
         right = np.searchsorted(scores, wanted, side="right")
         left = np.searchsorted(scores, wanted, side="left")
@@ -225,7 +253,7 @@ def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tup
         ranks[first:last][found] = (len(scores) - right + 1)[found]
         for i in np.flatnonzero((right - left > 1) & found).tolist():
             # Ties in score: those with a greater docid (compared as str, as trec_eval's order) rank ahead.
-            tied = topic_rows[run.scores[topic_rows] == wanted[i]]
+            tied = topic_rows[run_scores[topic_rows] == wanted[i]]
             own = relevant[index][i][0]
             names = run.docids.take(from_numpy(tied)).to_pylist()
             ranks[first + i] += sum(1 for name in names if name > own)
@@ -233,16 +261,24 @@ def _table_relevant_ranks(qrels: Qrels, topics: list[str], run: RunTable) -> tup
 
 
 def evaluate_run(
-    qrels: Qrels, run: Run | RunTable, measures: Iterable[Measure | str] = DEFAULT_MEASURES, *, missing: str = "zero"
+    qrels: Qrels,
+    run: Run | RunTable,
+    measures: Iterable[Measure | str] = DEFAULT_MEASURES,
+    *,
+    missing: str = "zero",
+    scores: str = "float32",
 ) -> PerQuery:
-    """Score a run: {topic: {measure name: value}} for every qrels topic with a relevant document.
+    """Score a run: {topic: {measure name: value}} for every qrels topic, trec_eval's value of every measure.
 
-    A measure appears for a topic only when the topic has a document at or above the measure's `rel`.
-    Topics are in sorted order; topics of the run that the qrels do not judge are ignored. A qrels topic
-    without a run line (no document retrieved) scores 0 with `missing="zero"` (trec_eval -c) and is left out
-    with `missing="skip"` (trec_eval without -c). `check_run_coverage` reports how many topics that concerns.
+    A qrels topic is one with at least one judgment; one without a document at or above a measure's `rel`
+    scores 0 on it (as trec_eval and pytrec_eval). Topics are in sorted order; topics of the run that the
+    qrels do not judge are ignored. A qrels topic without a run line (no document retrieved) scores 0 with
+    `missing="zero"` (trec_eval -c) and is left out with `missing="skip"` (trec_eval without -c).
+    `check_run_coverage` reports how many topics that concerns. Scores are compared as float32, as trec_eval up
+    to 9.0.8 and pytrec_eval (`scores="float64"`: as trec_eval 10.0); see SCORE_TYPES.
     """
     _check_missing(missing)
+    _check_scores(scores)
     wanted: list[Measure] = []
     for item in measures:
         measure = parse_measure(item)
@@ -256,9 +292,9 @@ def evaluate_run(
     rank_parts: list[float] = []
     grade_parts: list[int] = []
     if isinstance(run, RunTable):
-        tix_parts, rank_parts, grade_parts = _table_relevant_ranks(qrels, topics, run)
+        tix_parts, rank_parts, grade_parts = _table_relevant_ranks(qrels, topics, run, scores)
     for index, topic in enumerate(topics if not isinstance(run, RunTable) else ()):
-        grades, ranks = _relevant_ranks(qrels[topic], run.get(topic))
+        grades, ranks = _relevant_ranks(qrels[topic], run.get(topic), scores)
         tix_parts.extend([index] * len(grades))
         rank_parts.extend(ranks)
         grade_parts.extend(grades)
@@ -269,15 +305,15 @@ def evaluate_run(
     tix, ranks, grades = tix[order], ranks[order], grades[order]
     per_query: PerQuery = {topic: {} for topic in topics}
     for measure in wanted:
-        values, defined = _compute(measure, len(topics), tix, ranks, grades)
+        values, _defined = _compute(measure, len(topics), tix, ranks, grades)  # 0 where no relevant document
         name = measure.name
-        for index in np.flatnonzero(defined).tolist():
-            per_query[topics[index]][name] = float(values[index])
-    return {topic: scores for topic, scores in per_query.items() if scores}
+        for topic, value in zip(topics, values.tolist(), strict=True):
+            per_query[topic][name] = value
+    return per_query
 
 
 def aggregate(per_query: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
-    """Macro-average each measure over the topics it is defined on (exact sum: order-independent)."""
+    """Macro-average each measure over the topics that have it: evaluate_run's are trec_eval's (exact sum)."""
     sums: dict[str, list[float]] = {}
     for scores in per_query.values():
         for name, value in scores.items():
