@@ -19,6 +19,7 @@ labels, which is the same whenever the review found every relevant record (as `a
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,14 +58,82 @@ class Screening:
         return len(self.docids)
 
 
+COMPONENTS = {"learner": "learner", "extractor": "features", "policy": "policy", "batch": "batch"}
+"""The settings a preset bundles that name a component spec (field -> component kind); compared as resolved specs."""
+
+
 def tool_of(ledger: Ledger) -> str:
-    """Who produced a review: the header's `tool` (readers of other tools' output set it), else tarsim and its preset
-    or strategy."""
+    """Who produced a review and with what: the header's `tool` (readers of other tools' output set it: an ASReview
+    project's model, an order file's name), else `tarsim` and its preset (or strategy when it has none), followed by
+    every component its settings override (`tarsim asreview-default; learner nb:alpha=3.822; extractor tfidf`), so
+    that a run with other components is never averaged with the preset's own runs."""
     header = ledger.header
     if header.get("tool"):
         return str(header["tool"])
     config = header.get("config", {})
-    return f"tarsim {config.get('preset') or config.get('strategy', '')}".strip()
+    name = f"tarsim {config.get('preset') or config.get('strategy', '')}".strip()
+    overrides = [f"{field.rstrip('_')} {_text(config[field])}" for field in overridden(config)]
+    return "; ".join([name, *overrides])
+
+
+def overridden(config: dict) -> list[str]:
+    """The fields of a ledger header's config that differ from its preset (tarsim's defaults where the preset does
+    not set a field, or without a preset): the components it names, the bmi learner's lambda and bmi's features."""
+    settings = _preset_settings(config.get("preset"))
+    if settings is None:
+        return []  # a preset this installation does not know: its own name is all that can be said
+    reference = {**_defaults(), **settings}
+    names = [*COMPONENTS, "presumed_nonrelevant"]
+    if str(config.get("learner", reference["learner"])).split(":")[0] == "bmi":
+        names.append("lambda_")
+    if str(config.get("extractor", "bmi")) == "bmi":
+        names.append("features")
+    return [name for name in names if name in config and not _same(name, config[name], reference.get(name))]
+
+
+@functools.cache
+def _defaults() -> dict:
+    """tarsim's default settings as a ledger header records them."""
+    from tarsim.simulator.config import ReviewConfig
+
+    return {**ReviewConfig().to_dict(), "extractor": "bmi"}
+
+
+def _preset_settings(name: object) -> dict | None:
+    if not name:
+        return {}
+    from tarsim.components import kind
+    from tarsim.errors import TarsimError
+
+    try:
+        cls, _ = kind("preset").resolve(str(name))
+    except TarsimError:
+        return None
+    return dict(cls.settings)
+
+
+def _same(field: str, value: object, reference: object) -> bool:
+    """Whether a recorded setting is the reference one: component specs compared as resolved (parameter order and
+    spelled-out defaults aside), other values as they are."""
+    if value == reference:
+        return True
+    if field not in COMPONENTS or not isinstance(value, str) or not isinstance(reference, str):
+        return False
+    from tarsim.components import kind
+    from tarsim.errors import TarsimError
+
+    try:
+        return kind(COMPONENTS[field]).resolve(value) == kind(COMPONENTS[field]).resolve(reference)
+    except TarsimError:
+        return False
+
+
+def _text(value: object) -> str:
+    if isinstance(value, dict):
+        return ",".join(f"{key}={_text(item)}" for key, item in sorted(value.items()))
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
 
 
 def check_priors(priors: str) -> str:
