@@ -209,8 +209,17 @@ def test_unreadable_xlsx_and_bad_ris_are_one_line(tmp_path, capsys):
     unterminated = tmp_path / "cut.ris"
     unterminated.write_text("TY  - JOUR\nTI  - a\nN1  - ASReview_relevant\nER  - \nTY  - JOUR\nTI  - b\n")
     code, err = run_cli(capsys, "data", "import", str(unterminated), str(tmp_path / "out"))
-    assert code == 2 and "2 RIS records start with 'TY  - ' but 1 end with 'ER  - '" in err
+    assert code == 2 and err.count("\n") == 1
+    assert err == f"tarsim: error: {unterminated}:5: RIS record has no 'ER  - ' line before the end of the file\n"
     assert not (tmp_path / "out").exists()
+    # a record not closed in the middle of the file (rispy merges it into the next): its TY line is named
+    merged = write_ris(tmp_path / "merged.ris", [(f"t{i}", "a", "ASReview_relevant") for i in range(3)])
+    lines = merged.read_text().splitlines()
+    del lines[12]  # the second record's ER line (a record takes 7 lines: TY, TI, AB, KW, N1, ER, blank)
+    merged.write_text("\n".join(lines))
+    code, err = run_cli(capsys, "data", "import", str(merged), str(tmp_path / "out"))
+    assert code == 2
+    assert err == f"tarsim: error: {merged}:8: RIS record has no 'ER  - ' line before the next record (line 14)\n"
 
 
 def test_xlsx_labels_and_rows(tmp_path):

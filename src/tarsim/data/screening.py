@@ -308,6 +308,7 @@ def read_ris(path: Path) -> Table:
     except Exception as exc:  # rispy raises on malformed tags
         raise InputError(path, None, f"cannot read as RIS: {' '.join(str(exc).split())}") from None
     starts = [number for number, line in enumerate(text.splitlines(), start=1) if _RIS_START.match(line)]
+    _check_ris_records(path, text)
     if len(starts) != len(entries):
         raise InputError(
             path, None, f"{len(starts)} RIS records start with 'TY  - ' but {len(entries)} end with 'ER  - '"
@@ -328,6 +329,28 @@ def read_ris(path: Path) -> Table:
         )
     # The notes column holds the labels; name it as a label column so the shared checks find it.
     return Table((*header[:-1], "included"), tuple(rows), unit="record", header_line=None)
+
+
+def _ris_tag(line: str) -> str | None:
+    """The tag of a RIS line (`TY` of `TY  - JOUR`) as rispy reads it, else None (a continuation line)."""
+    return line[:2] if line[2:5] == "  -" and line[:2].isupper() and line[:1].isalpha() else None
+
+
+def _check_ris_records(path: Path, text: str) -> None:
+    """Every record that a `TY  - ` line opens is closed by an `ER  - ` line before the next one opens: rispy would
+    silently merge it into the next record (or drop it at the end of the file). The error names its TY line."""
+    opened: int | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        tag = _ris_tag(line)
+        if tag == "TY" and _RIS_START.match(line):
+            if opened is not None:
+                problem = f"RIS record has no 'ER  - ' line before the next record (line {number})"
+                raise InputError(path, opened, problem)
+            opened = number
+        elif tag == "ER":
+            opened = None
+    if opened is not None:
+        raise InputError(path, opened, "RIS record has no 'ER  - ' line before the end of the file")
 
 
 def _ris_value(value: object) -> str:
