@@ -294,3 +294,21 @@ def test_random_bytes_give_a_collection_or_one_line(tmp_path, data, suffix):
         assert "\n" not in str(error) and str(error).startswith(str(path))
     else:
         assert len(screening.collection) == len(screening.qrels["fuzz"]) > 0
+
+
+@pytest.mark.parametrize(("yes", "no"), [("True", "False"), ("TRUE", "FALSE"), ("true", "false")])
+def test_boolean_labels_as_pandas_and_excel_write_them(tmp_path, yes, no):
+    """ASReview 3.0.8 reads True/False (pandas' booleans) as 1/0; so does tarsim (it refused them)."""
+    path = tmp_path / "review.csv"
+    path.write_text(f"title,abstract,label_included\na,b,{yes}\nc,d,{no}\ne,f,\n", encoding="utf-8")
+    screening = read_screening_file(path, unlabelled="skip")
+    assert screening.qrels["review"] == {"0": 1, "1": 0} and screening.skipped == (2,)
+
+
+def test_a_bad_label_names_the_accepted_forms(tmp_path, capsys):
+    path = tmp_path / "review.csv"
+    path.write_text("title,abstract,label_included\na,b,1\nc,d,Yes\n", encoding="utf-8")
+    code, err = run_cli(capsys, "data", "import", str(path), str(tmp_path / "out"))
+    assert code == 2 and err.count("\n") == 1
+    assert f"{path}:3: record 1: label_included is not 0 or 1: 'Yes' (accepted: 0, 1 (1.0 and the like), " in err
+    assert "yes/no, y/n, true/false (True/False, TRUE/FALSE); an empty cell means unlabelled)" in err

@@ -50,6 +50,10 @@ RECORD_ID_COLUMN = "record_id"
 UNLABELLED_CHOICES = ("error", "skip")
 LABEL_WORDS = {"yes": 1, "y": 1, "no": 0, "n": 0}
 """Label words ASReview maps to 0/1 (lowercase only, as ASReview's standardize_included_label)."""
+LABEL_BOOLEANS = {"True": 1, "TRUE": 1, "true": 1, "False": 0, "FALSE": 0, "false": 0}
+"""Booleans as pandas (so ASReview) reads them in a label column whose every label is one, as pandas and Excel
+write them; tarsim takes them in any label column."""
+ACCEPTED_LABELS = "0, 1 (1.0 and the like), yes/no, y/n, true/false (True/False, TRUE/FALSE)"
 RIS_NOTES = {"ASReview_relevant": 1, "ASReview_irrelevant": 0, "ASReview_not_seen": None}
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _RIS_START = re.compile(r"^TY  - ")
@@ -189,17 +193,24 @@ def _shown(header: Sequence[str]) -> str:
 
 
 def parse_label(path: Path, line: int | None, where: str, column: str, text: str) -> int | None:
-    """0 or 1 from a label cell (`1`, `1.0`, `yes`, `y`, ...); None when empty; anything else is an error."""
+    """0 or 1 from a label cell (`1`, `1.0`, `yes`, `y`, `True`, ...); None when empty; anything else is an error
+    naming the accepted forms."""
     value = text.strip()
     if not value:
         return None
     if value in LABEL_WORDS:
         return LABEL_WORDS[value]
+    if value in LABEL_BOOLEANS:
+        return LABEL_BOOLEANS[value]
     if _NUMBER.fullmatch(value):
         number = float(value)
         if number in (0.0, 1.0):
             return int(number)
-    raise InputError(path, line, f"{where}: {column} is not 0 or 1: {value!r} (an empty cell means unlabelled)")
+    raise InputError(
+        path,
+        line,
+        f"{where}: {column} is not 0 or 1: {value!r} (accepted: {ACCEPTED_LABELS}; an empty cell means unlabelled)",
+    )
 
 
 # ---- readers: each returns a Table of text cells ----------------------------------------------------------------
