@@ -236,7 +236,7 @@ def test_xlsx_labels_and_rows(tmp_path):
     )
     with pytest.raises(InputError) as caught:
         read_screening_file(path)
-    assert str(caught.value) == f"{path}:4: record 2: included is not 0 or 1: '2' (an empty cell means unlabelled)"
+    assert str(caught.value).startswith(f"{path}:4: record 2: included is not 0 or 1: '2' (accepted: 0, 1 ")
 
 
 def test_data_import_writes_a_collection_directory(tmp_path, capsys):
@@ -312,3 +312,23 @@ def test_a_bad_label_names_the_accepted_forms(tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1
     assert f"{path}:3: record 1: label_included is not 0 or 1: 'Yes' (accepted: 0, 1 (1.0 and the like), " in err
     assert "yes/no, y/n, true/false (True/False, TRUE/FALSE); an empty cell means unlabelled)" in err
+
+
+def test_a_byte_order_mark_is_read_and_warned_about_once(tmp_path):
+    """tarsim drops a UTF-8 BOM (the titles are read); ASReview 3.0.8 keeps it in the first column's name and reads
+    no title, so the user is told that the two reviews of the file differ."""
+    body = "title,abstract,label_included\nfirst,a,1\nsecond,b,0\n"
+    marked = tmp_path / "marked.csv"
+    marked.write_bytes(b"\xef\xbb\xbf" + body.encode())
+    with pytest.warns(InputWarning) as caught:
+        screening = read_screening_file(marked)
+    assert [doc.title for doc in screening.collection] == ["first", "second"]
+    assert len(caught) == 1
+    assert str(caught[0].message).startswith(f"{marked}: starts with a UTF-8 byte order mark (BOM)")
+    assert "ASReview 3.0.8 keeps the mark in that column's name and reads no 'title' column" in str(caught[0].message)
+    other = "note,title,abstract,label_included\nx,first,a,1\ny,second,b,0\n"
+    for name, content in (("plain.csv", body.encode()), ("other.csv", b"\xef\xbb\xbf" + other.encode())):
+        (tmp_path / name).write_bytes(content)  # no mark, or a first column ASReview does not read: nothing to say
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert len(read_screening_file(tmp_path / name).collection) == 2

@@ -9,6 +9,7 @@ the `record_id` column when there is one, else the record's row number from 0 (A
 
 from __future__ import annotations
 
+import codecs
 import csv
 import re
 import warnings
@@ -257,7 +258,33 @@ def read_delimited(path: Path, fallback: str) -> Table:
             rows.append((start, tuple(fields)))
     except csv.Error as exc:
         raise InputError(path, reader.line_num, f"cannot parse as delimited text: {exc}") from None
+    if header and _starts_with_bom(path):
+        warn_byte_order_mark(path, header[0])
     return Table(header or (), tuple(rows), header_line=header_line)
+
+
+def _starts_with_bom(path: Path) -> bool:
+    with open_binary(path) as raw:
+        return raw.read(len(codecs.BOM_UTF8)) == codecs.BOM_UTF8
+
+
+def warn_byte_order_mark(path: Path, first: str) -> None:
+    """Warn, once per reading, that ASReview 3.0.8 reads a file that starts with a UTF-8 byte order mark otherwise:
+    tarsim drops the mark, ASReview keeps it in the first column's name (`\\ufefftitle`), so it does not find that
+    column. Only when that column is one ASReview reads by name (title, abstract, a label column): else the mark
+    changes nothing. Always, whatever the preset: a file is read (and imported) before any preset is chosen, and a
+    screening file's default preset is ASReview's."""
+    name = first.strip().lower()
+    synonyms = {synonym for names in TEXT_COLUMNS.values() for synonym in names}
+    if name not in synonyms and name not in LABEL_COLUMNS:
+        return
+    warnings.warn(
+        f"{path}: starts with a UTF-8 byte order mark (BOM): tarsim reads its first column {first.strip()!r}, "
+        f"ASReview 3.0.8 keeps the mark in that column's name and reads no {name!r} column, so its reviews of this "
+        "file differ from tarsim's (save it as UTF-8 without BOM to compare them)",
+        InputWarning,
+        stacklevel=3,
+    )
 
 
 def _cell_text(value: object) -> str:
