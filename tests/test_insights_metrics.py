@@ -220,3 +220,29 @@ def test_asreview_projects_are_named_by_their_model(tmp_path, capsys):
         "asreview -c nb -q max -b balanced -e tfidf",
     ]
     assert all(mean["runs"] == 1 for mean in document["mean"].values())  # not one "asreview" mean over both
+
+
+def test_levels_asked_for_as_in_asreview_metrics(tmp_path, capsys):
+    """`--wss/--rrf/--erf L` (Insights' --wss/--recall/--erf) replace the default levels; by hand on LABELS (N = 10,
+    R = 2, relevant at positions 1 and 3; random order finds round(2i/9): 0, 0, 0, 1, 1, 1, 1, 2, 2, 2)."""
+    order = tmp_path / "t.mine.txt"
+    order.write_text("".join(f"d{i} {label}\n" for i, label in enumerate(LABELS)), encoding="utf-8")
+    argv = ["metrics", str(order), "--wss", "0.5", "--wss", "1", "--rrf", "0.2", "--erf", "0.4", "--erf", "0.05"]
+    assert main([*argv, "--format", "json"]) == 0
+    review = json.loads(capsys.readouterr().out)["reviews"][0]
+    levels = {key: value for key, value in review.items() if key.split("_")[0] in ("wss", "rrf", "erf")}
+    assert levels == {
+        "wss_50": pytest.approx(0.3),  # j = 1: found at once, random after 3 records
+        "wss_100": pytest.approx(0.5),  # j = 2: found after 2 records, random after 7
+        "rrf_20": 0.5,  # 2 records: the first relevant
+        "erf_40": 0.5,  # 4 records: 2 found, random 1
+        "erf_5": 0.0,  # less than one record screened
+    }
+    assert main(argv) == 0
+    header = capsys.readouterr().out.splitlines()[1].split()
+    assert header[5:10] == ["WSS@50", "WSS@100", "RRF@20", "ERF@40", "ERF@5"]
+    assert main(["metrics", str(order), "--wss", "95"]) == 2
+    err = capsys.readouterr().err
+    assert err == "tarsim: error: --wss 95: give a share from 0 (excluded) to 1, e.g. 0.9 for 90% " + (
+        "(as `asreview metrics` takes it)\n"
+    )
