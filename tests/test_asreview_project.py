@@ -54,7 +54,7 @@ def make_project(path, name="Tiny review", results=RESULTS):
 
 def test_project_as_a_ledger(tmp_path):
     ledger = read_asreview_project(make_project(tmp_path / "tiny.asreview"))
-    assert ledger.topic == "Tiny review" and ledger.header["tool"] == "asreview"
+    assert ledger.topic == "Tiny review" and ledger.header["tool"] == "asreview -q max"
     assert ledger.docids == ["2", "3", "4", "5", "1"]  # results order; group member 8 and pending 6 left out
     assert ledger.prior.tolist() == [True, True, False, False, False]
     assert ledger.truth.tolist() == [1, 0, 0, 1, 0]
@@ -69,7 +69,7 @@ def test_metrics_of_a_project(tmp_path, capsys):
     # priors excluded: sequence 4, 5, 1 padded to N = 7 - 2 = 5; R = 3 - 1 (record 2 was a prior) = 2
     assert (review["topic"], review["tool"], review["N"], review["R"], review["priors"]) == (
         "tiny",
-        "asreview",
+        "asreview -q max",
         5,
         2,
         2,
@@ -107,4 +107,4 @@ def test_plot_and_compare_take_projects_and_order_files(tmp_path, capsys):
     from tarsim.reporting.compare import load_ledgers
 
     tools = [ledger.header["tool"] for ledger in load_ledgers([project, order])]
-    assert tools == ["asreview", "other"]
+    assert tools == ["asreview -q max", "other"]  # the model as results.db records it (querier only here)

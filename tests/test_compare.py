@@ -147,3 +147,79 @@ def test_reviews_from_other_tools_pair_with_tarsim_runs_by_topic_and_seed(tmp_pa
     foreign = [g for g in result.groups if g != result.baseline]
     assert len(foreign) == 1 and rows[(foreign[0], "Recall@1R+0")]["pairs"] == 3
     assert rows[(foreign[0], "Recall@1R+0")]["mean"] == 0.0  # two judgments into its order, nothing relevant yet
+
+
+def order_file(path, priors, relevant_at):
+    """An order file of 12 records d0..d11 (R = 2): the prior records first, then the rest with the two relevant
+    records (d0, d1) at 0-based positions `relevant_at` of the whole order."""
+    rest = [d for d in (f"d{i}" for i in range(2, 12)) if d not in priors]
+    order = [*priors, *rest]
+    relevant = [d for d in ("d0", "d1") if d not in priors]
+    order = [d for d in order if d not in relevant]
+    for position, docid in zip(relevant_at, relevant, strict=True):
+        order.insert(position, docid)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [f"{d} {int(d in ('d0', 'd1'))}{' prior' if d in priors else ''}\n" for d in order]
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def test_reviews_of_one_review_from_other_tools_are_all_kept(tmp_path, capsys):
+    """Two projects (order files) of the same review from different priors: each counts (both used to get one key,
+    the last replaced the first and the first was shown as not reached)."""
+    from tarsim.reporting.compare import load_ledgers
+
+    first = order_file(tmp_path / "a" / "t0.asr.txt", ["d0", "d5"], [5])  # d1 found 6th
+    second = order_file(tmp_path / "b" / "t0.asr.txt", ["d1", "d6"], [2])  # d0 found 3rd
+    runs = load_ledgers([first, second])
+    result = compare(runs, "asr", grid_a=(2,), grid_b=(0,))
+    rows = {(r["group"], r["measure"]): r for r in result.rows}
+    effort = rows[("asr", "effort to 95% recall")]
+    assert (effort["runs"], effort["n"]) == (2, 2)
+    assert effort["mean"] == pytest.approx((6 + 3) / 2)  # 95% recall needs both relevant: the 6th and 3rd record
+    assert rows[("asr", "Recall@2R+0")]["mean"] == pytest.approx((0.5 + 1.0) / 2)  # 4 records: d0 only; d1, d0
+    assert main(["compare", str(first), str(second), "--baseline", "asr"]) == 0
+    assert "(1/2)" not in capsys.readouterr().out
+
+
+def test_reviews_that_cannot_be_told_apart_are_refused_in_one_line(tmp_path, capsys):
+    first = order_file(tmp_path / "a" / "t0.asr.txt", ["d0", "d5"], [3])
+    second = order_file(tmp_path / "b" / "t0.asr.txt", ["d0", "d5"], [5])
+    assert main(["compare", str(first), str(second), "--baseline", "asr"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(first) in err and str(second) in err and "d0,d5" in err
+    # tarsim runs alike in the fields grouped on (batch differs) would hide each other too
+    runs = [ledger("t0", "fast", 0, [1, 1] + [0] * 10, batch=b) for b in ("bmi", "10")]
+    with pytest.raises(ConfigError, match="they differ in batch: add it to --group-by"):
+        compare(runs, "fast", group_by=["policy"])
+
+
+def test_other_tools_are_named_by_what_they_are_and_pair_by_priors(tmp_path):
+    """An order file's group is its tool (not tarsim's default `learner=bmi`); it pairs with the tarsim run that
+    started from the same prior records, not with the one of the same seed."""
+    from tarsim.data.ledger import ledger_from_lines
+
+    def with_priors(seed, priors, truth):
+        lines = ledger_factory.ledger_lines(
+            truth, topic="t0", seed=seed, size=12, docids=[*priors, *[f"x{i}" for i in range(len(truth) - 2)]],
+            config={"learner": "svm"}, inputs={"collection": "c0"}, relevant=2,
+        )  # fmt: skip
+        records = [json.loads(line) for line in lines]
+        for record in records[1:3]:
+            record["prior"] = True
+        return ledger_from_lines([json.dumps(r) for r in records])
+
+    tarsim_runs = [with_priors(0, ["d1", "d6"], [1, 0, 0, 1]), with_priors(1, ["d0", "d5"], [1, 0, 0, 0, 1])]
+    other = [
+        order_file(tmp_path / "a" / "t0.asr.txt", ["d0", "d5"], [3]),
+        order_file(tmp_path / "b" / "t0.asr.txt", ["d1", "d6"], [2]),
+    ]
+    from tarsim.reporting.compare import load_ledgers
+
+    result = compare([*tarsim_runs, *load_ledgers(other)], "asr", grid_a=(1,), grid_b=(0,))
+    assert result.groups == ["tarsim document/document; learner svm", "asr"]
+    rows = {(r["group"], r["measure"]): r for r in result.rows}
+    effort = rows[("tarsim document/document; learner svm", "effort to 95% recall")]
+    # tarsim: seed 0 (priors d1, d6) needs 4 records, seed 1 (d0, d5) 5; asr: (d0, d5) 4, (d1, d6) 3
+    assert effort["pairs"] == 2 and effort["diff"] == pytest.approx(((4 - 3) + (5 - 4)) / 2)
+    assert effort["p_t"] is not None

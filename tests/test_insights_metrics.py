@@ -163,3 +163,95 @@ def test_metrics_cli_bad_order_file(tmp_path, capsys, text, problem):
     assert main(["metrics", str(order)]) == 2
     err = capsys.readouterr().err
     assert problem in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_run_is_named_by_what_it_ran():
+    """The preset alone only when nothing overrides it: a run with other components is never averaged with the
+    preset's own runs (both were "tarsim asreview-default")."""
+    preset = {
+        "preset": "asreview-default",
+        "learner": "svm:C=0.11,loss=squared_hinge,balance=balanced,ratio=9.8",
+        "extractor": "tfidf:ngram_max=2,sublinear_tf=true,min_df=1,max_df=0.95",
+        "policy": "max",
+        "batch": "1",
+        "presumed_nonrelevant": 0,
+    }
+
+    def tool(**config):
+        return insights.tool_of(ledger_factory.make_ledger([1, 0], config={**preset, **config}))
+
+    assert tool() == "tarsim asreview-default"
+    # the same learner with its parameters in another order is the preset's
+    assert tool(learner="svm:ratio=9.8,balance=balanced,loss=squared_hinge,C=0.11") == "tarsim asreview-default"
+    nb = tool(learner="nb:alpha=3.822,balance=balanced,ratio=1.2", extractor="tfidf:stop_words=english")
+    assert nb == (
+        "tarsim asreview-default; learner nb:alpha=3.822,balance=balanced,ratio=1.2; extractor tfidf:stop_words=english"
+    )
+    assert tool(batch="10", presumed_nonrelevant=100) == "tarsim asreview-default; batch 10; presumed_nonrelevant 100"
+    # without a preset: tarsim's defaults are the reference (BMI), the strategy names the run as before
+    plain = ledger_factory.make_ledger([1, 0], config={"learner": "bmi", "batch": "bmi", "presumed_nonrelevant": 100})
+    assert insights.tool_of(plain) == "tarsim document/document"
+    other = ledger_factory.make_ledger([1, 0], config={"learner": "logistic", "presumed_nonrelevant": 0})
+    assert insights.tool_of(other) == "tarsim document/document; learner logistic; presumed_nonrelevant 0"
+
+
+def asreview_project(path, model):
+    """A minimal ASReview 3 project: records 0..3 (0 included), priors 0 and 1, then 2 and 3 ranked by `model`
+    (classifier, querier, balancer, feature_extractor) as results.db records it."""
+    import sqlite3
+    import zipfile
+
+    database = path.parent / f"{path.stem}.db"
+    connection = sqlite3.connect(database)
+    connection.execute("CREATE TABLE record (record_id INTEGER PRIMARY KEY, included INTEGER)")
+    connection.executemany("INSERT INTO record VALUES (?, ?)", [(0, 1), (1, 0), (2, 0), (3, 0)])
+    connection.execute(
+        "CREATE TABLE results (record_id INTEGER UNIQUE, label INTEGER, classifier TEXT, querier TEXT, "
+        "balancer TEXT, feature_extractor TEXT)"
+    )
+    rows = [(0, 1, None, None, None, None), (1, 0, None, None, None, None), (2, 0, *model), (3, 0, *model)]
+    connection.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?)", rows)
+    connection.commit()
+    connection.close()
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("project.json", json.dumps({"name": "review", "project_file_version": 3}))
+        archive.write(database, "results.db")
+    return path
+
+
+def test_asreview_projects_are_named_by_their_model(tmp_path, capsys):
+    svm = asreview_project(tmp_path / "u4.asreview", ("svm", "max", "balanced", "tfidf"))
+    nb = asreview_project(tmp_path / "u3.asreview", ("nb", "max", "balanced", "tfidf"))
+    assert main(["metrics", str(svm), str(nb), "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert [review["tool"] for review in document["reviews"]] == [
+        "asreview -c svm -q max -b balanced -e tfidf",
+        "asreview -c nb -q max -b balanced -e tfidf",
+    ]
+    assert all(mean["runs"] == 1 for mean in document["mean"].values())  # not one "asreview" mean over both
+
+
+def test_levels_asked_for_as_in_asreview_metrics(tmp_path, capsys):
+    """`--wss/--rrf/--erf L` (Insights' --wss/--recall/--erf) replace the default levels; by hand on LABELS (N = 10,
+    R = 2, relevant at positions 1 and 3; random order finds round(2i/9): 0, 0, 0, 1, 1, 1, 1, 2, 2, 2)."""
+    order = tmp_path / "t.mine.txt"
+    order.write_text("".join(f"d{i} {label}\n" for i, label in enumerate(LABELS)), encoding="utf-8")
+    argv = ["metrics", str(order), "--wss", "0.5", "--wss", "1", "--rrf", "0.2", "--erf", "0.4", "--erf", "0.05"]
+    assert main([*argv, "--format", "json"]) == 0
+    review = json.loads(capsys.readouterr().out)["reviews"][0]
+    levels = {key: value for key, value in review.items() if key.split("_")[0] in ("wss", "rrf", "erf")}
+    assert levels == {
+        "wss_50": pytest.approx(0.3),  # j = 1: found at once, random after 3 records
+        "wss_100": pytest.approx(0.5),  # j = 2: found after 2 records, random after 7
+        "rrf_20": 0.5,  # 2 records: the first relevant
+        "erf_40": 0.5,  # 4 records: 2 found, random 1
+        "erf_5": 0.0,  # less than one record screened
+    }
+    assert main(argv) == 0
+    header = capsys.readouterr().out.splitlines()[1].split()
+    assert header[5:10] == ["WSS@50", "WSS@100", "RRF@20", "ERF@40", "ERF@5"]
+    assert main(["metrics", str(order), "--wss", "95"]) == 2
+    err = capsys.readouterr().err
+    assert err == "tarsim: error: --wss 95: give a share from 0 (excluded) to 1, e.g. 0.9 for 90% " + (
+        "(as `asreview metrics` takes it)\n"
+    )

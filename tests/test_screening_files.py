@@ -209,8 +209,17 @@ def test_unreadable_xlsx_and_bad_ris_are_one_line(tmp_path, capsys):
     unterminated = tmp_path / "cut.ris"
     unterminated.write_text("TY  - JOUR\nTI  - a\nN1  - ASReview_relevant\nER  - \nTY  - JOUR\nTI  - b\n")
     code, err = run_cli(capsys, "data", "import", str(unterminated), str(tmp_path / "out"))
-    assert code == 2 and "2 RIS records start with 'TY  - ' but 1 end with 'ER  - '" in err
+    assert code == 2 and err.count("\n") == 1
+    assert err == f"tarsim: error: {unterminated}:5: RIS record has no 'ER  - ' line before the end of the file\n"
     assert not (tmp_path / "out").exists()
+    # a record not closed in the middle of the file (rispy merges it into the next): its TY line is named
+    merged = write_ris(tmp_path / "merged.ris", [(f"t{i}", "a", "ASReview_relevant") for i in range(3)])
+    lines = merged.read_text().splitlines()
+    del lines[12]  # the second record's ER line (a record takes 7 lines: TY, TI, AB, KW, N1, ER, blank)
+    merged.write_text("\n".join(lines))
+    code, err = run_cli(capsys, "data", "import", str(merged), str(tmp_path / "out"))
+    assert code == 2
+    assert err == f"tarsim: error: {merged}:8: RIS record has no 'ER  - ' line before the next record (line 14)\n"
 
 
 def test_xlsx_labels_and_rows(tmp_path):
@@ -227,7 +236,7 @@ def test_xlsx_labels_and_rows(tmp_path):
     )
     with pytest.raises(InputError) as caught:
         read_screening_file(path)
-    assert str(caught.value) == f"{path}:4: record 2: included is not 0 or 1: '2' (an empty cell means unlabelled)"
+    assert str(caught.value).startswith(f"{path}:4: record 2: included is not 0 or 1: '2' (accepted: 0, 1 ")
 
 
 def test_data_import_writes_a_collection_directory(tmp_path, capsys):
@@ -285,3 +294,41 @@ def test_random_bytes_give_a_collection_or_one_line(tmp_path, data, suffix):
         assert "\n" not in str(error) and str(error).startswith(str(path))
     else:
         assert len(screening.collection) == len(screening.qrels["fuzz"]) > 0
+
+
+@pytest.mark.parametrize(("yes", "no"), [("True", "False"), ("TRUE", "FALSE"), ("true", "false")])
+def test_boolean_labels_as_pandas_and_excel_write_them(tmp_path, yes, no):
+    """ASReview 3.0.8 reads True/False (pandas' booleans) as 1/0; so does tarsim (it refused them)."""
+    path = tmp_path / "review.csv"
+    path.write_text(f"title,abstract,label_included\na,b,{yes}\nc,d,{no}\ne,f,\n", encoding="utf-8")
+    screening = read_screening_file(path, unlabelled="skip")
+    assert screening.qrels["review"] == {"0": 1, "1": 0} and screening.skipped == (2,)
+
+
+def test_a_bad_label_names_the_accepted_forms(tmp_path, capsys):
+    path = tmp_path / "review.csv"
+    path.write_text("title,abstract,label_included\na,b,1\nc,d,Yes\n", encoding="utf-8")
+    code, err = run_cli(capsys, "data", "import", str(path), str(tmp_path / "out"))
+    assert code == 2 and err.count("\n") == 1
+    assert f"{path}:3: record 1: label_included is not 0 or 1: 'Yes' (accepted: 0, 1 (1.0 and the like), " in err
+    assert "yes/no, y/n, true/false (True/False, TRUE/FALSE); an empty cell means unlabelled)" in err
+
+
+def test_a_byte_order_mark_is_read_and_warned_about_once(tmp_path):
+    """tarsim drops a UTF-8 BOM (the titles are read); ASReview 3.0.8 keeps it in the first column's name and reads
+    no title, so the user is told that the two reviews of the file differ."""
+    body = "title,abstract,label_included\nfirst,a,1\nsecond,b,0\n"
+    marked = tmp_path / "marked.csv"
+    marked.write_bytes(b"\xef\xbb\xbf" + body.encode())
+    with pytest.warns(InputWarning) as caught:
+        screening = read_screening_file(marked)
+    assert [doc.title for doc in screening.collection] == ["first", "second"]
+    assert len(caught) == 1
+    assert str(caught[0].message).startswith(f"{marked}: starts with a UTF-8 byte order mark (BOM)")
+    assert "ASReview 3.0.8 keeps the mark in that column's name and reads no 'title' column" in str(caught[0].message)
+    other = "note,title,abstract,label_included\nx,first,a,1\ny,second,b,0\n"
+    for name, content in (("plain.csv", body.encode()), ("other.csv", b"\xef\xbb\xbf" + other.encode())):
+        (tmp_path / name).write_bytes(content)  # no mark, or a first column ASReview does not read: nothing to say
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert len(read_screening_file(tmp_path / name).collection) == 2

@@ -30,6 +30,19 @@ def register(parser: argparse.ArgumentParser) -> None:
         default="presented",
         help="a relevant document counts when presented (default) or when presented and labelled relevant",
     )
+    for name, what, default in (
+        ("wss", "WSS at recall level L", "0.95 and 1"),
+        ("rrf", "RRF (Insights' --recall) after screening share L of the records", "0.05 and 0.1"),
+        ("erf", "ERF after screening share L of the records", "0.1"),
+    ):
+        parser.add_argument(
+            f"--{name}",
+            action="append",
+            type=float,
+            metavar="L",
+            help=f"{what}, a share 0-1 as `asreview metrics --{'recall' if name == 'rrf' else name}` takes it; "
+            f"repeatable; replaces the default ({default})",
+        )
     parser.add_argument("--qrels", metavar="FILE", help="qrels giving R, N and relevance to order files")
     parser.add_argument("--out", metavar="FILE", help="write the output to FILE instead of printing it")
     parser.set_defaults(handler=run)
@@ -47,12 +60,13 @@ def run(args: argparse.Namespace) -> int:
     from tarsim import __version__
     from tarsim.data.atomic import atomic_write
     from tarsim.data.paths import check_output_path
-    from tarsim.metrics.insights import metrics_document
+    from tarsim.metrics.insights import Levels, metrics_document
     from tarsim.reporting.tables import format_metrics_table, metrics_frame
 
+    levels = Levels.given(wss=args.wss, rrf=args.rrf, erf=args.erf)
     out = check_output_path(args.out) if args.out is not None else None  # refused before any work
     document = metrics_document(
-        load_reviews(args.inputs, args.qrels), args.priors, version=__version__, recall=args.recall
+        load_reviews(args.inputs, args.qrels), args.priors, version=__version__, recall=args.recall, levels=levels
     )
     if args.format == "json":
         text = json.dumps(document, indent=2, sort_keys=True) + "\n"

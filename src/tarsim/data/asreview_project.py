@@ -7,7 +7,7 @@ does, a result whose `querier` is NULL is a prior, a result without a label is p
 of duplicates only its base record (record_id == group_id) counts. The ledger: topic = the project's name (else the
 file's stem), docids = record ids, order = the results' order, truth = the data's `included` labels,
 N = the records of the data (duplicate groups once), R = those labelled included in the data (what Insights uses
-for a finished simulation).
+for a finished simulation), tool = `asreview` and the model that ranked the records (model_name).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ RESULTS_DB = "results.db"
 
 
 def read_asreview_project(path: PathLike) -> Ledger:
-    """Read the review in an ASReview 3 project file as a ledger whose tool is "asreview"."""
+    """Read the review in an ASReview 3 project file as a ledger whose tool is "asreview" and its model."""
     path = Path(path)
     try:
         with zipfile.ZipFile(path) as archive:
@@ -38,7 +38,7 @@ def read_asreview_project(path: PathLike) -> Ledger:
             config = json.loads(archive.read(PROJECT_JSON).decode("utf-8"))
             with tempfile.TemporaryDirectory() as tmp:
                 database = Path(archive.extract(RESULTS_DB, tmp))
-                records, results = _read_tables(path, database)
+                records, results, models = _read_tables(path, database)
     except zipfile.BadZipFile:
         raise InputError(path, None, "not an ASReview project file (not a zip archive)") from None
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -56,7 +56,7 @@ def read_asreview_project(path: PathLike) -> Ledger:
     if len(set(docids)) != len(docids):
         raise InputError(path, None, "a record labelled twice in the results table")
     return foreign_ledger(
-        tool="asreview",
+        tool=model_name(models),
         topic=topic,
         docids=docids,
         labels=labels,
@@ -68,8 +68,25 @@ def read_asreview_project(path: PathLike) -> Ledger:
     )
 
 
-def _read_tables(path: Path, database: Path) -> tuple[list[tuple], list[tuple]]:
-    """(record_id, included) of the base records, and (record_id, label, querier) of the labelled results."""
+MODEL_COLUMNS = (("classifier", "-c"), ("querier", "-q"), ("balancer", "-b"), ("feature_extractor", "-e"))
+"""The model components results.db records per result, with `asreview simulate`'s option for each."""
+
+
+def model_name(models: list[tuple]) -> str:
+    """The tool of a project: `asreview` and the model that ranked its records, as `asreview simulate`'s options
+    (`asreview -c svm -q max -b balanced -e tfidf`; results.db records no parameters, so elas_u4 reads as its
+    components); models in order of first use if the project changed model; plain `asreview` for priors only."""
+    names = []
+    for model in dict.fromkeys(models):
+        if any(model):
+            pairs = zip(MODEL_COLUMNS, model, strict=True)
+            names.append(" ".join(f"{flag} {value}" for (_, flag), value in pairs if value))
+    return " ".join(["asreview", " then ".join(names)]).strip()
+
+
+def _read_tables(path: Path, database: Path) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """(record_id, included) of the base records, (record_id, label, querier) of the labelled results, and the
+    model (classifier, querier, balancer, feature_extractor) of each labelled non-prior result in order."""
     connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     try:
         # table_xinfo, not table_info: ASReview 3 declares group_id a generated column, which table_info leaves out
@@ -81,8 +98,13 @@ def _read_tables(path: Path, database: Path) -> tuple[list[tuple], list[tuple]]:
         results = connection.execute(
             "SELECT record_id, label, querier FROM results WHERE label IS NOT NULL ORDER BY rowid"
         ).fetchall()
+        recorded = {row[1] for row in connection.execute("PRAGMA table_info(results)")}
+        chosen = ", ".join(name if name in recorded else "NULL" for name, _ in MODEL_COLUMNS)
+        models = connection.execute(
+            f"SELECT {chosen} FROM results WHERE label IS NOT NULL AND querier IS NOT NULL ORDER BY rowid"
+        ).fetchall()
     except sqlite3.DatabaseError as exc:
         raise InputError(path, None, f"results.db cannot be read: {exc}") from None
     finally:
         connection.close()
-    return records, results
+    return records, results, models

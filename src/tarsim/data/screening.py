@@ -9,6 +9,7 @@ the `record_id` column when there is one, else the record's row number from 0 (A
 
 from __future__ import annotations
 
+import codecs
 import csv
 import re
 import warnings
@@ -50,6 +51,10 @@ RECORD_ID_COLUMN = "record_id"
 UNLABELLED_CHOICES = ("error", "skip")
 LABEL_WORDS = {"yes": 1, "y": 1, "no": 0, "n": 0}
 """Label words ASReview maps to 0/1 (lowercase only, as ASReview's standardize_included_label)."""
+LABEL_BOOLEANS = {"True": 1, "TRUE": 1, "true": 1, "False": 0, "FALSE": 0, "false": 0}
+"""Booleans as pandas (so ASReview) reads them in a label column whose every label is one, as pandas and Excel
+write them; tarsim takes them in any label column."""
+ACCEPTED_LABELS = "0, 1 (1.0 and the like), yes/no, y/n, true/false (True/False, TRUE/FALSE)"
 RIS_NOTES = {"ASReview_relevant": 1, "ASReview_irrelevant": 0, "ASReview_not_seen": None}
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _RIS_START = re.compile(r"^TY  - ")
@@ -189,17 +194,24 @@ def _shown(header: Sequence[str]) -> str:
 
 
 def parse_label(path: Path, line: int | None, where: str, column: str, text: str) -> int | None:
-    """0 or 1 from a label cell (`1`, `1.0`, `yes`, `y`, ...); None when empty; anything else is an error."""
+    """0 or 1 from a label cell (`1`, `1.0`, `yes`, `y`, `True`, ...); None when empty; anything else is an error
+    naming the accepted forms."""
     value = text.strip()
     if not value:
         return None
     if value in LABEL_WORDS:
         return LABEL_WORDS[value]
+    if value in LABEL_BOOLEANS:
+        return LABEL_BOOLEANS[value]
     if _NUMBER.fullmatch(value):
         number = float(value)
         if number in (0.0, 1.0):
             return int(number)
-    raise InputError(path, line, f"{where}: {column} is not 0 or 1: {value!r} (an empty cell means unlabelled)")
+    raise InputError(
+        path,
+        line,
+        f"{where}: {column} is not 0 or 1: {value!r} (accepted: {ACCEPTED_LABELS}; an empty cell means unlabelled)",
+    )
 
 
 # ---- readers: each returns a Table of text cells ----------------------------------------------------------------
@@ -246,7 +258,33 @@ def read_delimited(path: Path, fallback: str) -> Table:
             rows.append((start, tuple(fields)))
     except csv.Error as exc:
         raise InputError(path, reader.line_num, f"cannot parse as delimited text: {exc}") from None
+    if header and _starts_with_bom(path):
+        warn_byte_order_mark(path, header[0])
     return Table(header or (), tuple(rows), header_line=header_line)
+
+
+def _starts_with_bom(path: Path) -> bool:
+    with open_binary(path) as raw:
+        return raw.read(len(codecs.BOM_UTF8)) == codecs.BOM_UTF8
+
+
+def warn_byte_order_mark(path: Path, first: str) -> None:
+    """Warn, once per reading, that ASReview 3.0.8 reads a file that starts with a UTF-8 byte order mark otherwise:
+    tarsim drops the mark, ASReview keeps it in the first column's name (`\\ufefftitle`), so it does not find that
+    column. Only when that column is one ASReview reads by name (title, abstract, a label column): else the mark
+    changes nothing. Always, whatever the preset: a file is read (and imported) before any preset is chosen, and a
+    screening file's default preset is ASReview's."""
+    name = first.strip().lower()
+    synonyms = {synonym for names in TEXT_COLUMNS.values() for synonym in names}
+    if name not in synonyms and name not in LABEL_COLUMNS:
+        return
+    warnings.warn(
+        f"{path}: starts with a UTF-8 byte order mark (BOM): tarsim reads its first column {first.strip()!r}, "
+        f"ASReview 3.0.8 keeps the mark in that column's name and reads no {name!r} column, so its reviews of this "
+        "file differ from tarsim's (save it as UTF-8 without BOM to compare them)",
+        InputWarning,
+        stacklevel=3,
+    )
 
 
 def _cell_text(value: object) -> str:
@@ -308,6 +346,7 @@ def read_ris(path: Path) -> Table:
     except Exception as exc:  # rispy raises on malformed tags
         raise InputError(path, None, f"cannot read as RIS: {' '.join(str(exc).split())}") from None
     starts = [number for number, line in enumerate(text.splitlines(), start=1) if _RIS_START.match(line)]
+    _check_ris_records(path, text)
     if len(starts) != len(entries):
         raise InputError(
             path, None, f"{len(starts)} RIS records start with 'TY  - ' but {len(entries)} end with 'ER  - '"
@@ -328,6 +367,28 @@ def read_ris(path: Path) -> Table:
         )
     # The notes column holds the labels; name it as a label column so the shared checks find it.
     return Table((*header[:-1], "included"), tuple(rows), unit="record", header_line=None)
+
+
+def _ris_tag(line: str) -> str | None:
+    """The tag of a RIS line (`TY` of `TY  - JOUR`) as rispy reads it, else None (a continuation line)."""
+    return line[:2] if line[2:5] == "  -" and line[:2].isupper() and line[:1].isalpha() else None
+
+
+def _check_ris_records(path: Path, text: str) -> None:
+    """Every record that a `TY  - ` line opens is closed by an `ER  - ` line before the next one opens: rispy would
+    silently merge it into the next record (or drop it at the end of the file). The error names its TY line."""
+    opened: int | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        tag = _ris_tag(line)
+        if tag == "TY" and _RIS_START.match(line):
+            if opened is not None:
+                problem = f"RIS record has no 'ER  - ' line before the next record (line {number})"
+                raise InputError(path, opened, problem)
+            opened = number
+        elif tag == "ER":
+            opened = None
+    if opened is not None:
+        raise InputError(path, opened, "RIS record has no 'ER  - ' line before the end of the file")
 
 
 def _ris_value(value: object) -> str:

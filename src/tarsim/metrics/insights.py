@@ -19,6 +19,7 @@ labels, which is the same whenever the review found every relevant record (as `a
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +36,42 @@ WSS_LEVELS = (0.95, 1.0)
 RRF_PERCENTS = (5.0, 10.0)
 ERF_PERCENTS = (10.0,)
 RECALL_LEVELS = (0.8, 0.95, 1.0)
+LEVEL_KINDS = ("wss", "rrf", "erf")
+"""Measures computed at levels (`tarsim metrics --wss/--rrf/--erf`, Insights' --wss/--recall/--erf): shares 0-1."""
+
+
+@dataclass(frozen=True)
+class Levels:
+    """The levels each level measure is computed at: WSS at recall levels, RRF and ERF at shares screened (0-1)."""
+
+    wss: tuple[float, ...] = WSS_LEVELS
+    rrf: tuple[float, ...] = tuple(p / 100 for p in RRF_PERCENTS)
+    erf: tuple[float, ...] = tuple(p / 100 for p in ERF_PERCENTS)
+
+    @classmethod
+    def given(cls, **levels: Sequence[float] | None) -> Levels:
+        """Levels from options: each measure's given levels replace its defaults (as in Insights); each level a
+        share in (0, 1], repeats dropped; ConfigError naming the option otherwise."""
+        chosen = {}
+        for kind_name, values in levels.items():
+            if kind_name not in LEVEL_KINDS:
+                raise ConfigError(f"unknown level measure {kind_name!r}; accepted: {', '.join(LEVEL_KINDS)}")
+            if not values:
+                continue
+            for value in values:
+                if not (isinstance(value, (int, float)) and 0 < value <= 1):  # NaN fails too
+                    shown = f"{value:g}" if isinstance(value, float) else repr(value)
+                    raise ConfigError(
+                        f"--{kind_name} {shown}: give a share from 0 (excluded) to 1, e.g. 0.9 for 90% "
+                        "(as `asreview metrics` takes it)"
+                    )
+            chosen[kind_name] = tuple(dict.fromkeys(float(v) for v in values))
+        return cls(**chosen)
+
+
+def level_name(kind_name: str, level: float) -> str:
+    """A level measure's key: `wss_95`, `rrf_5`, `erf_12.5` (the level in percent)."""
+    return f"{kind_name}_{round(level * 100, 6):g}"
 
 
 @dataclass(frozen=True)
@@ -57,14 +94,82 @@ class Screening:
         return len(self.docids)
 
 
+COMPONENTS = {"learner": "learner", "extractor": "features", "policy": "policy", "batch": "batch"}
+"""The settings a preset bundles that name a component spec (field -> component kind); compared as resolved specs."""
+
+
 def tool_of(ledger: Ledger) -> str:
-    """Who produced a review: the header's `tool` (readers of other tools' output set it), else tarsim and its preset
-    or strategy."""
+    """Who produced a review and with what: the header's `tool` (readers of other tools' output set it: an ASReview
+    project's model, an order file's name), else `tarsim` and its preset (or strategy when it has none), followed by
+    every component its settings override (`tarsim asreview-default; learner nb:alpha=3.822; extractor tfidf`), so
+    that a run with other components is never averaged with the preset's own runs."""
     header = ledger.header
     if header.get("tool"):
         return str(header["tool"])
     config = header.get("config", {})
-    return f"tarsim {config.get('preset') or config.get('strategy', '')}".strip()
+    name = f"tarsim {config.get('preset') or config.get('strategy', '')}".strip()
+    overrides = [f"{field.rstrip('_')} {_text(config[field])}" for field in overridden(config)]
+    return "; ".join([name, *overrides])
+
+
+def overridden(config: dict) -> list[str]:
+    """The fields of a ledger header's config that differ from its preset (tarsim's defaults where the preset does
+    not set a field, or without a preset): the components it names, the bmi learner's lambda and bmi's features."""
+    settings = _preset_settings(config.get("preset"))
+    if settings is None:
+        return []  # a preset this installation does not know: its own name is all that can be said
+    reference = {**_defaults(), **settings}
+    names = [*COMPONENTS, "presumed_nonrelevant"]
+    if str(config.get("learner", reference["learner"])).split(":")[0] == "bmi":
+        names.append("lambda_")
+    if str(config.get("extractor", "bmi")) == "bmi":
+        names.append("features")
+    return [name for name in names if name in config and not _same(name, config[name], reference.get(name))]
+
+
+@functools.cache
+def _defaults() -> dict:
+    """tarsim's default settings as a ledger header records them."""
+    from tarsim.simulator.config import ReviewConfig
+
+    return {**ReviewConfig().to_dict(), "extractor": "bmi"}
+
+
+def _preset_settings(name: object) -> dict | None:
+    if not name:
+        return {}
+    from tarsim.components import kind
+    from tarsim.errors import TarsimError
+
+    try:
+        cls, _ = kind("preset").resolve(str(name))
+    except TarsimError:
+        return None
+    return dict(cls.settings)
+
+
+def _same(field: str, value: object, reference: object) -> bool:
+    """Whether a recorded setting is the reference one: component specs compared as resolved (parameter order and
+    spelled-out defaults aside), other values as they are."""
+    if value == reference:
+        return True
+    if field not in COMPONENTS or not isinstance(value, str) or not isinstance(reference, str):
+        return False
+    from tarsim.components import kind
+    from tarsim.errors import TarsimError
+
+    try:
+        return kind(COMPONENTS[field]).resolve(value) == kind(COMPONENTS[field]).resolve(reference)
+    except TarsimError:
+        return False
+
+
+def _text(value: object) -> str:
+    if isinstance(value, dict):
+        return ",".join(f"{key}={_text(item)}" for key, item in sorted(value.items()))
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
 
 
 def check_priors(priors: str) -> str:
@@ -124,21 +229,33 @@ def _random_found(relevant: int, n: int) -> np.ndarray:
 
 def rrf(labels: Sequence[int], percent: float, relevant: int | None = None) -> float | None:
     """Relevant records found after screening `percent`% of the records, as a share of R (Insights' recall@p)."""
+    return rrf_at(labels, percent / 100.0, relevant)
+
+
+def rrf_at(labels: Sequence[int], share: float, relevant: int | None = None) -> float | None:
+    """RRF at a share (0-1) of the records screened, as Insights' `--recall 0.2` takes it."""
     labels = np.asarray(labels)
     r = int(labels.sum()) if relevant is None else relevant
     if not r or not len(labels):
         return None
-    k = _k_screened(len(labels), percent / 100.0)
+    k = _k_screened(len(labels), share)
     return float(labels[:k].sum()) / r
 
 
 def erf(labels: Sequence[int], percent: float, relevant: int | None = None) -> float | None:
     """Extra relevant records found after screening `percent`% over screening in random order, as a share of R."""
+    return erf_at(labels, percent / 100.0, relevant)
+
+
+def erf_at(labels: Sequence[int], share: float, relevant: int | None = None) -> float | None:
+    """ERF at a share (0-1) of the records screened, as Insights' `--erf 0.05` takes it."""
     labels = np.asarray(labels)
     r = int(labels.sum()) if relevant is None else relevant
     if not r or not len(labels):
         return None
-    k = _k_screened(len(labels), percent / 100.0)
+    k = _k_screened(len(labels), share)
+    if not k:
+        return 0.0  # less than one record screened: nothing found either way
     found = np.cumsum(labels)
     return float(found[k - 1] - _random_found(r, len(labels))[k - 1]) / r
 
@@ -188,9 +305,11 @@ def recall_grid(screen: Screening, grid_a=GRID_A, grid_b=GRID_B) -> dict[str, fl
     return grid
 
 
-def measures(screen: Screening, with_td: bool = True) -> dict:
-    """Every measure of one review as a flat dict (names as in `tarsim metrics --format json`)."""
+def measures(screen: Screening, with_td: bool = True, levels: Levels | None = None) -> dict:
+    """Every measure of one review as a flat dict (names as in `tarsim metrics --format json`), the level measures
+    at `levels` (default: WSS@95/100, RRF@5/10, ERF@10)."""
     labels, r = screen.labels, screen.relevant
+    levels = levels or Levels()
     row: dict = {
         "topic": screen.topic,
         "tool": screen.tool,
@@ -199,12 +318,12 @@ def measures(screen: Screening, with_td: bool = True) -> dict:
         "judged": screen.judged,
         "priors": screen.priors,
     }
-    for level in WSS_LEVELS:
-        row[f"wss_{round(level * 100)}"] = wss(labels, level, r)
-    for percent in RRF_PERCENTS:
-        row[f"rrf_{percent:g}"] = rrf(labels, percent, r)
-    for percent in ERF_PERCENTS:
-        row[f"erf_{percent:g}"] = erf(labels, percent, r)
+    for level in levels.wss:
+        row[level_name("wss", level)] = wss(labels, level, r)
+    for share in levels.rrf:
+        row[level_name("rrf", share)] = rrf_at(labels, share, r)
+    for share in levels.erf:
+        row[level_name("erf", share)] = erf_at(labels, share, r)
     td = time_to_discovery(screen)
     row["atd"] = math.fsum(p for _, p in td) / len(td) if td else None
     for level in RECALL_LEVELS:
@@ -236,11 +355,12 @@ def metrics_document(
     qrels: Qrels | None = None,
     version: str = "",
     recall: str = "presented",
+    levels: Levels | None = None,
 ) -> dict:
     """`tarsim metrics --format json`: every review's measures (with TD) and their mean per tool."""
     rows = []
     for ledger in ledgers:
-        row = measures(screening(ledger, priors, qrels, recall))
+        row = measures(screening(ledger, priors, qrels, recall), levels=levels)
         row["source"] = ledger.source
         rows.append(row)
     tools = list(dict.fromkeys(row["tool"] for row in rows))

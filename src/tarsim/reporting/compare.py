@@ -89,13 +89,21 @@ def _flatten(config: dict, prefix: str = "") -> dict[str, str]:
     return flat
 
 
+def is_foreign(ledger: Ledger) -> bool:
+    """Whether a review was read from another tool's output (an ASReview project, an order file): its header names
+    the tool and its config holds no tarsim settings."""
+    return bool(ledger.header.get("tool"))
+
+
 def _flat_config(ledger: Ledger) -> dict[str, str]:
-    return _flatten(normalise_config(ledger.header.get("config", {})))
+    config = ledger.header.get("config", {})
+    return _flatten(config if is_foreign(ledger) else normalise_config(config))
 
 
 def grouping_keys(ledgers: Sequence[Ledger]) -> list[str]:
-    """Config fields whose values differ between the ledgers (policy and strategy first), seed and stopping aside."""
-    flats = [_flat_config(ledger) for ledger in ledgers]
+    """Config fields whose values differ between tarsim's ledgers (policy and strategy first), seed and stopping
+    aside; reviews of other tools are named by their tool (group_label)."""
+    flats = [_flat_config(ledger) for ledger in ledgers if not is_foreign(ledger)]
     keys = sorted({key for flat in flats for key in flat} - set(NOT_GROUPED))
     varying = [key for key in keys if len({flat.get(key) for flat in flats}) > 1]
     if "strategy" in varying:  # the strategy names feedback/train_on already
@@ -105,7 +113,12 @@ def grouping_keys(ledgers: Sequence[Ledger]) -> list[str]:
 
 
 def group_label(ledger: Ledger, keys: Sequence[str]) -> str:
-    """A readable group name: policy and strategy as bare values, other fields as key=value."""
+    """A readable group name: policy and strategy as bare values, other fields as key=value; a review of another tool
+    by what it is (`asreview -c svm -q max -b balanced -e tfidf`, an order file's tool)."""
+    if is_foreign(ledger):
+        from tarsim.metrics.insights import tool_of
+
+        return tool_of(ledger)
     flat = _flat_config(ledger)
     if not keys:
         return f"{flat.get('policy', '?')}, {flat.get('strategy', '?')}"
@@ -124,28 +137,48 @@ def group_ledgers(ledgers: Sequence[Ledger], by: Sequence[str] | None = None) ->
             f"group-by field(s) {', '.join(unknown)} unknown; ledger config fields: {', '.join(sorted(known))}"
         )
     groups: dict[str, list[Ledger]] = {}
+    beside_others = not keys and any(is_foreign(ledger) for ledger in ledgers)
     for ledger in ledgers:
-        groups.setdefault(group_label(ledger, keys), []).append(ledger)
+        if beside_others:  # tarsim's runs all alike beside other tools' reviews: named as `tarsim metrics` names them
+            from tarsim.metrics.insights import tool_of
+
+            label = tool_of(ledger)
+        else:
+            label = group_label(ledger, keys)
+        groups.setdefault(label, []).append(ledger)
     return groups
 
 
-def pair_key(ledger: Ledger) -> tuple[str, str, tuple[int, int]]:
+def prior_records(ledger: Ledger) -> tuple[str, ...]:
+    """The docids of a review's prior records, sorted: where the review started from."""
+    return tuple(sorted({docid for docid, prior in zip(ledger.docids, ledger.prior, strict=True) if prior}))
+
+
+def pair_key(ledger: Ledger) -> tuple[str, str, tuple]:
     """What pairs runs across groups: the collection (its digest), the topic and the replicate (seed, prior seed).
 
     In a sweep every run has its own derived seed; the replicate it belongs to is the sweep's seed (and prior seed),
     so that is what pairs (and counts as "the seed" in bands over seeds). A review without priors counts its seed
     as its prior seed, so that it pairs with the runs of a preset that draws its priors with the review's seed.
+    A review of another tool records no seed: its replicate is (0, 0, its prior records), so two ASReview projects
+    of one review from different priors are two replicates.
     """
     collection = ledger.header.get("inputs", {}).get("collection", "")
     sweep = ledger.header.get("sweep")
     config = ledger.header.get("config", {})
     seed = int(sweep["seed"] if sweep else ledger.header.get("seed", config.get("seed", 0)))
     prior = (sweep or {}).get("prior_seed", config.get("prior_seed"))
-    return collection, ledger.topic, (seed, seed if prior is None else int(prior))
+    replicate: tuple = (seed, seed if prior is None else int(prior))
+    if is_foreign(ledger):
+        replicate = (*replicate, ",".join(prior_records(ledger)))
+    return collection, ledger.topic, replicate
 
 
-def replicate_name(replicate: tuple[int, int]) -> str:
-    """A replicate as shown in tables: `3`, or `3/p1` when its prior seed differs from its seed."""
+def replicate_name(replicate: tuple) -> str:
+    """A replicate as shown in tables: `3`, or `3/p1` when its prior seed differs from its seed; another tool's
+    review by its prior records (`priors 329,674`)."""
+    if len(replicate) > 2:
+        return f"priors {replicate[2]}" if replicate[2] else "no priors"
     seed, prior = replicate
     return str(seed) if prior == seed else f"{seed}/p{prior}"
 
@@ -153,6 +186,26 @@ def replicate_name(replicate: tuple[int, int]) -> str:
 # ---- scores ---------------------------------------------------------------------------------------------------
 def budget_name(a: float, b: float) -> str:
     return f"Recall@{a:g}R+{b:g}"
+
+
+def _describe(replicate: tuple) -> str:
+    if len(replicate) > 2:
+        return f"from {'the same priors ' + replicate[2] if replicate[2] else 'no priors'}"
+    return f"seed {replicate[0]}, prior seed {replicate[1]}"
+
+
+def _same_run(group: str, first: Ledger, second: Ledger, replicate: tuple) -> ConfigError:
+    """The one-line refusal of two inputs that would take the same place in a group (one would hide the other)."""
+    where = f"{first.source} and {second.source}: two reviews of topic {first.topic!r} in group {group!r}"
+    if len(replicate) > 2:
+        return ConfigError(
+            f"{where} {_describe(replicate)}; another tool's reviews are told apart by their prior records "
+            "(their files record no seed): compare them in separate calls"
+        )
+    own, other = _flat_config(first), _flat_config(second)
+    differ = sorted(key for key in set(own) | set(other) if own.get(key) != other.get(key))
+    hint = f"; they differ in {', '.join(differ)}: add it to --group-by" if differ else " (the same run given twice?)"
+    return ConfigError(f"{where} with the same collection and {_describe(replicate)}{hint}")
 
 
 def run_scores(
@@ -164,7 +217,11 @@ def run_scores(
     group_by: Sequence[str] | None = None,
     recall: str = "presented",
 ) -> pd.DataFrame:
-    """One row per run x measure: group, collection, topic, seed, measure, value (None: not reached)."""
+    """One row per run x measure: group, collection, topic, seed, measure, value (None: not reached), and what pairs
+    the run with other tools' reviews: its prior records (`priors`) and whether it is one (`foreign`).
+
+    Two runs of a group that would take the same place (collection, topic, seed; another tool's review: topic and
+    prior records) are refused with ConfigError: one would silently replace the other in every mean."""
     from tarsim.metrics import tar
 
     rows = []
@@ -173,10 +230,22 @@ def run_scores(
     # topic and seed alone, so that tarsim's runs and theirs can be compared at all.
     by_collection = all(pair_key(ledger)[0] for ledger in ledgers)
     for group, members in group_ledgers(ledgers, group_by).items():
+        seen: dict[tuple, Ledger] = {}
         for ledger in members:
             collection, topic, replicate = pair_key(ledger)
             collection = collection if by_collection else ""
-            base = {"group": group, "collection": collection[:12], "topic": topic, "seed": replicate_name(replicate)}
+            place = (collection, topic, replicate)
+            if place in seen:
+                raise _same_run(group, seen[place], ledger, replicate)
+            seen[place] = ledger
+            base = {
+                "group": group,
+                "collection": collection[:12],
+                "topic": topic,
+                "seed": replicate_name(replicate),
+                "priors": ",".join(prior_records(ledger)),
+                "foreign": is_foreign(ledger),
+            }
             curve = recall_curve(ledger, effort_model, recall=recall)
             for a in grid_a:
                 for b in grid_b:
@@ -186,7 +255,8 @@ def run_scores(
             wss = tar.wss(ledger, wss_recall, kind=recall)  # as ASReview Insights computes it
             rows.append({**base, "measure": f"WSS@{level}", "value": wss})
             rows.append({**base, "measure": f"effort to {level}% recall", "value": curve.effort_to(wss_recall)})
-    return pd.DataFrame(rows, columns=["group", "collection", "topic", "seed", "measure", "value"])
+    columns = ["group", "collection", "topic", "seed", "priors", "foreign", "measure", "value"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 @dataclass
@@ -248,28 +318,47 @@ def compare(
     groups = list(dict.fromkeys(scores["group"]))
     base = resolve_baseline(baseline, groups)
     measures = list(dict.fromkeys(scores["measure"]))
+    runs_of: dict[str, dict[str, tuple[str, str, bool]]] = {}  # group -> run key -> (topic, priors, foreign)
     table: dict[tuple[str, str], dict[str, float]] = {}
     for row in scores.itertuples(index=False):
+        key = f"{row.collection}|{row.topic}|{row.seed}"  # unique within a group (run_scores refuses repeats)
+        runs_of.setdefault(row.group, {})[key] = (row.topic, row.priors, bool(row.foreign))
         if row.value is not None and not (isinstance(row.value, float) and math.isnan(row.value)):
-            table.setdefault((row.group, row.measure), {})[f"{row.collection}|{row.topic}|{row.seed}"] = float(
-                row.value
-            )
+            table.setdefault((row.group, row.measure), {})[key] = float(row.value)
     rows = []
     for measure in measures:
-        reference = table.get((base, measure), {})
         for group in groups:
             values = table.get((group, measure), {})
             runs = int(((scores["group"] == group) & (scores["measure"] == measure)).sum())
             row = {"measure": measure, "group": group, "runs": runs, **_summary(list(values.values()))}
             row.update(pairs=None, diff=None, t=None, p_t=None, p_rand=None)
             if group != base:
-                shared = sorted(set(values) & set(reference))
+                pairing = _pairing(runs_of[base], runs_of[group])
+                reference = {pairing[0][k]: v for k, v in table.get((base, measure), {}).items() if k in pairing[0]}
+                mine = {pairing[1][k]: v for k, v in values.items() if k in pairing[1]}
+                shared = set(mine) & set(reference)
                 row["pairs"] = len(shared)
                 if len(shared) >= 2:
-                    test = paired_tests(reference, values, seed=seed, n_resamples=n_resamples)
+                    test = paired_tests(reference, mine, seed=seed, n_resamples=n_resamples)
                     row.update(diff=test["diff"], t=test["t"], p_t=test["p_t"], p_rand=test["p_rand"])
             rows.append(row)
     return Comparison(rows, groups, measures, base, effort_model, recall)
+
+
+def _pairing(
+    base: dict[str, tuple[str, str, bool]], other: dict[str, tuple[str, str, bool]]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Which runs of two groups pair: run key -> pair key for each. tarsim's runs pair by collection, topic and seed;
+    where either group holds another tool's reviews (which record no seed), by topic and prior records (the same
+    start), else by topic alone, whichever first names every run of both groups once and pairs at least one;
+    otherwise nothing pairs."""
+    if not any(foreign for *_, foreign in [*base.values(), *other.values()]):
+        return {k: k for k in base}, {k: k for k in other}
+    for level in (lambda run: f"{run[0]}|{run[1]}", lambda run: run[0]):
+        mapped = [{key: level(run) for key, run in runs.items()} for runs in (base, other)]
+        if all(len(set(m.values())) == len(m) for m in mapped) and set(mapped[0].values()) & set(mapped[1].values()):
+            return mapped[0], mapped[1]
+    return {}, {}
 
 
 # ---- output ---------------------------------------------------------------------------------------------------
@@ -296,8 +385,9 @@ def format_comparison(result: Comparison) -> str:
         f"up to {runs} runs per group; (n/m): measure reached in n of m runs)",
         side.to_string(),
         "",
-        f"Paired tests against the baseline {result.baseline!r} (pairs: same collection, topic and seed; "
-        "diff = group - baseline; p_t: paired t-test; p_rand: randomisation test)",
+        f"Paired tests against the baseline {result.baseline!r} (pairs: same collection, topic and seed; another "
+        "tool's reviews: same topic and priors, else same topic; diff = group - baseline; p_t: paired t-test; "
+        "p_rand: randomisation test)",
     ]
     tests = pd.DataFrame(
         [

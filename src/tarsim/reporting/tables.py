@@ -229,17 +229,14 @@ def format_review_tables(
 
 def format_metrics_table(document: Mapping) -> str:
     """`tarsim metrics --format table`: one row per review and the mean per tool, then the mean Recall@E grid."""
+    levels = [key for key in (document["reviews"] or [{}])[0] if key.split("_")[0] in ("wss", "rrf", "erf")]
     columns = [
         ("topic", "topic"),
         ("tool", "tool"),
         ("N", "N"),
         ("R", "R"),
         ("judged", "judged"),
-        ("wss_95", "WSS@95"),
-        ("wss_100", "WSS@100"),
-        ("rrf_5", "RRF@5"),
-        ("rrf_10", "RRF@10"),
-        ("erf_10", "ERF@10"),
+        *((key, key.replace("_", "@").upper()) for key in levels),  # wss_95 -> WSS@95, as --wss/--rrf/--erf ask
         ("atd", "ATD"),
         ("docs_to_80", "to 80%"),
         ("docs_to_95", "to 95%"),
