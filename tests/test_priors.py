@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -100,6 +101,18 @@ def test_prior_idx_keeps_its_order(tmp_path):
     ledger = result.ledgers["tiny"]
     assert ledger.docids[:4] == ["7", "35", "2", "0"] and ledger.prior.sum() == 4
     assert result.config.prior_idx == (7, 35, 2, 0) and result.config.effective_prior_seed is None
+
+
+def test_prior_idx_counts_the_rows_of_the_file_when_unlabelled_records_are_left_out(tmp_path):
+    labels = [("" if i in (3, 4) else label) for i, label in enumerate(LABELS)]  # rows 3 and 4 unlabelled
+    source = write_csv(tmp_path / "tiny.csv", labels)
+    with pytest.warns(UserWarning, match="2 unlabelled record"):
+        result = tarsim.simulate(str(source), unlabelled="skip", prior_idx=[10, 5, 2], seed=3)
+    assert result.ledgers["tiny"].docids[:3] == ["10", "5", "2"]  # the rows asked for (docids are row numbers)
+    for row, problem in ((4, "prior_idx 4 is an unlabelled record"), (40, "prior_idx 40 is out of range")):
+        with pytest.raises(ConfigError, match=problem), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tarsim.simulate(str(source), unlabelled="skip", prior_idx=[row], seed=3)
 
 
 def test_default_start_of_a_screening_file_is_one_and_one_random_prior(tmp_path, capsys):

@@ -23,6 +23,7 @@ class Dataset:
     qrels: Qrels
     topics: Topics
     name: str = ""
+    unlabelled_rows: tuple[int, ...] = ()  # rows of a screening file left out by --unlabelled skip (sorted)
 
 
 def find_docs_file(directory: PathLike) -> Path:

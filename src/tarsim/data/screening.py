@@ -437,4 +437,5 @@ def load_screening_dataset(path: PathLike, *, unlabelled: str = "error") -> Data
         qrels=screening.qrels,
         topics={screening.topic: ""},
         name=screening.topic,
+        unlabelled_rows=tuple(sorted(screening.skipped)),
     )

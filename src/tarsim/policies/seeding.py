@@ -3,6 +3,7 @@ or priors (ASReview's way: given records or records drawn at random from each cl
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -66,9 +67,17 @@ def draw_priors(relevant: np.ndarray, n_included: int, n_excluded: int, seed: in
     return rows
 
 
-def check_prior_idx(prior_idx: Sequence[int], size: int) -> list[int]:
-    """The given prior rows, in their order, each a row number of the collection (0 to size-1)."""
+def check_prior_idx(prior_idx: Sequence[int], size: int, left_out: Sequence[int] = ()) -> list[int]:
+    """The positions in the collection of the given prior rows, in their order. A row is a record's row number from 0
+    in its file (ASReview's --prior-idx); `left_out`: the sorted rows of unlabelled records left out of the
+    collection (--unlabelled skip), which are not positions and cannot be priors."""
+    rows = size + len(left_out)
+    positions = []
     for row in prior_idx:
-        if not 0 <= row < size:
-            raise ConfigError(f"prior_idx {row} is out of range: the collection has {size} records (rows 0-{size - 1})")
-    return [int(row) for row in prior_idx]
+        if not 0 <= row < rows:
+            raise ConfigError(f"prior_idx {row} is out of range: the collection has {rows} records (rows 0-{rows - 1})")
+        before = bisect.bisect_left(left_out, row)
+        if before < len(left_out) and left_out[before] == row:
+            raise ConfigError(f"prior_idx {row} is an unlabelled record, left out by --unlabelled skip")
+        positions.append(int(row) - before)
+    return positions

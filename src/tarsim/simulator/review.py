@@ -52,13 +52,15 @@ def stream(seed: int, topic: str, purpose: str) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(topic.encode("utf-8")), _STREAMS[purpose]])
 
 
-def prior_rows(config: ReviewConfig, topic: str, grades: np.ndarray) -> list[int]:
+def prior_rows(
+    config: ReviewConfig, topic: str, grades: np.ndarray, unlabelled_rows: tuple[int, ...] = ()
+) -> list[int]:
     """The rows judged first as priors (none unless the configuration's seeding is `priors`): prior_idx as given,
     or the random draw of asreview simulate from the topic's relevant (grade > 0) and other rows."""
     if config.seeding.kind != "priors":
         return []
     if config.prior_idx:
-        return check_prior_idx(config.prior_idx, len(grades))
+        return check_prior_idx(config.prior_idx, len(grades), unlabelled_rows)
     seed = config.effective_prior_seed
     return draw_priors(grades > 0, config.n_prior_included, config.n_prior_excluded, seed, topic)
 
@@ -83,6 +85,7 @@ class TopicReview:
     grades: np.ndarray  # qrels grade per document (0 when unjudged)
     sentence_labels: DocumentSentenceLabels
     docids: list[str]
+    unlabelled_rows: tuple[int, ...] = ()  # file rows left out of the collection: prior_idx counts them
 
 
 _FREE, _IN_FLIGHT, _JUDGED = 0, 1, 2
@@ -145,7 +148,7 @@ class ReviewSimulation:
                 f"strategy {config.feedback}/{config.train_on} scores every sentence: build the features with "
                 "sentences (build_features(sentences=True))"
             )
-        self.prior_rows = prior_rows(config, review.topic, review.grades)
+        self.prior_rows = prior_rows(config, review.topic, review.grades, review.unlabelled_rows)
         query = query_text(review.topic, review.query) if config.seeding.kind == "query" else None
         self.query_row = features.vectorise(query) if query is not None else None
         header = {

@@ -221,7 +221,7 @@ def check_priors(dataset: Dataset, config: ReviewConfig, topics: Sequence[str]) 
         return
     docids = dataset.collection.docids
     if config.prior_idx:
-        check_prior_idx(config.prior_idx, len(docids))
+        check_prior_idx(config.prior_idx, len(docids), dataset.unlabelled_rows)
         return
     position = {docid: i for i, docid in enumerate(docids)}
     for topic in topics:
@@ -292,7 +292,7 @@ def _review_each_topic(
             config.oracle_threshold,
             config.seed,
         )
-        review = TopicReview(topic, dataset.topics[topic], grades, sentence_labels, docids)
+        review = TopicReview(topic, dataset.topics[topic], grades, sentence_labels, docids, dataset.unlabelled_rows)
         writer = LedgerWriter(path, header) if path is not None else MemoryLedgerWriter(header)
         run_review(features, review, config, writer, learner)
         ledger = read_ledger(path) if path is not None else ledger_from_lines(writer.lines)
