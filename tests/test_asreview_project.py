@@ -54,7 +54,9 @@ def make_project(path, name="Tiny review", results=RESULTS):
 
 def test_project_as_a_ledger(tmp_path):
     ledger = read_asreview_project(make_project(tmp_path / "tiny.asreview"))
-    assert ledger.topic == "Tiny review" and ledger.header["tool"] == "asreview -q max"
+    assert (
+        ledger.topic == "Tiny_review" and ledger.header["tool"] == "asreview -q max"
+    )  # as tarsim names a file's topic
     assert ledger.docids == ["2", "3", "4", "5", "1"]  # results order; group member 8 and pending 6 left out
     assert ledger.prior.tolist() == [True, True, False, False, False]
     assert ledger.truth.tolist() == [1, 0, 0, 1, 0]

@@ -5,14 +5,16 @@ The file is a zip holding `project.json` (the project's name) and `results.db`, 
 table (one row per labelling decision, in `rowid` order: `record_id`, `label`, `querier`, ...). As ASReview
 does, a result whose `querier` is NULL is a prior, a result without a label is pending (left out), and of a group
 of duplicates only its base record (record_id == group_id) counts. The ledger: topic = the project's name (else the
-file's stem), docids = record ids, order = the results' order, truth = the data's `included` labels,
-N = the records of the data (duplicate groups once), R = those labelled included in the data (what Insights uses
-for a finished simulation), tool = `asreview` and the model that ranked the records (model_name).
+file's stem) with white space as `_` (as tarsim names a screening file's topic, so that the two pair), docids =
+record ids, order = the results' order, truth = the data's `included` labels, N = the records of the data
+(duplicate groups once), R = those labelled included in the data (what Insights uses for a finished simulation),
+tool = `asreview` and the model that ranked the records (model_name).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import tempfile
 import zipfile
@@ -43,7 +45,8 @@ def read_asreview_project(path: PathLike) -> Ledger:
         raise InputError(path, None, "not an ASReview project file (not a zip archive)") from None
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise InputError(path, None, f"{PROJECT_JSON} is not valid JSON") from None
-    topic = str(config.get("name") or path.stem) if isinstance(config, dict) else path.stem
+    name = str(config.get("name") or path.stem) if isinstance(config, dict) else path.stem
+    topic = re.sub(r"\s+", "_", name.strip()) or path.stem  # as tarsim names a screening file's topic: they pair
     included = {record_id: int(flag == 1) for record_id, flag in records}
     docids, labels, truth, prior = [], [], [], []
     for record_id, label, querier in results:
