@@ -58,6 +58,8 @@ BAD_CASES = [
     ("run", "t1 Q0 d1 1 2.5 tag\nt1 Q0 d2 2 2.5 tag extra\n", 2, "expected 6 columns"),
     ("run", "t1 Q0 d1 1 high tag\n", 1, "score is not a number"),
     ("run", "t1 Q0 d1 1 nan tag\n", 1, "score is not a finite number"),
+    ("run", "t1 Q0 d1 1 2.5 tag\nt1 Q0 d2 2 0_5 tag\n", 2, "score is not a number: '0_5'"),  # float() reads 5.0
+    ("run", "t1 Q0 d1 1_0 2.5 tag\n", 1, "rank is not an integer: '1_0'"),
     ("run", "t1 Q0 d1 first 2.5 tag\n", 1, "rank is not an integer"),
     ("run", "t1 Q0 d1 1 2.5 tag\nt2 Q0 d1 1 2.5 tag\nt1 Q0 d1 2 1.0 tag\n", 3, "duplicate docid 'd1' for topic 't1'"),
     ("topics", "t1 no tab here\n", 1, "expected 2 tab-separated columns"),

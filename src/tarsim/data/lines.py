@@ -63,16 +63,21 @@ def split_fields(path: PathLike, number: int, line: str, expected: int, what: st
 
 
 def parse_int(path: PathLike, number: int, value: str, what: str) -> int:
-    """Parse an integer field or raise an InputError naming the column."""
+    """Parse an integer field or raise an InputError naming the column (no `_` separators: Python's int("1_0") is
+    10, while C readers such as trec_eval's stop at the `_`)."""
     try:
+        if "_" in value:
+            raise ValueError(value)
         return int(value)
     except ValueError:
         raise InputError(path, number, f"{what} is not an integer: {value!r}") from None
 
 
 def parse_float(path: PathLike, number: int, value: str, what: str) -> float:
-    """Parse a finite float field or raise an InputError naming the column."""
+    """Parse a finite float field or raise an InputError naming the column (no `_` separators, as parse_int)."""
     try:
+        if "_" in value:
+            raise ValueError(value)
         parsed = float(value)
     except ValueError:
         raise InputError(path, number, f"{what} is not a number: {value!r}") from None

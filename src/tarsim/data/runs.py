@@ -26,7 +26,7 @@ def read_run(path: PathLike) -> Run:
             topic, _q0, docid, rank, score, _tag = line.split()
             int(rank)
             value = float(score)
-            if value - value != 0.0:  # NaN or infinity
+            if value - value != 0.0 or "_" in score or "_" in rank:  # NaN or infinity; "0_5" is 5.0 to Python
                 raise ValueError(score)
             ranked = run.get(topic)
             if ranked is None:
