@@ -177,6 +177,12 @@ BAD_FILES = [
     ("dup.csv", "title,abstract,label_included,label_included\na,b,1,0\n", 1, "two label columns"),
     ("header-only.csv", HEADER, None, "no records"),
     ("empty.csv", HEADER + "a,b,1\n,,0\n", 3, "record 1 has an empty title and abstract"),
+    (
+        "typo.csv",
+        "titel,abstract,label_included\nt,a,1\nt,,0\n",
+        3,
+        "record 1 has an empty title and abstract (nothing to screen); the file has no title column (header is titel,",
+    ),
     ("unlabelled.csv", HEADER + "a,b,1\nc,d,\n", 3, "record 1 has no label"),
     ("undecodable.csv", None, 3, "undecodable bytes"),
 ]

@@ -147,7 +147,11 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
         first_seen[docid] = line
         title, abstract = cell("title"), cell("abstract")
         if not title and not abstract:
-            raise InputError(path, line, f"{where} has an empty title and abstract (nothing to screen)")
+            missing = [name for name in ("title", "abstract") if name not in columns]
+            hint = (
+                f"; the file has no {' or '.join(missing)} column (header is {_shown(table.header)})" if missing else ""
+            )
+            raise InputError(path, line, f"{where} has an empty title and abstract (nothing to screen){hint}")
         labels[docid] = label
         documents.append(Document(docid=docid, title=title, text=abstract))
     if not documents:
