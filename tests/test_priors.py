@@ -103,6 +103,13 @@ def test_prior_idx_keeps_its_order(tmp_path):
     assert result.config.prior_idx == (7, 35, 2, 0) and result.config.effective_prior_seed is None
 
 
+def test_a_screening_file_without_a_relevant_record_says_so_not_that_a_prior_count_is_too_high(tmp_path, capsys):
+    source = write_csv(tmp_path / "tiny.csv", [0] * 40)
+    assert main(["simulate", "--collection", str(source), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["tarsim: error: no topic was reviewed (topic tiny: no relevant document in the collection)"]
+
+
 def test_prior_idx_counts_the_rows_of_the_file_when_unlabelled_records_are_left_out(tmp_path):
     labels = [("" if i in (3, 4) else label) for i, label in enumerate(LABELS)]  # rows 3 and 4 unlabelled
     source = write_csv(tmp_path / "tiny.csv", labels)

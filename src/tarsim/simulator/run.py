@@ -226,7 +226,8 @@ def check_priors(dataset: Dataset, config: ReviewConfig, topics: Sequence[str]) 
     position = {docid: i for i, docid in enumerate(docids)}
     for topic in topics:
         grades = topic_grades(dataset.qrels.get(topic, {}), position, len(position))
-        check_prior_counts(grades > 0, config.n_prior_included, config.n_prior_excluded, topic)
+        if (grades > 0).any():  # a topic without a relevant record is skipped with that reason, not a prior count
+            check_prior_counts(grades > 0, config.n_prior_included, config.n_prior_excluded, topic)
 
 
 def _review_topics(
