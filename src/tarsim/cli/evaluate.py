@@ -85,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
     if args.compare is not None:
         if len(args.compare) < 2:
             raise InputError("tarsim evaluate", None, "--compare needs at least two runs")
+        if args.per_query:  # it would be silently ignored: the comparison prints means and tests only
+            raise InputError("tarsim evaluate", None, "--per-query applies to one RUN, not to --compare")
         return _compare(args, qrels, measures)
     run = read_run_table(args.run)
     _check_coverage(qrels, run, args.missing, args.run, args.average)
