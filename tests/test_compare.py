@@ -118,6 +118,22 @@ def test_compare_command_on_demo_runs(demo_runs, capsys):
     assert "baseline 'bogus' is not a group" in capsys.readouterr().err
 
 
+def test_runs_of_different_presets_are_named_by_their_preset(tmp_path, capsys):
+    """Not by every field the presets set (a legend of 35 fields made a 16,000-pixel-wide figure)."""
+    from tarsim.api import simulate
+    from tarsim.synthetic import demo_dataset
+
+    dataset = demo_dataset()
+    for preset in ("asreview-logistic", "asreview-default"):
+        simulate(dataset, topic="T1", preset=preset, max_effort="R", out=tmp_path / preset)
+    assert main(["compare", str(tmp_path / "asreview-logistic"), str(tmp_path / "asreview-default"),
+                 "--baseline", "tarsim asreview-default", "--format", "json"]) == 0  # fmt: skip
+    assert sorted(json.loads(capsys.readouterr().out)["groups"]) == [
+        "tarsim asreview-default",
+        "tarsim asreview-logistic",
+    ]
+
+
 def test_stop_command_on_demo_runs(demo_runs, capsys):
     assert main(["stop", str(demo_runs), "--rule", "nonrel:20", "--rule", "budget:R", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)

@@ -138,8 +138,10 @@ def group_ledgers(ledgers: Sequence[Ledger], by: Sequence[str] | None = None) ->
         )
     groups: dict[str, list[Ledger]] = {}
     beside_others = not keys and any(is_foreign(ledger) for ledger in ledgers)
+    # runs of different presets: the preset and what overrides it say it all (every field a preset sets differs too)
+    by_preset = not by and "preset" in keys and not {"policy", "strategy"} & set(keys)
     for ledger in ledgers:
-        if beside_others:  # tarsim's runs all alike beside other tools' reviews: named as `tarsim metrics` names them
+        if beside_others or by_preset:  # named as `tarsim metrics` names them
             from tarsim.metrics.insights import tool_of
 
             label = tool_of(ledger)
