@@ -106,6 +106,10 @@ def test_plot_command(tmp_path, capsys):
     out = tmp_path / "fig.png"
     assert main(["plot", str(tmp_path / "runs"), "--out", str(out), "--per-topic", "--stopping", "knee"]) == 0
     assert out.read_bytes()[:4] == b"\x89PNG"
+    for effort in ("seconds", "clock"):  # clock reads each judgment's time beside its effort (it failed in plot)
+        out.unlink()
+        assert main(["plot", str(tmp_path / "runs"), "--out", str(out), "--effort", effort]) == 0
+        assert out.read_bytes()[:4] == b"\x89PNG"
     assert main(["plot", str(tmp_path / "runs"), "--out", str(out), "--stopping", "kne"]) == 2
     assert "stopping rule 'kne'" in capsys.readouterr().err
     assert main(["plot", str(tmp_path / "missing"), "--out", str(out)]) == 2

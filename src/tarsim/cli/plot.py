@@ -13,7 +13,10 @@ def register(parser: argparse.ArgumentParser) -> None:
         "ledgers", nargs="+", metavar="LEDGER_DIR_OR_FILE", help="ledger files or directories (searched recursively)"
     )
     parser.add_argument(
-        "--effort", default="judge", metavar="MODEL", help="effort model of the x axis: judge, sent, lambda:L, seconds"
+        "--effort",
+        default="judge",
+        metavar="MODEL",
+        help="effort model of the x axis: judge, sent, lambda:L, seconds, clock",
     )
     parser.add_argument(
         "--recall",
