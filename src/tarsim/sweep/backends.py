@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 
@@ -74,19 +75,31 @@ def _run_forked(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult,
     """Local workers forked from this process (Linux): they start at once with scikit-learn imported and the
     sweep's features in memory, where fresh loky workers each import everything and load every collection.
 
-    A worker that dies (killed, out of memory) fails the runs not yet finished, with the reason; the others stand.
+    Runs are handed out one per free worker, so Ctrl-C (KeyboardInterrupt here; the workers ignore SIGINT) stops
+    the sweep after the runs in flight, whose ledgers are kept (tarsim.processes.forked_workers). A worker that
+    dies (killed, out of memory) fails the runs not yet finished, with the reason; the others stand.
     """
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
     import tarsim.estimators  # noqa: F401  (scikit-learn imported once, here, not in every worker)
 
+    waiting = iter(tasks)
+    running: dict = {}
     with forked_workers(jobs) as pool:
-        pending = {pool.submit(_guarded, runner, task): task for task in tasks}
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        while True:
+            for task in itertools.islice(waiting, jobs - len(running)):
+                try:
+                    running[pool.submit(_guarded, runner, task)] = task
+                except BrokenProcessPool:  # a worker died: the pool takes no more runs
+                    for lost in (task, *waiting):
+                        on_failure(lost, WORKER_DIED)
+                    break
+            if not running:
+                return
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
-                task = pending.pop(future)
+                task = running.pop(future)
                 try:
                     ok, value = future.result()
                 except BrokenProcessPool:

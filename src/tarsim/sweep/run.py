@@ -183,8 +183,12 @@ def run_sweep(
     target = sweep_out(config, out)
     with output_lock(target):  # one writer per output folder, for the whole sweep
         remove_partial_files(target / "ledgers")  # left by a killed sweep; no other writer can be active now
-        outcome = _run_locked(config, target, backend, jobs, scheduler, resume, retries, runner, progress, cache_dir)
-        remove_partial_files(target / "ledgers")  # left by workers killed mid-run (their runs were retried)
+        try:
+            outcome = _run_locked(
+                config, target, backend, jobs, scheduler, resume, retries, runner, progress, cache_dir
+            )
+        finally:  # left by workers killed mid-run (their runs were retried), or by an interrupted sweep's
+            remove_partial_files(target / "ledgers")
     return outcome
 
 
