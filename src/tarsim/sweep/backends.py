@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
+import logging
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 
@@ -119,8 +120,23 @@ def dask_client(scheduler: str | None, workers: int) -> Iterator:
     except ImportError:
         raise ConfigError("--backend dask needs dask[distributed] (pip install 'dask[distributed]')") from None
     if scheduler is None:
+        from distributed.utils import silence_logging_cmgr
+
+        # Runs that fail are tarsim's one line each (run_dask), an interrupted sweep its one `tarsim: interrupted`:
+        # the local cluster's own logs (tracebacks of failed tasks, workers closing, dask's clean-up on Ctrl-C)
+        # are silenced, here and in its worker processes, which ignore Ctrl-C (tarsim.sweep.dask_worker).
         with (
-            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+            silence_logging_cmgr(logging.CRITICAL),
+            silence_logging_cmgr(logging.CRITICAL, root="tornado"),
+            LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its HTTP server: not 8787 (may be taken)
+                silence_logs=logging.CRITICAL,
+                preload=["tarsim.sweep.dask_worker"],
+            ) as cluster,
             Client(cluster) as client,
         ):
             yield client
