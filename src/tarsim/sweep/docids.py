@@ -59,9 +59,12 @@ def read_docids(path: Path, collection_sha: str | None = None) -> list[str]:
         record = json.loads(Path(path).read_bytes())
     except (OSError, ValueError, RecursionError) as error:  # ValueError: JSON and UTF-8 decoding
         raise DocidsError(path, f"{type(error).__name__}: {error}".splitlines()[0]) from None
-    if not isinstance(record, dict) or record.get("format") != DOCIDS_FORMAT:
-        found = record.get("format") if isinstance(record, dict) else type(record).__name__
-        raise DocidsError(path, f"format {found!r}, expected {DOCIDS_FORMAT}")
+    if isinstance(record, list):
+        raise DocidsError(path, f"format 1 (a bare list), expected {DOCIDS_FORMAT}")
+    if not isinstance(record, dict):
+        raise DocidsError(path, "not a JSON object")
+    if record.get("format") != DOCIDS_FORMAT:
+        raise DocidsError(path, f"format {record.get('format')!r}, expected {DOCIDS_FORMAT}")
     docids = record.get("docids")
     if not isinstance(docids, list) or not all(isinstance(d, str) for d in docids):
         raise DocidsError(path, "no list of docids")
