@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import itertools
 import logging
+import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 
@@ -122,6 +123,8 @@ def dask_client(scheduler: str | None, workers: int) -> Iterator:
     if scheduler is None:
         from distributed.utils import silence_logging_cmgr
 
+        _quiet_resource_tracker()
+
         # Runs that fail are tarsim's one line each (run_dask), an interrupted sweep its one `tarsim: interrupted`:
         # the local cluster's own logs (tracebacks of failed tasks, workers closing, dask's clean-up on Ctrl-C)
         # are silenced, here and in its worker processes, which ignore Ctrl-C (tarsim.sweep.dask_worker).
@@ -147,6 +150,19 @@ def dask_client(scheduler: str | None, workers: int) -> Iterator:
         raise ConfigError(f"--scheduler {scheduler}: cannot connect to a Dask scheduler ({exc})") from None
     with client:
         yield client
+
+
+def _quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (unless it runs) without its leak warnings: after `kill -9` of a sweep
+    it removes the local cluster's semaphores, which is its job, and would say so in a Python warning."""
+    from multiprocessing import resource_tracker
+
+    option = "ignore::UserWarning:multiprocessing.resource_tracker"  # the tracker takes this process's -W options
+    sys.warnoptions.append(option)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.warnoptions.remove(option)
 
 
 def run_dask(
