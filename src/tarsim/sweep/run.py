@@ -184,7 +184,7 @@ def run_sweep(
             outcome = _run_locked(
                 config, target, backend, jobs, scheduler, resume, retries, runner, progress, cache_dir
             )
-        finally:  # left by workers killed mid-run (their runs were retried), or by an interrupted sweep's
+        finally:  # left by workers killed mid-run (their runs were retried) or by an interrupted sweep
             remove_partial_files(target / "ledgers")
     return outcome
 
