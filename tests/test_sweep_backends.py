@@ -282,3 +282,63 @@ def test_a_local_worker_that_dies_fails_runs_and_never_hangs_the_sweep():
     assert 3 in [task for task, _ in failures]
     assert all("worker process died" in why for _, why in failures)
     assert sorted(results + [task for task, _ in failures]) == list(range(8))  # every run reported once
+
+
+# ---- the docid list Dask workers map qrels through -------------------------------------------------------------
+
+
+def _docids_file(config_path: Path) -> Path:
+    """Fill the feature cache as a sweep does and return the docid list the workers read."""
+    from tarsim.features import collection_digest, resolve_cache_dir
+    from tarsim.sweep.docids import docids_path
+    from tarsim.sweep.run import prepare_sweep
+
+    prepare_sweep(load_sweep_config(config_path), config_path.parent / "unused")
+    path = docids_path(resolve_cache_dir().resolve(), collection_digest(demo_dataset().collection))
+    assert path.is_file()
+    return path
+
+
+@pytest.mark.parametrize("damage", ["two docids swapped"])  # other damage: tests/test_sweep_faults.py
+def test_a_damaged_docid_list_is_rebuilt_and_dask_gives_the_same_ledgers(
+    config_path, reference, cluster, damage, capsys
+):
+    path = _docids_file(config_path)
+    record = json.loads(path.read_text(encoding="utf-8"))
+    if damage == "two docids swapped":  # same length: a file that still parses, mapping qrels to the wrong rows
+        record["docids"][0], record["docids"][1] = record["docids"][1], record["docids"][0]
+        path.write_text(json.dumps(record), encoding="utf-8")
+    else:
+        path.write_text(json.dumps(record)[:5000], encoding="utf-8")
+    out = config_path.parent / f"dask-{damage.split()[0]}"
+    address = cluster.scheduler_address
+    capsys.readouterr()
+    assert main(["sweep", str(config_path), "--backend", "dask", "--scheduler", address, "--out", str(out)]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warned) == 1 and warned[0].startswith(f"tarsim: warning: cache {path} is unreadable (")
+    assert warned[0].endswith("): rebuilding")
+    same_outputs(out, reference)
+
+
+def _damage_then_run(task):
+    """A run whose docid list is damaged (cut short) after the sweep verified it."""
+    path = Path(task.docids_path)
+    text = path.read_bytes()
+    if text.endswith(b"]}"):  # not yet cut by an earlier run
+        path.write_bytes(text[:-2])
+    return execute_run(task)
+
+
+def test_a_docid_list_damaged_mid_sweep_fails_each_run_in_one_line_and_dask_stays_quiet(config_path, capfd):
+    pytest.importorskip("distributed")
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import this test module
+    config = load_sweep_config(config_path)
+    out = config_path.parent / "dask-cut"
+    outcome = run_sweep(config, out, backend="dask", jobs=2, runner=_damage_then_run, retries=0)
+    assert len(outcome.failed) == RUNS and not outcome.executed
+    for reason in outcome.failed.values():
+        assert "unusable docid list (JSONDecodeError: " in reason and "\n" not in reason
+    err = capfd.readouterr().err
+    assert "distributed" not in err and "Traceback" not in err, err  # the local cluster's own logs are silenced

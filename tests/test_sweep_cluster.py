@@ -149,6 +149,31 @@ def test_kill_9_of_a_sweep_takes_its_workers_with_it(study, tmp_path, options, m
         _, alive = psutil.wait_procs(workers, timeout=5)
         assert not alive, f"workers still running 5 s after kill -9 of the sweep: {[p.pid for p in alive]}"
     assert len(ledgers(out)) < 3 * 2 * 50  # it was killed mid-run
+    time.sleep(1)  # multiprocessing's resource tracker removes the local cluster's semaphores, without a warning
+    assert "leaked semaphore" not in (tmp_path / "log").read_text()
+
+
+@pytest.mark.parametrize(
+    "options", [["--jobs", "2"], ["--backend", "dask", "--jobs", "2"]], ids=["joblib", "dask-local"]
+)
+def test_ctrl_c_stops_a_sweep_after_the_runs_in_flight(study, tmp_path, options):
+    """Ctrl-C in a terminal sends SIGINT to the sweep and its workers: the sweep stops after the runs in flight (it
+    used to run all 300 runs first with forked workers), keeps their ledgers whole and says one line."""
+    out = tmp_path / "out"
+    with started(sweep_command(study / "long.toml", out, *options), study, tmp_path / "log") as sweep:
+        wait_for(lambda: len(ledgers(out)) >= 2 if (out / "ledgers").is_dir() else 0, 120, "two finished runs")
+        at_signal = len(ledgers(out))
+        os.killpg(sweep.pid, signal.SIGINT)  # its own group (start_new_session), as a terminal's Ctrl-C
+        try:
+            status = sweep.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the sweep went on 30 s after Ctrl-C: {len(ledgers(out))} of {3 * 2 * 50} runs finished")
+    assert status == 130
+    assert (tmp_path / "log").read_text() == "tarsim: interrupted\n"  # no worker's traceback, no dask log
+    kept = ledgers(out)
+    assert at_signal <= len(kept) <= at_signal + 4  # at most the runs in flight (2 workers) finished since
+    assert all(b'"type":"end"' in text.splitlines()[-1] for text in kept.values())  # every kept ledger whole
+    assert not [p for p in (out / "ledgers").iterdir() if p.name.startswith(".")]  # no partial ledger left
 
 
 def test_kill_9_during_feature_building_takes_its_workers_with_it(tmp_path):

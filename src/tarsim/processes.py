@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import threading
 import time
 import warnings
@@ -60,11 +61,18 @@ def fork_is_safe() -> bool:
     return sys.platform == "linux" and is_main_process() and threading.active_count() == 1
 
 
+def forked_worker_start(parent: int) -> None:
+    """In a forked worker: ignore Ctrl-C (the terminal sends SIGINT to the whole process group; the parent decides
+    what stops, see stop_pool) and exit as soon as `parent` is gone (exit_with_parent)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent(parent)
+
+
 def forked_pool(workers: int) -> ProcessPoolExecutor:
-    """`workers` processes forked from this one now (check fork_is_safe first) that exit with it; they start with
-    everything this process imported and holds. A worker that dies breaks the pool (BrokenProcessPool) instead of
-    losing its task and leaving the caller waiting forever, as multiprocessing.Pool would. The caller shuts it
-    down (forked_workers does for a with-block)."""
+    """`workers` processes forked from this one now (check fork_is_safe first) that exit with it and ignore Ctrl-C;
+    they start with everything this process imported and holds. A worker that dies breaks the pool
+    (BrokenProcessPool) instead of losing its task and leaving the caller waiting forever, as multiprocessing.Pool
+    would. The caller shuts it down (forked_workers does for a with-block)."""
     import multiprocessing
 
     # Python >= 3.12 warns about forking a process with other OS threads; here those are only idle C-library
@@ -73,19 +81,44 @@ def forked_pool(workers: int) -> ProcessPoolExecutor:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
         context = multiprocessing.get_context("fork")
-        pool = ProcessPoolExecutor(workers, context, initializer=exit_with_parent, initargs=(os.getpid(),))
+        pool = ProcessPoolExecutor(workers, context, initializer=forked_worker_start, initargs=(os.getpid(),))
         pool.submit(int)
     return pool
 
 
 @contextlib.contextmanager
 def forked_workers(workers: int) -> Iterator[ProcessPoolExecutor]:
-    """forked_pool(workers) for a with-block: shut down (waiting for its tasks) when the block ends."""
+    """forked_pool(workers) for a with-block: shut down when the block ends, after its tasks; a block left by an
+    exception (Ctrl-C) first drops the tasks not started (stop_pool)."""
     pool = forked_pool(workers)
     try:
         yield pool
-    finally:
-        pool.shutdown(wait=True)
+    except BaseException:
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Drop a pool's tasks not started and wait for the running ones (the workers ignore Ctrl-C, so they finish);
+    a second Ctrl-C meanwhile kills the workers at once (their unfinished work is lost) and is raised."""
+    try:
+        pool.shutdown(wait=True, cancel_futures=True)
+    except KeyboardInterrupt:
+        kill_workers(pool)
+        raise
+
+
+def kill_workers(pool: ProcessPoolExecutor) -> None:
+    """End a pool's worker processes now (SIGKILL) and shut it down; its unfinished tasks fail."""
+    kill = getattr(pool, "kill_workers", None)  # Python >= 3.14
+    if kill is not None:
+        kill()
+    else:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            with contextlib.suppress(OSError, ValueError):
+                process.kill()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def parallel_map(function, argument_lists: list[tuple], jobs: int, fork: bool | None = None) -> list:

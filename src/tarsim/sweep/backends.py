@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
+import logging
+import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 
@@ -74,19 +77,31 @@ def _run_forked(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult,
     """Local workers forked from this process (Linux): they start at once with scikit-learn imported and the
     sweep's features in memory, where fresh loky workers each import everything and load every collection.
 
-    A worker that dies (killed, out of memory) fails the runs not yet finished, with the reason; the others stand.
+    Runs are handed out one per free worker, so Ctrl-C (KeyboardInterrupt here; the workers ignore SIGINT) stops
+    the sweep after the runs in flight, whose ledgers are kept (tarsim.processes.forked_workers). A worker that
+    dies (killed, out of memory) fails the runs not yet finished, with the reason; the others stand.
     """
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
     import tarsim.estimators  # noqa: F401  (scikit-learn imported once, here, not in every worker)
 
+    waiting = iter(tasks)
+    running: dict = {}
     with forked_workers(jobs) as pool:
-        pending = {pool.submit(_guarded, runner, task): task for task in tasks}
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        while True:
+            for task in itertools.islice(waiting, jobs - len(running)):
+                try:
+                    running[pool.submit(_guarded, runner, task)] = task
+                except BrokenProcessPool:  # a worker died: the pool takes no more runs
+                    for lost in (task, *waiting):
+                        on_failure(lost, WORKER_DIED)
+                    break
+            if not running:
+                return
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
-                task = pending.pop(future)
+                task = running.pop(future)
                 try:
                     ok, value = future.result()
                 except BrokenProcessPool:
@@ -106,8 +121,25 @@ def dask_client(scheduler: str | None, workers: int) -> Iterator:
     except ImportError:
         raise ConfigError("--backend dask needs dask[distributed] (pip install 'dask[distributed]')") from None
     if scheduler is None:
+        from distributed.utils import silence_logging_cmgr
+
+        _quiet_resource_tracker()
+
+        # Runs that fail are tarsim's one line each (run_dask), an interrupted sweep its one `tarsim: interrupted`:
+        # the local cluster's own logs (tracebacks of failed tasks, workers closing, dask's clean-up on Ctrl-C)
+        # are silenced, here and in its worker processes, which ignore Ctrl-C (tarsim.sweep.dask_worker).
         with (
-            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+            silence_logging_cmgr(logging.CRITICAL),
+            silence_logging_cmgr(logging.CRITICAL, root="tornado"),
+            LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},  # its HTTP server: not 8787 (may be taken)
+                silence_logs=logging.CRITICAL,
+                preload=["tarsim.sweep.dask_worker"],
+            ) as cluster,
             Client(cluster) as client,
         ):
             yield client
@@ -118,6 +150,19 @@ def dask_client(scheduler: str | None, workers: int) -> Iterator:
         raise ConfigError(f"--scheduler {scheduler}: cannot connect to a Dask scheduler ({exc})") from None
     with client:
         yield client
+
+
+def _quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (unless it runs) without its leak warnings: after `kill -9` of a sweep
+    it removes the local cluster's semaphores, which is its job, and would say so in a Python warning."""
+    from multiprocessing import resource_tracker
+
+    option = "ignore::UserWarning:multiprocessing.resource_tracker"  # the tracker takes this process's -W options
+    sys.warnoptions.append(option)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.warnoptions.remove(option)
 
 
 def run_dask(

@@ -18,7 +18,6 @@ from pathlib import Path
 import pandas as pd
 from joblib import delayed
 
-from tarsim.data.atomic import atomic_write
 from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import encode, read_ledger, remove_partial_files
 from tarsim.data.output_lock import output_lock
@@ -30,6 +29,7 @@ from tarsim.simulator.config import normalise_header
 from tarsim.simulator.run import ledger_header
 from tarsim.sweep.backends import BACKENDS, dask_client, run_dask, run_joblib
 from tarsim.sweep.config import SweepConfig
+from tarsim.sweep.docids import write_docids
 from tarsim.sweep.plan import RunSpec, expand_plan, load_collections
 from tarsim.sweep.tables import results_frame, run_rows, write_results
 from tarsim.sweep.worker import RunResult, RunTask, execute_run, remember
@@ -101,10 +101,7 @@ def prepare_sweep(
         digest = collection_digest(dataset.collection)
         features = review_features(dataset.collection, cache, extractor, settings)
         features_path = str(review_cache_path(dataset.collection, cache, extractor, settings))
-        docids_path = cache / f"docids-{digest[:24]}.json"
-        if not docids_path.exists():
-            with atomic_write(docids_path) as handle:
-                json.dump(list(dataset.collection.docids), handle, ensure_ascii=False)
+        docids_path = write_docids(cache, dataset.collection.docids, digest)  # verified, rewritten if damaged
         remember(features_path, str(docids_path), features, list(dataset.collection.docids))
         inputs[name] = (digest, features_path, str(docids_path))
     for spec in runs:
@@ -183,8 +180,12 @@ def run_sweep(
     target = sweep_out(config, out)
     with output_lock(target):  # one writer per output folder, for the whole sweep
         remove_partial_files(target / "ledgers")  # left by a killed sweep; no other writer can be active now
-        outcome = _run_locked(config, target, backend, jobs, scheduler, resume, retries, runner, progress, cache_dir)
-        remove_partial_files(target / "ledgers")  # left by workers killed mid-run (their runs were retried)
+        try:
+            outcome = _run_locked(
+                config, target, backend, jobs, scheduler, resume, retries, runner, progress, cache_dir
+            )
+        finally:  # left by workers killed mid-run (their runs were retried) or by an interrupted sweep
+            remove_partial_files(target / "ledgers")
     return outcome
 
 

@@ -7,7 +7,6 @@ that share a collection never rebuild (or even re-read) its features.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from tarsim.simulator.ledger import LedgerWriter
 from tarsim.simulator.oracle import make_sentence_labels
 from tarsim.simulator.review import TopicReview
 from tarsim.simulator.run import run_review, topic_grades
+from tarsim.sweep.docids import DocidsError, read_docids
 from tarsim.sweep.plan import RunSpec
 
 _KEEP = 2
@@ -52,14 +52,19 @@ class RunResult:
     seconds: float
 
 
-def collection_inputs(features_path: str, docids_path: str) -> tuple[Features, list[str], dict[str, int]]:
-    """A collection's features, docids and docid positions, loaded once per worker process (small LRU)."""
+def collection_inputs(
+    features_path: str, docids_path: str, collection_sha: str | None = None
+) -> tuple[Features, list[str], dict[str, int]]:
+    """A collection's features, docids and docid positions, loaded once per worker process (small LRU), both
+    verified (made for `collection_sha` when given): a damaged cache file is a one-line CacheError."""
     key = (features_path, docids_path)
     if key in _LOADED:
         _LOADED.move_to_end(key)
         return _LOADED[key]
     features = load_review_features(Path(features_path))
-    docids = json.loads(Path(docids_path).read_text(encoding="utf-8"))
+    docids = read_docids(Path(docids_path), collection_sha)
+    if len(docids) != features.n_documents:
+        raise DocidsError(docids_path, f"{len(docids)} docids, the features have {features.n_documents} documents")
     remember(features_path, docids_path, features, docids)
     return _LOADED[key]
 
@@ -74,7 +79,9 @@ def remember(features_path: str, docids_path: str, features: Features, docids: l
 def execute_run(task: RunTask) -> RunResult:
     """Simulate one run into its ledger (a hidden .partial file renamed into place only when complete)."""
     started = time.perf_counter()
-    features, docids, position = collection_inputs(task.features_path, task.docids_path)
+    features, docids, position = collection_inputs(
+        task.features_path, task.docids_path, task.header["inputs"]["collection"]
+    )
     config = task.config
     grades = topic_grades(task.judged, position, len(docids))
     labels = make_sentence_labels(

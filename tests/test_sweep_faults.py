@@ -1,0 +1,140 @@
+"""Sweep faults found in a user trial: Ctrl-C of forked workers stops after the runs in flight, and the docid list
+that Dask and loky workers map qrels through is verified (a damaged one is rebuilt or refused, never used)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+from tarsim.errors import InputWarning
+from tarsim.sweep.backends import _run_forked
+from tarsim.sweep.docids import DocidsError, docids_path, read_docids, write_docids
+
+# ---- Ctrl-C --------------------------------------------------------------------------------------------------
+
+
+def _slow_run(folder: str, task: int) -> int:
+    """A run that marks when it starts and when it ends."""
+    (Path(folder) / f"started-{task}").touch()
+    time.sleep(0.2)
+    (Path(folder) / f"ended-{task}").touch()
+    return task
+
+
+def _interrupted_at_first_result(run_all, tmp_path: Path) -> tuple[set[str], set[str]]:
+    """Run 12 slow runs on 2 workers, with Ctrl-C (KeyboardInterrupt) arriving when the first run is reported."""
+    import functools
+
+    def interrupt(result):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_all(list(range(12)), functools.partial(_slow_run, str(tmp_path)), 2, interrupt, lambda *_: None)
+    names = lambda prefix: {p.name.split("-")[1] for p in tmp_path.glob(f"{prefix}-*")}  # noqa: E731
+    return names("started"), names("ended")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="forked workers are Linux's")
+def test_ctrl_c_of_forked_workers_stops_after_the_runs_in_flight(tmp_path):
+    started, ended = _interrupted_at_first_result(_run_forked, tmp_path)
+    assert len(started) <= 3  # the reported run, the other worker's and at most one more; it used to run all 12
+    assert ended == started  # the runs in flight finish (their ledgers are kept): workers ignore SIGINT
+
+
+# ---- the docid list ------------------------------------------------------------------------------------------
+
+DOCIDS = [f"d{i:03d}" for i in range(50)] + ["é", "a\\b", '"q"']
+SHA = "ab" * 32
+
+
+def _damaged(path: Path, kind: str) -> None:
+    text = path.read_text(encoding="ascii")
+    record = json.loads(text)
+    if kind == "two docids swapped":
+        record["docids"][3], record["docids"][4] = record["docids"][4], record["docids"][3]
+        path.write_text(json.dumps(record), encoding="ascii")
+    elif kind == "truncated":
+        path.write_text(text[: len(text) // 2], encoding="ascii")
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "not UTF-8":
+        path.write_bytes(text.encode()[:20] + b"\xff" + text.encode()[21:])
+    elif kind == "a bare list (format 1)":
+        path.write_text(json.dumps(record["docids"]), encoding="ascii")
+    elif kind == "one docid dropped, count kept":
+        del record["docids"][0]
+        path.write_text(json.dumps(record), encoding="ascii")
+    elif kind == "another collection's, checksum recomputed":
+        write_docids(path.parent, DOCIDS, "cd" * 32)
+        path.write_bytes(docids_path(path.parent, "cd" * 32).read_bytes())
+    elif kind == "a docid changed, checksum recomputed":
+        other = [*DOCIDS[:-1], "zzz"]
+        other_sha = "ef" * 32
+        write_docids(path.parent, other, other_sha)
+        forged = json.loads(docids_path(path.parent, other_sha).read_text(encoding="ascii"))
+        forged["collection"] = SHA  # a self-consistent file that claims this collection
+        path.write_text(json.dumps(forged), encoding="ascii")
+    else:
+        raise AssertionError(kind)
+
+
+KINDS = {
+    "two docids swapped": "checksum mismatch",
+    "truncated": "JSONDecodeError: ",
+    "empty": "JSONDecodeError: ",
+    "not UTF-8": "UnicodeDecodeError: ",
+    "a bare list (format 1)": "format 1 (a bare list), expected 2",
+    "one docid dropped, count kept": "52 docids, the file says 53",
+    "another collection's, checksum recomputed": "made for another collection",
+    "a docid changed, checksum recomputed": None,  # readable: only the sweep, which has the collection, can tell
+}
+
+
+def test_a_docid_list_round_trips_any_docid(tmp_path):
+    path = write_docids(tmp_path, DOCIDS, SHA)
+    assert path == tmp_path / f"docids-{SHA[:24]}-v2.json"
+    assert read_docids(path, SHA) == DOCIDS
+    record = json.loads(path.read_text(encoding="ascii"))
+    assert record["collection"] == SHA and record["count"] == len(DOCIDS) and record["format"] == 2
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_damaged_docid_list_is_refused_by_a_worker_and_rebuilt_by_the_sweep(tmp_path, kind):
+    path = write_docids(tmp_path, DOCIDS, SHA)
+    _damaged(path, kind)
+    reason = KINDS[kind]
+    if reason is not None:
+        with pytest.raises(DocidsError) as raised:
+            read_docids(path, SHA)
+        message = str(raised.value)
+        assert message.startswith(f"{path}: unusable docid list ({reason}") and "\n" not in message
+        assert raised.value.reason.startswith(reason)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert write_docids(tmp_path, DOCIDS, SHA) == path
+    assert [str(w.message) for w in caught] == [
+        f"cache {path} is unreadable ({raised.value.reason if reason else 'does not match the collection'}): rebuilding"
+    ]
+    assert all(issubclass(w.category, InputWarning) for w in caught)
+    assert read_docids(path, SHA) == DOCIDS
+
+
+def test_a_good_docid_list_is_kept_silently(tmp_path):
+    path = write_docids(tmp_path, DOCIDS, SHA)
+    before = path.stat().st_mtime_ns
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        write_docids(tmp_path, DOCIDS, SHA)
+    assert path.stat().st_mtime_ns == before
+
+
+def test_a_docid_list_error_crosses_processes_intact(tmp_path):
+    import pickle
+
+    error = pickle.loads(pickle.dumps(DocidsError(tmp_path / "x.json", "checksum mismatch")))
+    assert str(error) == f"{tmp_path / 'x.json'}: unusable docid list (checksum mismatch)"
