@@ -69,6 +69,30 @@ seeding = "random"
     ]
 
 
+def test_a_sweep_leaves_out_a_screening_file_s_unlabelled_records_when_asked(tmp_path, capsys):
+    lines = ["title,abstract,label_included"]
+    lines += [
+        f"trial {i} {'migraine triptan' if i % 4 == 0 else 'knee diet'},abstract {i},{i % 4 == 0:d}" for i in range(24)
+    ]
+    lines[3 + 1] = "trial 3 knee diet,abstract 3,"  # record 3 has no label
+    (tmp_path / "f.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    toml = tmp_path / "sweep.toml"
+    body = (
+        '[sweep]\nseeds = 1\n\n[[collections]]\npath = "f.csv"\n{}\n[review]\nprior_idx = [8, 2]\nmax_effort = "10"\n'
+    )
+    toml.write_text(body.format(""))
+    assert main(["sweep", str(toml), "--out", str(tmp_path / "a")]) == 2
+    assert 'unlabelled = "skip" in its [[collections]]' in capsys.readouterr().err  # the sweep's own way out
+    toml.write_text(body.format('unlabelled = "skip"'))
+    assert main(["sweep", str(toml), "--out", str(tmp_path / "b")]) == 0
+    (ledger,) = (tmp_path / "b" / "ledgers").rglob("*.jsonl")
+    judged = [json.loads(line)["docid"] for line in ledger.read_text().splitlines()[1:3]]
+    assert judged == ["8", "2"]  # prior_idx counts the file's rows, as tarsim simulate
+    toml.write_text(body.format('unlabelled = "maybe"'))
+    assert main(["sweep", str(toml), "--out", str(tmp_path / "c")]) == 2
+    assert "unlabelled: expected one of 'error', 'skip', got 'maybe'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "argv",
     [

@@ -138,7 +138,12 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
                 skipped.append(index)
                 continue
             hint = "no ASReview_relevant/ASReview_irrelevant note" if table.unit == "record" else "empty label"
-            raise InputError(path, line, f"{where} has no label ({hint}; leave such records out: --unlabelled skip)")
+            raise InputError(
+                path,
+                line,
+                f"{where} has no label ({hint}; leave such records out: --unlabelled skip, in a sweep "
+                'unlabelled = "skip" in its [[collections]])',
+            )
         docid = cell(RECORD_ID_COLUMN) if RECORD_ID_COLUMN in columns else str(index)
         if not docid or any(ch.isspace() for ch in docid):
             raise InputError(path, line, f"{where}: invalid record_id {docid!r}")

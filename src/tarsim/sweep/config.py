@@ -18,7 +18,7 @@ from typing import Any
 
 from tarsim.components import kind, validate
 from tarsim.components.schema import toml_keys, toml_value
-from tarsim.data.screening import is_screening_file
+from tarsim.data.screening import UNLABELLED_CHOICES, is_screening_file
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS as ALL_EFFORT_MODELS
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import FeatureSettings
@@ -47,7 +47,7 @@ SWEEP_KEYS = (
     "stopping",
     "recall_target",
 )
-COLLECTION_KEYS = ("path", "topics", "name")
+COLLECTION_KEYS = ("path", "topics", "name", "unlabelled")
 MAX_RUNS = 100_000
 """A sweep plans at most this many runs (and at most this many seeds): larger ones are refused, not attempted."""
 
@@ -65,6 +65,7 @@ class CollectionEntry:
     name: str
     path: Path | None
     topics: tuple[str, ...] | None  # None: every topic with qrels and a query
+    unlabelled: str = "error"  # a screening file's unlabelled records: an error, or "skip" (left out)
 
 
 @dataclass(frozen=True)
@@ -396,6 +397,15 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
                 "topics",
                 index,
             )
+        unlabelled = item.get("unlabelled", "error")
+        if unlabelled not in UNLABELLED_CHOICES:
+            check.fail(
+                f"{key}.unlabelled",
+                f"expected one of {', '.join(map(repr, UNLABELLED_CHOICES))}, got {unlabelled!r}",
+                "collections",
+                "unlabelled",
+                index,
+            )
         spec = item["path"]
         if spec == DEMO:
             paths: list[Path | None] = [None]
@@ -434,7 +444,7 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
             name = item.get("name") or (DEMO if directory is None else _collection_name(directory))
             if not isinstance(name, str) or not name:
                 check.fail(f"{key}.name", f"expected a non-empty string, got {name!r}", "collections", "name", index)
-            entries.append(CollectionEntry(name, directory, topics))
+            entries.append(CollectionEntry(name, directory, topics, unlabelled))
     names = [entry.name for entry in entries]
     for name in names:
         if names.count(name) > 1:

@@ -57,7 +57,9 @@ def load_collections(config: SweepConfig) -> dict[str, Dataset]:
     """Every collection of the sweep, loaded (and so checked) before any run starts."""
     datasets = {}
     for entry in config.collections:
-        datasets[entry.name] = demo_dataset() if entry.path is None else load_dataset(entry.path)
+        datasets[entry.name] = (
+            demo_dataset() if entry.path is None else load_dataset(entry.path, unlabelled=entry.unlabelled)
+        )
     return datasets
 
 
@@ -70,7 +72,8 @@ def check_topic_priors(config: SweepConfig, name: str, dataset: Dataset, topic: 
         if review.seeding.kind != "priors":
             return
         position = {docid: i for i, docid in enumerate(dataset.collection.docids)}
-        prior_rows(review, topic, topic_grades(dataset.qrels.get(topic, {}), position, len(position)))
+        grades = topic_grades(dataset.qrels.get(topic, {}), position, len(position))
+        prior_rows(review, topic, grades, dataset.unlabelled_rows)
     except ConfigError as exc:
         raise ConfigError(f"{config.source}: collections {name!r}: {exc}") from None
 

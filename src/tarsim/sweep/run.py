@@ -120,6 +120,7 @@ def prepare_sweep(
                 features_path=features_path,
                 docids_path=docids_path,
                 ledger_path=str(out / "ledgers" / spec.ledger_file),
+                unlabelled_rows=dataset.unlabelled_rows,
             )
         )
     return PreparedSweep(config, out, runs, tasks, datasets, skipped)

@@ -41,6 +41,7 @@ class RunTask:
     features_path: str
     docids_path: str
     ledger_path: str
+    unlabelled_rows: tuple[int, ...] = ()  # rows of a screening file left out (prior_idx counts them)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def execute_run(task: RunTask) -> RunResult:
         config.oracle_threshold,
         config.seed,
     )
-    review = TopicReview(task.spec.topic, task.query, grades, labels, docids)
+    review = TopicReview(task.spec.topic, task.query, grades, labels, docids, task.unlabelled_rows)
     writer = LedgerWriter(Path(task.ledger_path), task.header)
     # One BLAS/OpenMP thread per run: runs are the unit of parallelism, and results must not depend on
     # how many threads a worker happens to have.
