@@ -26,6 +26,7 @@ def demo_out(tmp_path_factory):
         (["simulate", "--docs", "d.jsonl"], "missing: qrels, topics"),
         (["evaluate", "q.txt", "--compare", "a", "b", "--resamples", "0"], "--resamples must be an integer >= 1"),
         (["evaluate", "q.txt", "--compare", "a", "b", "--seed", "-1"], "--seed must be an integer >= 0"),
+        (["sweep", "missing.toml", "--jobs", "0", "--dry-run"], "--jobs must be >= 1, got 0"),  # dry runs too
     ],
 )
 def test_refused_arguments(args, message, capsys, tmp_path, monkeypatch):

@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.retries < 0:
         raise ConfigError(f"--retries must be >= 0, got {args.retries}")
+    if args.jobs < 1:  # checked here too, so that --dry-run does not pass a plan the real run refuses
+        raise ConfigError(f"--jobs must be >= 1, got {args.jobs}")
     config = load_sweep_config(args.config)
     if args.dry_run:
         runs, skipped = expand_plan(config, load_collections(config))
