@@ -138,3 +138,38 @@ def test_a_docid_list_error_crosses_processes_intact(tmp_path):
 
     error = pickle.loads(pickle.dumps(DocidsError(tmp_path / "x.json", "checksum mismatch")))
     assert str(error) == f"{tmp_path / 'x.json'}: unusable docid list (checksum mismatch)"
+
+
+# ---- another configuration's ledgers in the output folder -------------------------------------------------------
+
+FOREIGN_SWEEP = """\
+[sweep]
+seeds = 1
+policies = ["{policy}"]
+effort_models = ["judge"]
+stopping = []
+
+[[collections]]
+path = "demo"
+topics = ["T1"]
+
+[review]
+max_effort = "R"
+"""
+
+
+def test_a_sweep_refuses_an_output_holding_another_configuration_s_ledgers(tmp_path, capsys):
+    """plot and compare read every ledger of OUT: stale runs of an earlier plan would be counted beside this one."""
+    from tarsim.cli import main
+
+    out = tmp_path / "out"
+    for policy in ("relevance", "random"):
+        (tmp_path / f"{policy}.toml").write_text(FOREIGN_SWEEP.format(policy=policy))
+    assert main(["sweep", str(tmp_path / "relevance.toml"), "--out", str(out)]) == 0
+    before = sorted(p.name for p in (out / "ledgers").iterdir())
+    capsys.readouterr()
+    assert main(["sweep", str(tmp_path / "random.toml"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "already holds 1 ledger(s) that are not runs of this sweep" in err[0], err
+    assert sorted(p.name for p in (out / "ledgers").iterdir()) == before  # refused before anything ran
+    assert main(["sweep", str(tmp_path / "relevance.toml"), "--out", str(out), "--resume"]) == 0  # its own: fine

@@ -19,7 +19,7 @@ import pandas as pd
 from joblib import delayed
 
 from tarsim.data.dataset import Dataset
-from tarsim.data.ledger import encode, read_ledger, remove_partial_files
+from tarsim.data.ledger import encode, iter_ledger_paths, read_ledger, remove_partial_files
 from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError
 from tarsim.features import collection_digest, resolve_cache_dir
@@ -83,6 +83,19 @@ def sweep_out(config: SweepConfig, out: Path | None = None) -> Path:
     return Path(out or config.out or config.source.with_suffix("").name + "-out").resolve()
 
 
+def check_no_foreign_ledgers(ledgers: Path, planned: set[Path]) -> None:
+    """Refuse an output folder holding ledgers that are not runs of this sweep (another configuration's): readers such
+    as `tarsim plot` would count them beside this sweep's runs, while its results table does not."""
+    if not ledgers.is_dir():
+        return
+    foreign = [path for path in iter_ledger_paths(ledgers) if path not in planned]
+    if foreign:
+        raise ConfigError(
+            f"{ledgers.parent} already holds {len(foreign)} ledger(s) that are not runs of this sweep (e.g. "
+            f"{foreign[0].relative_to(ledgers)}); choose another --out, or delete them"
+        )
+
+
 def prepare_sweep(
     config: SweepConfig, out: Path | None = None, jobs: int = 1, cache_dir: Path | None = None
 ) -> PreparedSweep:
@@ -90,6 +103,7 @@ def prepare_sweep(
     out = sweep_out(config, out)
     datasets = load_collections(config)
     runs, skipped = expand_plan(config, datasets)
+    check_no_foreign_ledgers(out / "ledgers", {out / "ledgers" / spec.ledger_file for spec in runs})
     cache = resolve_cache_dir(cache_dir).resolve()
     tasks: list[RunTask] = []
     inputs: dict[str, tuple[str, str, str]] = {}
