@@ -173,3 +173,16 @@ def test_a_sweep_refuses_an_output_holding_another_configuration_s_ledgers(tmp_p
     assert len(err) == 1 and "already holds 1 ledger(s) that are not runs of this sweep" in err[0], err
     assert sorted(p.name for p in (out / "ledgers").iterdir()) == before  # refused before anything ran
     assert main(["sweep", str(tmp_path / "relevance.toml"), "--out", str(out), "--resume"]) == 0  # its own: fine
+
+
+def test_a_sweep_with_an_unwritable_cache_is_refused_in_one_line_before_any_feature_build(tmp_path, capsys):
+    from tarsim.cli import main
+
+    (tmp_path / "sweep.toml").write_text(FOREIGN_SWEEP.format(policy="relevance"))
+    (tmp_path / "file").write_text("a file where the cache folder would be")
+    cache = tmp_path / "file" / "cache"
+    assert main(["sweep", str(tmp_path / "sweep.toml"), "--out", str(tmp_path / "out"), "--cache-dir", str(cache)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"tarsim: error: the feature cache {cache.resolve()} cannot be written (Not a directory): a sweep "
+                   "keeps its workers' docid list there; give a writable --cache-dir"]  # fmt: skip
+    assert not (tmp_path / "out").exists()

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tarsim.data.atomic import atomic_write
-from tarsim.errors import InputWarning
+from tarsim.errors import ConfigError, InputWarning
 from tarsim.features import CacheError
 
 DOCIDS_FORMAT = 2
@@ -90,6 +90,13 @@ def write_docids(cache_dir: Path, docids: Sequence[str], collection_sha: str) ->
         problem = error.reason if path.exists() else ""  # absent: written now, nothing to say
     if problem:
         warnings.warn(f"cache {path} is unreadable ({problem}): rebuilding", InputWarning, stacklevel=2)
-    with atomic_write(path, "wb") as handle:
-        handle.write(_encode(expected, collection_sha))
+    try:
+        with atomic_write(path, "wb") as handle:
+            handle.write(_encode(expected, collection_sha))
+    except OSError as error:  # named after the folder, not the temporary file that could not be made
+        reason = error.strerror or type(error).__name__
+        raise ConfigError(
+            f"the feature cache {cache_dir} cannot be written ({reason}): a sweep keeps its workers' docid list "
+            "there; give a writable --cache-dir"
+        ) from None
     return path

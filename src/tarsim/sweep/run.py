@@ -109,13 +109,16 @@ def prepare_sweep(
     inputs: dict[str, tuple[str, str, str]] = {}
     used = {name: dataset for name, dataset in datasets.items() if any(run.collection == name for run in runs)}
     extractor, settings = config.extractor, config.feature_settings
+    digests = {name: collection_digest(dataset.collection) for name, dataset in used.items()}
+    docids_paths = {  # verified, rewritten if damaged; first, so that an unwritable cache is refused before any build
+        name: write_docids(cache, dataset.collection.docids, digests[name]) for name, dataset in used.items()
+    }
     if not fork_is_safe():  # else each collection is built below, one after another, on all cores (forked workers)
         build_feature_caches([d.collection for d in used.values()], cache, settings, jobs, extractor)
     for name, dataset in used.items():
-        digest = collection_digest(dataset.collection)
+        digest, docids_path = digests[name], docids_paths[name]
         features = review_features(dataset.collection, cache, extractor, settings)
         features_path = str(review_cache_path(dataset.collection, cache, extractor, settings))
-        docids_path = write_docids(cache, dataset.collection.docids, digest)  # verified, rewritten if damaged
         remember(features_path, str(docids_path), features, list(dataset.collection.docids))
         inputs[name] = (digest, features_path, str(docids_path))
     for spec in runs:
