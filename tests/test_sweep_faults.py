@@ -186,3 +186,34 @@ def test_a_sweep_with_an_unwritable_cache_is_refused_in_one_line_before_any_feat
     assert err == [f"tarsim: error: the feature cache {cache.resolve()} cannot be written (Not a directory): a sweep "
                    "keeps its workers' docid list there; give a writable --cache-dir"]  # fmt: skip
     assert not (tmp_path / "out").exists()
+
+
+def test_ctrl_c_stops_forked_workers_at_once_outside_a_sweep():
+    """Only a sweep's workers finish their task on Ctrl-C: a feature build's stop at once (SIGINT to the group)."""
+    import os
+    import signal
+    import subprocess
+
+    import psutil
+
+    import tarsim
+
+    code = "import time; from tarsim.processes import parallel_map; print('go', flush=True); "
+    code += "parallel_map(time.sleep, [(60,), (60,)], 2, fork=True)"
+    env = {**os.environ, "PYTHONPATH": str(Path(tarsim.__file__).parents[1])}
+    process = subprocess.Popen(
+        [sys.executable, "-c", code], env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        process.stdout.readline()
+        deadline = time.monotonic() + 20
+        while len(psutil.Process(process.pid).children()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        started = time.monotonic()
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(timeout=30)
+        assert time.monotonic() - started < 10  # with workers that ignore Ctrl-C it waited for the 60 s sleeps
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)

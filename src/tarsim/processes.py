@@ -61,18 +61,20 @@ def fork_is_safe() -> bool:
     return sys.platform == "linux" and is_main_process() and threading.active_count() == 1
 
 
-def forked_worker_start(parent: int) -> None:
-    """In a forked worker: ignore Ctrl-C (the terminal sends SIGINT to the whole process group; the parent decides
-    what stops, see stop_pool) and exit as soon as `parent` is gone (exit_with_parent)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def forked_worker_start(parent: int, ignore_interrupt: bool) -> None:
+    """In a forked worker: exit as soon as `parent` is gone (exit_with_parent); with `ignore_interrupt`, ignore Ctrl-C
+    (the terminal sends SIGINT to the whole process group; the parent decides what stops, see stop_pool)."""
+    if ignore_interrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent(parent)
 
 
-def forked_pool(workers: int) -> ProcessPoolExecutor:
-    """`workers` processes forked from this one now (check fork_is_safe first) that exit with it and ignore Ctrl-C;
-    they start with everything this process imported and holds. A worker that dies breaks the pool
-    (BrokenProcessPool) instead of losing its task and leaving the caller waiting forever, as multiprocessing.Pool
-    would. The caller shuts it down (forked_workers does for a with-block)."""
+def forked_pool(workers: int, ignore_interrupt: bool = False) -> ProcessPoolExecutor:
+    """`workers` processes forked from this one now (check fork_is_safe first) that exit with it; with
+    `ignore_interrupt` they finish their task on Ctrl-C (a sweep's runs), else Ctrl-C stops them at once. They start
+    with everything this process imported and holds. A worker that dies breaks the pool (BrokenProcessPool) instead
+    of losing its task and leaving the caller waiting forever, as multiprocessing.Pool would. The caller shuts it
+    down (forked_workers does for a with-block)."""
     import multiprocessing
 
     # Python >= 3.12 warns about forking a process with other OS threads; here those are only idle C-library
@@ -81,16 +83,18 @@ def forked_pool(workers: int) -> ProcessPoolExecutor:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
         context = multiprocessing.get_context("fork")
-        pool = ProcessPoolExecutor(workers, context, initializer=forked_worker_start, initargs=(os.getpid(),))
+        pool = ProcessPoolExecutor(
+            workers, context, initializer=forked_worker_start, initargs=(os.getpid(), ignore_interrupt)
+        )
         pool.submit(int)
     return pool
 
 
 @contextlib.contextmanager
-def forked_workers(workers: int) -> Iterator[ProcessPoolExecutor]:
-    """forked_pool(workers) for a with-block: shut down when the block ends, after its tasks; a block left by an
-    exception (Ctrl-C) first drops the tasks not started (stop_pool)."""
-    pool = forked_pool(workers)
+def forked_workers(workers: int, ignore_interrupt: bool = False) -> Iterator[ProcessPoolExecutor]:
+    """forked_pool(workers, ignore_interrupt) for a with-block: shut down when the block ends, after its tasks; a
+    block left by an exception (Ctrl-C) first drops the tasks not started (stop_pool)."""
+    pool = forked_pool(workers, ignore_interrupt)
     try:
         yield pool
     except BaseException:

@@ -88,7 +88,7 @@ def _run_forked(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult,
 
     waiting = iter(tasks)
     running: dict = {}
-    with forked_workers(jobs) as pool:
+    with forked_workers(jobs, ignore_interrupt=True) as pool:  # runs in flight finish, so their ledgers are whole
         while True:
             for task in itertools.islice(waiting, jobs - len(running)):
                 try:
