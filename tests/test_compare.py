@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pandas as pd
 import pytest
@@ -145,6 +146,12 @@ def test_stop_command_on_demo_runs(demo_runs, capsys):
     assert lines[0].split()[:2] == ["ledger", "topic"] and "n/a" in lines[1] and "None" not in lines[1]
     assert sorted(line.split()[0] for line in lines[1:]) == [
         f"{policy}-{seed}/ledgers/T1.jsonl" for policy in ("random", "relevance") for seed in (0, 1)
+    ]
+    relative = os.path.relpath(demo_runs / "random-0")  # a relative path beside absolute ones
+    assert main(["stop", relative, str(demo_runs / "random-1"), "--rule", "budget:R"]) == 0  # a traceback before
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]] == [
+        "random-0/ledgers/T1.jsonl",
+        "random-1/ledgers/T1.jsonl",
     ]
     assert main(["stop", str(demo_runs), "--rule", "target:3"]) == 2
     assert "needs the collection" in capsys.readouterr().err

@@ -150,6 +150,11 @@ def test_lock_is_reentrant_in_one_thread_and_leaves_no_empty_folder(tmp_path):
         (out / "ledgers").mkdir()  # an empty folder inside goes with it
         raise RuntimeError("the run failed before writing anything")
     assert list(tmp_path.iterdir()) == []
+    mine = tmp_path / "mine"  # a folder of the user's, reached through a missing one: `missing/../mine`
+    mine.mkdir()
+    with pytest.raises(RuntimeError), output_lock(tmp_path / "missing" / ".." / "mine"):
+        raise RuntimeError("the run failed before writing anything")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]  # it was deleted; the made `missing` goes
     (tmp_path / "file").write_text("x")
     with pytest.raises(ConfigError, match="is not a directory"), output_lock(tmp_path / "file"):
         pass

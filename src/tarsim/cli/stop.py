@@ -93,7 +93,7 @@ def _table(frame: pd.DataFrame) -> str:
     topic_ledgers = frame.groupby("topic")["ledger"].nunique()
     shown = frame.copy()
     if (topic_ledgers > 1).any():
-        sources = list(shown["ledger"])
+        sources = [os.path.abspath(source) for source in shown["ledger"]]  # commonpath takes no mix of both
         common = Path(os.path.commonpath(sources)) if len(set(sources)) > 1 else Path(sources[0]).parent
         shown["ledger"] = [Path(source).relative_to(common).as_posix() for source in sources]
         shown = shown[["ledger", *(column for column in shown.columns if column != "ledger")]]

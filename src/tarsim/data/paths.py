@@ -36,7 +36,8 @@ def check_output_path(text: str | os.PathLike[str], option: str = "--out", *, di
 
 def missing_folders(path: Path) -> list[Path]:
     """`path` and those of its ancestors that do not exist yet, deepest first (what a mkdir(parents=True) creates)."""
-    return [folder for folder in (path, *path.parents) if not folder.exists()]
+    # judged by the normalised path: in `x/../y` (x missing) mkdir makes x, while y may be the user's own folder
+    return [folder for folder in (path, *path.parents) if not os.path.exists(os.path.abspath(folder))]
 
 
 def remove_if_empty(folders: list[Path]) -> None:
