@@ -214,6 +214,26 @@ def test_a_damaged_whole_entry_beside_a_good_document_entry_is_removed_once(tmp_
         cached_features(COLLECTION, tmp_path, SETTINGS, sentences=False)
 
 
+def test_an_entry_that_fails_to_read_for_want_of_memory_is_kept(tmp_path, monkeypatch):
+    import tarsim.features
+
+    cached_features(COLLECTION, tmp_path, SETTINGS, sentences=False)
+    cached_features(COLLECTION, tmp_path, SETTINGS)
+    whole = cache_path(tmp_path, COLLECTION, SETTINGS)
+    read = tarsim.features._read_cache
+
+    def out_of_memory(path):
+        if Path(path) == whole:
+            raise MemoryError
+        return read(path)
+
+    monkeypatch.setattr(tarsim.features, "_read_cache", out_of_memory)
+    with pytest.warns(InputWarning) as caught:
+        cached_features(COLLECTION, tmp_path, SETTINGS, sentences=False)
+    assert [str(w.message) for w in caught] == [f"cache {whole} is unreadable (MemoryError: ): not used"]
+    assert whole.exists()  # a good entry, hours to rebuild on a large collection: not deleted
+
+
 def test_a_verified_cache_entry_is_reused_without_a_warning(tmp_path, monkeypatch):
     fresh = build_features(COLLECTION, SETTINGS)
     cached_features(COLLECTION, tmp_path, SETTINGS)

@@ -536,12 +536,18 @@ def features_from_counts(
 class CacheError(InputError):
     """A feature cache file that cannot be used: unreadable, corrupt, or made for other input or settings."""
 
-    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+    def __init__(self, path: str | os.PathLike[str], reason: str, transient: bool = False) -> None:
         self.reason = reason
+        self.transient = transient  # reading failed (memory, I/O), not the content: the file may be good
         super().__init__(path, None, f"unusable feature cache ({reason})")
 
+    @classmethod
+    def reading(cls, path: str | os.PathLike[str], error: BaseException) -> CacheError:
+        """The CacheError of an exception raised while reading `path`."""
+        return cls(path, failure_reason(error), transient=isinstance(error, (MemoryError, OSError)))
+
     def __reduce__(self):  # type: ignore[override]
-        return (type(self), (self.path, self.reason))  # intact when it crosses from a sweep worker
+        return (type(self), (self.path, self.reason, self.transient))  # intact when it crosses from a sweep worker
 
 
 _CACHE_ARRAYS: dict[str, str] = {
@@ -596,7 +602,7 @@ def read_cache_meta(path: Path) -> dict:
         with np.load(path, allow_pickle=False) as stored:
             meta = json.loads(str(stored["meta"][()]))
     except _CACHE_READ_ERRORS as error:
-        raise CacheError(path, failure_reason(error)) from None
+        raise CacheError.reading(path, error) from None
     if not isinstance(meta, dict):
         raise CacheError(path, "no valid meta record")
     return meta
@@ -831,7 +837,7 @@ def load_features(
     except CacheError:
         raise
     except _CACHE_READ_ERRORS as error:
-        raise CacheError(path, f"{type(error).__name__}: {error}".splitlines()[0]) from None
+        raise CacheError.reading(path, error) from None
     if n_documents is not None and features.n_documents != n_documents:
         raise CacheError(path, f"{features.n_documents} documents, the collection has {n_documents}")
     return features
@@ -884,14 +890,14 @@ def cached_entry(
         return build()
     directory, digest = Path(cache_dir), collection_digest(collection)
     full, documents_only = entry(directory, digest, False), entry(directory, digest, True)
-    damaged: list[tuple[Path, str]] = []
+    damaged: list[CacheError] = []
     for path in (full,) if sentences else (full, documents_only):
         if not path.exists():
             continue
         try:
             features = load(path, digest)
         except CacheError as error:
-            damaged.append((path, error.reason))
+            damaged.append(error)
             continue
         _warn_damaged(damaged, "removed")  # a damaged whole entry beside a good document-only one: not rebuilt now
         return _with_store(features, collection, directory, digest)
@@ -905,13 +911,16 @@ def cached_entry(
     return _with_store(features, collection, directory, digest)
 
 
-def _warn_damaged(damaged: list[tuple[Path, str]], outcome: str) -> None:
-    """One warning line per unreadable entry, which is deleted: it can never serve, and left in place it would be
-    reported again by every run that falls back past it."""
-    for path, reason in damaged:
-        with contextlib.suppress(OSError):
-            path.unlink()
-        warnings.warn(f"cache {path} is unreadable ({reason}): {outcome}", InputWarning, stacklevel=4)
+def _warn_damaged(damaged: list[CacheError], outcome: str) -> None:
+    """One warning line per unreadable entry. A damaged one is deleted: it can never serve, and left in place it would
+    be reported again by every run that falls back past it; one that failed to read (memory, I/O) is kept."""
+    for error in damaged:
+        if error.transient:
+            outcome = "not used" if outcome == "removed" else outcome
+        else:
+            with contextlib.suppress(OSError):
+                Path(error.path).unlink()
+        warnings.warn(f"cache {error.path} is unreadable ({error.reason}): {outcome}", InputWarning, stacklevel=4)
 
 
 def sentence_store_path(cache_dir: Path, collection_sha: str, settings_digest: str) -> Path:

@@ -239,7 +239,7 @@ def _load_verified(path: Path, collection_sha: str | None, settings: TfidfSettin
     try:
         return _load(path, collection_sha, settings)
     except Exception as error:  # any damage means: rebuild, never a different result
-        raise CacheError(path, f"{type(error).__name__}: {error}".splitlines()[0]) from None
+        raise CacheError.reading(path, error) from None
 
 
 def _save(path: Path, features: TfidfFeatures, collection_sha: str, source: str = "") -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tarsim.data.atomic import atomic_write
 from tarsim.errors import ConfigError, InputWarning
-from tarsim.features import CacheError
+from tarsim.features import CacheError, failure_reason
 
 DOCIDS_FORMAT = 2
 """Version of the docid list file (1: a bare JSON list, never verified)."""
@@ -25,8 +25,8 @@ DOCIDS_FORMAT = 2
 class DocidsError(CacheError):
     """A sweep's docid list that cannot be used: unreadable, damaged, or made for another collection."""
 
-    def __init__(self, path: str | Path, reason: str) -> None:
-        super().__init__(path, reason)
+    def __init__(self, path: str | Path, reason: str, transient: bool = False) -> None:
+        super().__init__(path, reason, transient)
         self.args = (f"{self.path}: unusable docid list ({reason})",)
 
     def __str__(self) -> str:
@@ -58,7 +58,7 @@ def read_docids(path: Path, collection_sha: str | None = None) -> list[str]:
     try:
         record = json.loads(Path(path).read_bytes())
     except (OSError, ValueError, RecursionError) as error:  # ValueError: JSON and UTF-8 decoding
-        raise DocidsError(path, f"{type(error).__name__}: {error}".splitlines()[0]) from None
+        raise DocidsError(path, failure_reason(error)) from None
     if isinstance(record, list):
         raise DocidsError(path, f"format 1 (a bare list), expected {DOCIDS_FORMAT}")
     if not isinstance(record, dict):
