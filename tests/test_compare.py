@@ -133,6 +133,15 @@ def test_runs_of_different_presets_are_named_by_their_preset(tmp_path, capsys):
         "tarsim asreview-default",
         "tarsim asreview-logistic",
     ]
+    # a field no preset names, differing between runs of one preset, still tells them apart (never averaged)
+    simulate(dataset, topic="T1", preset="asreview-default", reviewers=2, seed=1, max_effort="R", out=tmp_path / "two")
+    runs = [str(tmp_path / name) for name in ("asreview-logistic", "asreview-default", "two")]
+    assert main(["compare", *runs, "--baseline", "logistic", "--format", "json"]) == 0
+    assert sorted(json.loads(capsys.readouterr().out)["groups"]) == [
+        "tarsim asreview-default, reviewers=1",
+        "tarsim asreview-default, reviewers=2",
+        "tarsim asreview-logistic",
+    ]
 
 
 def test_stop_command_on_demo_runs(demo_runs, capsys):

@@ -136,19 +136,33 @@ def group_ledgers(ledgers: Sequence[Ledger], by: Sequence[str] | None = None) ->
         raise ConfigError(
             f"group-by field(s) {', '.join(unknown)} unknown; ledger config fields: {', '.join(sorted(known))}"
         )
-    groups: dict[str, list[Ledger]] = {}
-    beside_others = not keys and any(is_foreign(ledger) for ledger in ledgers)
-    # runs of different presets: the preset and what overrides it say it all (every field a preset sets differs too)
-    by_preset = not by and "preset" in keys and not {"policy", "strategy"} & set(keys)
-    for ledger in ledgers:
-        if beside_others or by_preset:  # named as `tarsim metrics` names them
-            from tarsim.metrics.insights import tool_of
+    from tarsim.metrics.insights import tool_of
 
-            label = tool_of(ledger)
-        else:
-            label = group_label(ledger, keys)
+    groups: dict[str, list[Ledger]] = {}
+    if not keys and any(is_foreign(ledger) for ledger in ledgers):  # tarsim's runs all alike beside other tools'
+        labels = [tool_of(ledger) for ledger in ledgers]
+    elif not by and "preset" in keys:  # runs of different presets: named as `tarsim metrics` names them
+        labels = _preset_labels(ledgers, keys)
+    else:
+        labels = [group_label(ledger, keys) for ledger in ledgers]
+    for ledger, label in zip(ledgers, labels, strict=True):
         groups.setdefault(label, []).append(ledger)
     return groups
+
+
+def _preset_labels(ledgers: Sequence[Ledger], keys: Sequence[str]) -> list[str]:
+    """Each run's preset and the components overriding it (tool_of), then the fields among `keys` that still differ
+    between runs so named (a reviewer count, an oracle), so that no two configurations share a group."""
+    from tarsim.metrics.insights import tool_of
+
+    names = [tool_of(ledger) for ledger in ledgers]
+    flats = [_flat_config(ledger) for ledger in ledgers]
+    labels = []
+    for name, flat in zip(names, flats, strict=True):
+        alike = [other for other, same in zip(flats, names, strict=True) if same == name]
+        extra = [key for key in keys if key != "preset" and len({other.get(key) for other in alike}) > 1]
+        labels.append(", ".join([name, *(f"{key}={flat.get(key, '-')}" for key in extra)]))
+    return labels
 
 
 def prior_records(ledger: Ledger) -> tuple[str, ...]:
