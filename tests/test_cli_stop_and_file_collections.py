@@ -88,6 +88,9 @@ def test_a_sweep_leaves_out_a_screening_file_s_unlabelled_records_when_asked(tmp
     (ledger,) = (tmp_path / "b" / "ledgers").rglob("*.jsonl")
     judged = [json.loads(line)["docid"] for line in ledger.read_text().splitlines()[1:3]]
     assert judged == ["8", "2"]  # prior_idx counts the file's rows, as tarsim simulate
+    toml.write_text(body.format('unlabelled = "skip"').replace("prior_idx = [8, 2]", 'seeding = "query"'))
+    assert main(["sweep", str(toml), "--out", str(tmp_path / "q")]) == 2  # as tarsim simulate --seeding query
+    assert "has no query text (a screening file)" in capsys.readouterr().err
     toml.write_text(body.format('unlabelled = "maybe"'))
     assert main(["sweep", str(toml), "--out", str(tmp_path / "c")]) == 2
     assert "unlabelled: expected one of 'error', 'skip', got 'maybe'" in capsys.readouterr().err

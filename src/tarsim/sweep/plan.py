@@ -15,6 +15,7 @@ import numpy as np
 
 from tarsim.data.dataset import Dataset, load_dataset
 from tarsim.errors import ConfigError
+from tarsim.presets import check_query_seeding
 from tarsim.simulator.review import prior_rows
 from tarsim.simulator.run import check_topics, ledger_name, topic_grades
 from tarsim.sweep.config import MAX_RUNS, SweepConfig
@@ -85,6 +86,8 @@ def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list
     for entry in config.collections:
         dataset = datasets[entry.name]
         try:
+            if "seeding" in config.review and entry.path is not None:  # asked for query seeding: needs query text
+                check_query_seeding(entry.path, config.review["seeding"])
             topics = check_topics(dataset, entry.topics)
         except ConfigError as exc:
             raise ConfigError(f"{config.source}: collections {entry.name!r}: {exc}") from None
