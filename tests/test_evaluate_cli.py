@@ -170,6 +170,8 @@ def test_bad_qrels_and_usage(files, capsys, tmp_path):
     assert code == 2 and "either one RUN or --compare" in err
     code, _, err = invoke(capsys, files["qrels"], "--compare", files["run"], files["run"], "--per-query")
     assert code == 2 and "--per-query applies to one RUN, not to --compare" in err  # it was silently ignored
+    code, _, err = invoke(capsys, files["qrels"], "--compare", files["run"], files["run"], "--average", "all")
+    assert code == 2 and "--average all applies to one RUN, not to --compare" in err
     code, _, err = invoke(capsys, files["qrels"], tmp_path / "missing.run")
     assert code == 2 and "missing.run: no such file" in err
 

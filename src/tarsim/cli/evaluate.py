@@ -87,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("tarsim evaluate", None, "--compare needs at least two runs")
         if args.per_query:  # it would be silently ignored: the comparison prints means and tests only
             raise InputError("tarsim evaluate", None, "--per-query applies to one RUN, not to --compare")
+        if args.average != "judged":  # paired tests pair the qrels topics the runs share
+            raise InputError("tarsim evaluate", None, f"--average {args.average} applies to one RUN, not to --compare")
         return _compare(args, qrels, measures)
     run = read_run_table(args.run)
     _check_coverage(qrels, run, args.missing, args.run, args.average)
