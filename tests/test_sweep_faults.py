@@ -217,3 +217,15 @@ def test_ctrl_c_stops_forked_workers_at_once_outside_a_sweep():
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_a_sweep_that_plans_no_run_is_an_error_and_writes_nothing(tmp_path, capsys):
+    from tarsim.cli import main
+
+    lines = ["title,abstract,label_included", *(f"trial {i},abstract {i},0" for i in range(6))]  # nothing relevant
+    (tmp_path / "none.csv").write_text("\n".join(lines) + "\n")
+    (tmp_path / "sweep.toml").write_text('[sweep]\nseeds = 1\n\n[[collections]]\npath = "none.csv"\n')
+    assert main(["sweep", str(tmp_path / "sweep.toml"), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "the sweep plans no run (skipped none/none: no relevant document in the collection)" in err
+    assert not (tmp_path / "out").exists()

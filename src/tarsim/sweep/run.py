@@ -103,6 +103,9 @@ def prepare_sweep(
     out = sweep_out(config, out)
     datasets = load_collections(config)
     runs, skipped = expand_plan(config, datasets)
+    if not runs:  # empty tables that look like a finished sweep help no one
+        reasons = "; ".join(f"{topic}: {reason}" for topic, reason in skipped.items())
+        raise ConfigError(f"{config.source}: the sweep plans no run" + (f" (skipped {reasons})" if reasons else ""))
     check_no_foreign_ledgers(out / "ledgers", {out / "ledgers" / spec.ledger_file for spec in runs})
     cache = resolve_cache_dir(cache_dir).resolve()
     tasks: list[RunTask] = []
