@@ -50,8 +50,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--average",
         choices=AVERAGES,
-        help="mean over all queries, one with no relevant document scoring 0 (all), or over queries with a "
-        "relevant document as trec_eval (judged); default: the benchmark's published choice (pd, bbsard: all)",
+        help="mean over all queries, one with no relevant document scoring 0 (all), or over the queries in the qrels "
+        "as trec_eval -c (judged); default: the benchmark's published choice (pd, bbsard: all)",
     )
     parser.add_argument(
         "--bm25",

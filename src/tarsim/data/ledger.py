@@ -115,6 +115,11 @@ class Ledger:
         return self.header["topic"]
 
     @property
+    def effort_columns(self) -> dict[str, np.ndarray]:
+        """What an effort model prices: the judgments' effort columns and their clock time (the `clock` model's)."""
+        return {**self.effort, "time": self.time}
+
+    @property
     def relevant(self) -> int:
         """R: relevant documents of the topic in the collection (from the qrels, recorded in the header)."""
         return int(self.header["relevant"])

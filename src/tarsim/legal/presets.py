@@ -45,7 +45,7 @@ class Preset:
     doc2doc: bool = False
     all_measures: tuple[str, ...] = ()  # printed with --all-measures (after `measures`)
     bm25: str = "bm25s"  # one of BM25_VARIANTS
-    average: str = "judged"  # over queries with a relevant document (trec_eval), or "all" queries
+    average: str = "judged"  # over the queries in the qrels (trec_eval -c), or "all" queries
     percent: bool = False  # the paper prints figures in percent
 
 

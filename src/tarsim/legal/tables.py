@@ -76,7 +76,7 @@ def benchmark_report(
     preset = preset or get_preset(first.preset)
     n_eval = len(next(iter(results.values()))[0].per_query)
     variant = "BSARD's official BM25" if preset.bm25 == "bsard" else "bm25s, Lucene variant"
-    averaged = "mean over all queries" if preset.average == "all" else "mean over queries with a relevant document"
+    averaged = "mean over all queries" if preset.average == "all" else "mean over the queries in the qrels"
     lines = [
         f"{name}: BM25 ({variant}), {preset.eval_split} split, {n_eval} queries with a relevant document, {averaged}"
         + (", in percent" if preset.percent else "")

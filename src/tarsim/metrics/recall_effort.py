@@ -91,7 +91,7 @@ def recall_curve(
     """The recall-effort curve of a ledger under one effort model (recall `presented` or `found`)."""
     model = _model(effort_model)
     relevant = relevant_count(ledger, qrels)
-    effort = np.cumsum(model.costs({**ledger.effort, "time": ledger.time})) if len(ledger) else np.zeros(0)
+    effort = np.cumsum(model.costs(ledger.effort_columns)) if len(ledger) else np.zeros(0)
     found = np.cumsum(first_relevant_presentations(ledger, qrels, recall)) if len(ledger) else np.zeros(0)
     reached = found / relevant if relevant else np.zeros_like(found, dtype=np.float64)
     return RecallCurve(effort=effort.astype(np.float64), recall=reached.astype(np.float64), relevant=relevant)

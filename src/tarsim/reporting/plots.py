@@ -106,9 +106,7 @@ def _recall_on(grid: np.ndarray, ledger: Ledger, model, recall: str = "presented
 
 def _cost_per_judgment(ledgers: Sequence[Ledger], model) -> float:
     costs = (  # the clock model reads each judgment's clock time beside the effort increments (as recall_curve)
-        np.concatenate([model.costs({**ledger.effort, "time": ledger.time}) for ledger in ledgers])
-        if ledgers
-        else np.ones(1)
+        np.concatenate([model.costs(ledger.effort_columns) for ledger in ledgers]) if ledgers else np.ones(1)
     )
     return float(costs.mean()) if costs.size and costs.mean() > 0 else 1.0
 

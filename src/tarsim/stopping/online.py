@@ -55,7 +55,7 @@ class _BudgetCheck:
         if self.fired is not None or len(ledger) <= self.seen:
             return self.fired
         limit = self.rule.limit(ledger)
-        for cost in self.model.costs_from(self.rule.effort_columns(ledger), self.seen).tolist():
+        for cost in self.model.costs_from(ledger.effort_columns, self.seen).tolist():
             self.seen += 1
             self.spent += cost  # in order, as the replay's cumulative sum adds
             if self.spent >= limit:

@@ -119,13 +119,8 @@ class BudgetRule(StoppingRule):
         """The effort at which the rule fires (the budget, less a rounding tolerance)."""
         return self.budget(ledger) - 1e-9
 
-    @staticmethod
-    def effort_columns(ledger: Ledger) -> dict:
-        """What an effort model prices: the judgments' effort columns and their time."""
-        return {**ledger.effort, "time": ledger.time}
-
     def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
-        spent = np.cumsum(make_effort_model(self.effort_model).costs(self.effort_columns(ledger)))
+        spent = np.cumsum(make_effort_model(self.effort_model).costs(ledger.effort_columns))
         reached = np.flatnonzero(spent >= self.limit(ledger))
         return int(reached[0]) + 1 if reached.size else None
 
