@@ -899,9 +899,9 @@ def cached_entry(
         except CacheError as error:
             damaged.append(error)
             continue
-        _warn_damaged(damaged, "removed")  # a damaged whole entry beside a good document-only one: not rebuilt now
+        _warn_damaged(damaged, rebuilding=False)  # a damaged whole entry beside a good document-only one
         return _with_store(features, collection, directory, digest)
-    _warn_damaged(damaged, "rebuilding")
+    _warn_damaged(damaged, rebuilding=True)
     features = build()
     path = full if features.has_all_sentences else documents_only
     with cache_write_failure_warned(path):
@@ -911,15 +911,14 @@ def cached_entry(
     return _with_store(features, collection, directory, digest)
 
 
-def _warn_damaged(damaged: list[CacheError], outcome: str) -> None:
+def _warn_damaged(damaged: list[CacheError], rebuilding: bool) -> None:
     """One warning line per unreadable entry. A damaged one is deleted: it can never serve, and left in place it would
     be reported again by every run that falls back past it; one that failed to read (memory, I/O) is kept."""
     for error in damaged:
-        if error.transient:
-            outcome = "not used" if outcome == "removed" else outcome
-        else:
+        if not error.transient:
             with contextlib.suppress(OSError):
                 Path(error.path).unlink()
+        outcome = "rebuilding" if rebuilding else "not used" if error.transient else "removed"
         warnings.warn(f"cache {error.path} is unreadable ({error.reason}): {outcome}", InputWarning, stacklevel=4)
 
 

@@ -151,9 +151,16 @@ def _compare(args: argparse.Namespace, qrels, measures) -> int:
     for path, run in runs:
         _check_coverage(qrels, run, args.missing, path)
     base_path = runs[0][0]
-    options = {"seed": args.seed, "resamples": args.resamples, "missing": args.missing, "source": args.qrels}
-    options["scores"] = args.scores
-    results = compare_runs(qrels, runs, measures, **options)
+    results = compare_runs(
+        qrels,
+        runs,
+        measures,
+        seed=args.seed,
+        resamples=args.resamples,
+        missing=args.missing,
+        source=args.qrels,
+        scores=args.scores,
+    )
     if args.format == "json":
         document = {"seed": args.seed, "resamples": args.resamples, "tests": results}
         sys.stdout.write(json.dumps(document, indent=2) + "\n")

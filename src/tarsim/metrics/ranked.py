@@ -147,8 +147,8 @@ def _relevant_ranks(
     grades = [grade for _, grade in relevant]
     if not ranked:
         return grades, [math.inf] * len(relevant)
-    scores = ranking_scores(np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked)), scores_as)
-    scores.sort()
+    rounded = ranking_scores(np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked)), scores_as)
+    scores = np.sort(rounded)
     found = [ranked.get(docid) for docid, _ in relevant]
     present = ranking_scores([math.nan if score is None else score for score in found], scores_as)
     right = np.searchsorted(scores, present, side="right")
@@ -158,8 +158,7 @@ def _relevant_ranks(
     tied = (right - left > 1) & ~np.isnan(present)
     if tied.any():
         # Ties in (float32) score among the documents ahead: order them as trec_eval does (docid descending).
-        rounded = ranking_scores(np.fromiter(ranked.values(), dtype=np.float64, count=len(ranked)), scores_as).tolist()
-        order = sorted(zip(rounded, ranked, strict=True), reverse=True)
+        order = sorted(zip(rounded.tolist(), ranked, strict=True), reverse=True)
         position = {docid: rank for rank, (_, docid) in enumerate(order, start=1)}
         for index in np.flatnonzero(tied):
             ranks[index] = position[relevant[index][0]]

@@ -18,6 +18,7 @@ from tarsim.data.lines import PathLike
 from tarsim.data.order import read_review
 from tarsim.data.qrels import Qrels
 from tarsim.errors import ConfigError, InputError
+from tarsim.metrics.insights import tool_of
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
 from tarsim.simulator.config import normalise_config
 
@@ -116,8 +117,6 @@ def group_label(ledger: Ledger, keys: Sequence[str]) -> str:
     """A readable group name: policy and strategy as bare values, other fields as key=value; a review of another tool
     by what it is (`asreview -c svm -q max -b balanced -e tfidf`, an order file's tool)."""
     if is_foreign(ledger):
-        from tarsim.metrics.insights import tool_of
-
         return tool_of(ledger)
     flat = _flat_config(ledger)
     if not keys:
@@ -136,8 +135,6 @@ def group_ledgers(ledgers: Sequence[Ledger], by: Sequence[str] | None = None) ->
         raise ConfigError(
             f"group-by field(s) {', '.join(unknown)} unknown; ledger config fields: {', '.join(sorted(known))}"
         )
-    from tarsim.metrics.insights import tool_of
-
     groups: dict[str, list[Ledger]] = {}
     if not keys and any(is_foreign(ledger) for ledger in ledgers):  # tarsim's runs all alike beside other tools'
         labels = [tool_of(ledger) for ledger in ledgers]
@@ -153,8 +150,6 @@ def group_ledgers(ledgers: Sequence[Ledger], by: Sequence[str] | None = None) ->
 def _preset_labels(ledgers: Sequence[Ledger], keys: Sequence[str]) -> list[str]:
     """Each run's preset and the components overriding it (tool_of), then the fields among `keys` that still differ
     between runs so named (a reviewer count, an oracle), so that no two configurations share a group."""
-    from tarsim.metrics.insights import tool_of
-
     names = [tool_of(ledger) for ledger in ledgers]
     flats = [_flat_config(ledger) for ledger in ledgers]
     labels = []
@@ -341,6 +336,7 @@ def compare(
         runs_of.setdefault(row.group, {})[key] = (row.topic, row.priors, bool(row.foreign))
         if row.value is not None and not (isinstance(row.value, float) and math.isnan(row.value)):
             table.setdefault((row.group, row.measure), {})[key] = float(row.value)
+    pairings = {group: _pairing(runs_of[base], runs_of[group]) for group in groups if group != base}
     rows = []
     for measure in measures:
         for group in groups:
@@ -349,7 +345,7 @@ def compare(
             row = {"measure": measure, "group": group, "runs": runs, **_summary(list(values.values()))}
             row.update(pairs=None, diff=None, t=None, p_t=None, p_rand=None)
             if group != base:
-                pairing = _pairing(runs_of[base], runs_of[group])
+                pairing = pairings[group]
                 reference = {pairing[0][k]: v for k, v in table.get((base, measure), {}).items() if k in pairing[0]}
                 mine = {pairing[1][k]: v for k, v in values.items() if k in pairing[1]}
                 shared = set(mine) & set(reference)
