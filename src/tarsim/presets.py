@@ -9,6 +9,7 @@ as always, every resolved setting.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
 from tarsim.components import kind, register
@@ -113,8 +114,6 @@ WSS@95 (-0.040, p < 0.001); BMI's defaults trail ASReview by about 0.04 to 0.09 
 
 def default_preset(collection: object) -> str | None:
     """The preset used when none is given: SCREENING_FILE_PRESET for a screening file, else None (BMI)."""
-    from pathlib import Path
-
     from tarsim.data.screening import is_screening_file
 
     if not isinstance(collection, (str, Path)):
@@ -125,10 +124,10 @@ def default_preset(collection: object) -> str | None:
 def check_query_seeding(collection: object, seeding: object) -> None:
     """Refuse `seeding="query"` asked for explicitly on a screening file: its topic has no query text. Left out, the
     default query seeding starts such a file from random priors instead (simulator.run.starting_config)."""
-    kind = getattr(seeding, "kind", seeding)
-    if kind == "query" and default_preset(collection):
-        from tarsim.data.screening import topic_name
+    from tarsim.data.screening import is_screening_file, topic_name
 
+    kind = getattr(seeding, "kind", seeding)
+    if kind == "query" and isinstance(collection, (str, Path)) and is_screening_file(collection):
         raise ConfigError(
             f"topic {topic_name(collection)!r} has no query text (a screening file): leave --seeding out to start "
             "from 1 + 1 random priors, or use --seeding random|documents|priors"
