@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -70,3 +72,14 @@ def demo_simulation(demo, features, config, topic: str):
     writer = MemoryLedgerWriter({**header, "collection_size": len(docids)})
     review = TopicReview(topic, demo.topics[topic], grades, labels, docids)
     return ReviewSimulation(features, review, config, writer), writer
+
+
+def wait_for(condition: Callable[[], object], timeout: float, what: str) -> object:
+    """Poll `condition` until it is true; fail the test with `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")

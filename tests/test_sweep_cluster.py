@@ -10,13 +10,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
 
 import tarsim
+from conftest import wait_for
 from tarsim.cli import main
 from tarsim.data.collection import write_collection
 from tarsim.data.qrels import write_qrels
@@ -37,17 +38,6 @@ path = "small"
 until = "exhausted"
 """
 RUNS = 3 * 2 * 2  # topics x policies x seeds
-
-
-def wait_for(condition: Callable[[], object], timeout: float, what: str) -> object:
-    """Poll `condition` until it is true; fail the test with `what` after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def ledgers(out: Path) -> dict[str, bytes]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import wait_for
 from tarsim.errors import InputWarning
 from tarsim.sweep.backends import _run_forked
 from tarsim.sweep.docids import DocidsError, docids_path, read_docids, write_docids
@@ -206,9 +207,7 @@ def test_ctrl_c_stops_forked_workers_at_once_outside_a_sweep():
     )
     try:
         process.stdout.readline()
-        deadline = time.monotonic() + 20
-        while len(psutil.Process(process.pid).children()) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: len(psutil.Process(process.pid).children()) >= 2, 20, "two forked workers")
         time.sleep(0.3)
         started = time.monotonic()
         os.killpg(process.pid, signal.SIGINT)
