@@ -252,3 +252,29 @@ def test_a_screening_file_is_reviewed_with_asreview_default_unless_a_preset_is_g
     assert header["config"]["preset"] == "bmi" and header["config"]["presumed_nonrelevant"] == 100
     api = tarsim.simulate(str(source), seed=0)  # the Python API chooses the same
     assert api.config.preset == "asreview-default"
+
+
+def test_a_sweep_reviews_a_screening_file_as_simulate_does(tmp_path):
+    source = write_csv(tmp_path / "tiny.csv")
+    config = tmp_path / "study.toml"
+    config.write_text(
+        '[sweep]\neffort_models = ["judge"]\n\n[[collections]]\npath = "tiny.csv"\n\n'
+        '[[collections]]\npath = "demo"\ntopics = ["T1"]\n',
+        encoding="utf-8",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # BMI on 40 records warns that liblinear did not converge; ASReview's does not
+        assert main(["sweep", str(config), "--out", str(tmp_path / "s")]) == 0
+    header, lines = judgments(tmp_path / "s" / "ledgers" / "tiny__tiny__relevance__document-document__seed0.jsonl")
+    assert header["config"]["preset"] == "asreview-default" and header["config"]["extractor"].startswith("tfidf")
+    alone = tarsim.simulate(str(source), seed=header["config"]["seed"]).ledgers["tiny"]  # priors drawn with it
+    assert [line["docid"] for line in lines] == alone.docids
+    demo, _ = judgments(next((tmp_path / "s" / "ledgers").glob("demo__T1__*.jsonl")))
+    assert (
+        demo["config"].get("preset") is None and demo["config"].get("extractor", "bmi") == "bmi"
+    )  # a directory keeps BMI's
+
+    config.write_text(config.read_text(encoding="utf-8") + '\n[review]\npreset = "bmi"\n', encoding="utf-8")
+    assert main(["sweep", str(config), "--out", str(tmp_path / "b"), "--dry-run"]) == 0
+    loaded = tarsim.sweep.load_sweep_config(config)
+    assert loaded.review_config("relevance", "document/document", 0, collection="tiny").preset == "bmi"

@@ -23,7 +23,7 @@ from tarsim.effort_models import DEFAULT_EFFORT_MODELS as ALL_EFFORT_MODELS
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import FeatureSettings
 from tarsim.policies import SeedingChoice
-from tarsim.presets import apply_preset
+from tarsim.presets import apply_preset, default_preset
 from tarsim.simulator.config import MAX_SEED, STRATEGIES, ReviewConfig, strategy_config
 from tarsim.simulator.run import starting_config
 
@@ -86,22 +86,41 @@ class SweepConfig:
     out: Path | None = None
 
     def review_config(
-        self, policy: str, strategy: str, seed: int, prior_seed: int | None = None, query: str | None = None
+        self,
+        policy: str,
+        strategy: str,
+        seed: int,
+        prior_seed: int | None = None,
+        query: str | None = None,
+        collection: str | None = None,
     ) -> ReviewConfig:
-        """The ReviewConfig of one run (its derived seed and prior seed included); with the topic's `query` text,
-        the configuration it starts with (a topic without query text starts from priors: starting_config)."""
+        """The ReviewConfig of one run (its derived seed and prior seed included) of the named collection; with
+        the topic's `query` text, the configuration it starts with (a topic without query text starts from
+        priors: starting_config)."""
         # no `stopping`: a sweep replays its rules on whole ledgers (in ReviewConfig they would stop the review)
-        config = strategy_config(strategy, policy=policy, seed=seed, prior_seed=prior_seed, **self.review)
+        options = self.review_options(collection)
+        config = strategy_config(strategy, policy=policy, seed=seed, prior_seed=prior_seed, **options)
         return config if query is None else starting_config(config, [query])
 
-    @property
-    def feature_settings(self) -> FeatureSettings:
-        return self.review.get("features", FeatureSettings())
+    def review_options(self, collection: str | None = None) -> Mapping[str, Any]:
+        """[review] as it applies to the named collection: a screening file without a [review] preset takes the
+        preset `tarsim simulate` gives it (presets.default_preset), so a sweep reviews it as simulate does; the
+        preset's policy gives way to [sweep] policies, as an explicit preset's does."""
+        entry = next((entry for entry in self.collections if entry.name == collection), None)
+        if "preset" in self.review or entry is None or entry.path is None:
+            return self.review
+        preset = default_preset(entry.path)
+        if preset is None:
+            return self.review
+        return {k: v for k, v in apply_preset(preset, self.review).items() if k != "policy"}
 
-    @property
-    def extractor(self) -> str:
-        """The feature extractor spec of every run (`bmi`, or e.g. a preset's `tfidf:...`)."""
-        return self.review.get("extractor", "bmi")
+    def feature_settings(self, collection: str | None = None) -> FeatureSettings:
+        """The feature settings of the named collection's runs."""
+        return self.review_options(collection).get("features", FeatureSettings())
+
+    def extractor(self, collection: str | None = None) -> str:
+        """The feature extractor spec of the named collection's runs (`bmi`, or e.g. a preset's `tfidf:...`)."""
+        return self.review_options(collection).get("extractor", "bmi")
 
 
 class _Locator:

@@ -69,7 +69,7 @@ def check_topic_priors(config: SweepConfig, name: str, dataset: Dataset, topic: 
     prior seeds where no random prior is drawn (a topic that starts from its query text)."""
     policy, strategy = config.policies[0], config.strategies[0]
     try:
-        review = config.review_config(policy, strategy, 0, config.prior_seeds[0], dataset.topics[topic])
+        review = config.review_config(policy, strategy, 0, config.prior_seeds[0], dataset.topics[topic], name)
         if review.seeding.kind != "priors":
             return
         position = {docid: i for i, docid in enumerate(dataset.collection.docids)}

@@ -111,15 +111,19 @@ def prepare_sweep(
     tasks: list[RunTask] = []
     inputs: dict[str, tuple[str, str, str]] = {}
     used = {name: dataset for name, dataset in datasets.items() if any(run.collection == name for run in runs)}
-    extractor, settings = config.extractor, config.feature_settings
     digests = {name: collection_digest(dataset.collection) for name, dataset in used.items()}
     docids_paths = {  # verified, rewritten if damaged; first, so that an unwritable cache is refused before any build
         name: write_docids(cache, dataset.collection.docids, digests[name]) for name, dataset in used.items()
     }
     if not fork_is_safe():  # else each collection is built below, one after another, on all cores (forked workers)
-        build_feature_caches([d.collection for d in used.values()], cache, settings, jobs, extractor)
+        build_feature_caches(
+            [(d.collection, config.extractor(name), config.feature_settings(name)) for name, d in used.items()],
+            cache,
+            jobs,
+        )
     for name, dataset in used.items():
         digest, docids_path = digests[name], docids_paths[name]
+        extractor, settings = config.extractor(name), config.feature_settings(name)
         features = review_features(dataset.collection, cache, extractor, settings)
         features_path = str(review_cache_path(dataset.collection, cache, extractor, settings))
         remember(features_path, str(docids_path), features, list(dataset.collection.docids))
@@ -128,7 +132,7 @@ def prepare_sweep(
         dataset = datasets[spec.collection]
         digest, features_path, docids_path = inputs[spec.collection]
         review = config.review_config(
-            spec.policy, spec.strategy, spec.derived_seed, spec.prior_seed, dataset.topics[spec.topic]
+            spec.policy, spec.strategy, spec.derived_seed, spec.prior_seed, dataset.topics[spec.topic], spec.collection
         )
         tasks.append(
             RunTask(
@@ -146,12 +150,12 @@ def prepare_sweep(
     return PreparedSweep(config, out, runs, tasks, datasets, skipped)
 
 
-def build_feature_caches(collections: Sequence, cache: Path, settings, jobs: int, extractor: str = "bmi") -> None:
-    """Fill the feature cache of every collection, `jobs` collections at a time (each is built only once)."""
-    missing = [c for c in collections if not review_cache_path(c, cache, extractor, settings).exists()]
+def build_feature_caches(builds: Sequence[tuple], cache: Path, jobs: int) -> None:
+    """Fill the feature cache of every (collection, extractor, settings), `jobs` at a time (each built only once)."""
+    missing = [(c, e, s) for c, e, s in builds if not review_cache_path(c, cache, e, s).exists()]
     if jobs > 1 and len(missing) > 1:
         build = delayed(review_features)
-        local_parallel(min(jobs, len(missing)))(build(c, cache, extractor, settings) for c in missing)
+        local_parallel(min(jobs, len(missing)))(build(c, cache, e, s) for c, e, s in missing)
 
 
 def is_finished(path: Path, header: dict) -> bool:
