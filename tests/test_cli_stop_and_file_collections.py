@@ -1,5 +1,6 @@
-"""Pieces that join the registry, online stopping and screening files: `tarsim simulate --stop`, and screening files
-as sweep collections (a file path, and a glob over a folder of them)."""
+"""Pieces that join the registry, online stopping and screening files: `tarsim simulate --stop`, screening files
+as sweep collections (a file path, and a glob over a folder of them), and `tarsim stop`/`tarsim plot` replaying
+target:T over ledgers of several collections (`--collection` repeated)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from tarsim.cli import main
+from tarsim.data import write_collection, write_qrels, write_topics
+from tarsim.data.collection import Document
 from tarsim.sweep import expand_plan, parse_sweep_config
 from tarsim.sweep.plan import load_collections
 
@@ -128,3 +131,179 @@ def test_per_topic_recall_beyond_a_budget_is_unknown():
     assert row["judged"] == 50 and row["recall_2R+100"] is None
     full = tarsim.simulate(topic="T3", max_effort="2R+100")
     assert topic_table_rows(full.ledgers.values())[0]["recall_2R+100"] is not None
+
+
+# ---- target:T replayed over ledgers of several collections ----------------------------------------------------
+TARGET_RULES = ["--rule", "target:2", "--rule", "target:4"]
+
+
+def _small_collection(directory: Path, relevant_every: int) -> Path:
+    """60 documents, topic T1 (as the demo's first topic) relevant on every `relevant_every`-th document."""
+    documents = [
+        Document(
+            f"s{i}", f"Trial {i} of {'triptan for migraine' if i % relevant_every == 0 else 'diet for knee pain'}."
+        )
+        for i in range(60)
+    ]
+    directory.mkdir(parents=True)
+    write_collection(directory / "docs.jsonl", documents)
+    write_topics(directory / "topics.tsv", {"T1": "migraine triptan"})
+    write_qrels(directory / "qrels.txt", {"T1": {f"s{i}": int(i % relevant_every == 0) for i in range(60)}})
+    return directory
+
+
+@pytest.fixture(scope="module")
+def two_collections(tmp_path_factory):
+    """The demo collection and a small one, each in a folder, and one folder `runs` with ledgers of both (T1)."""
+    from tarsim.data.export import write_dataset_directory
+    from tarsim.synthetic import demo_dataset
+
+    base = tmp_path_factory.mktemp("two-collections")
+    demo = write_dataset_directory(demo_dataset(), base / "demo")
+    small = _small_collection(base / "small", relevant_every=7)
+    runs = base / "runs"
+    for name, collection, budget in (("demo", demo, "R+40"), ("small", small, "60")):
+        args = ["--collection", str(collection), "--topic", "T1", "--max-effort", budget, "--effort", "judge"]
+        assert main(["simulate", *args, "--out", str(runs / name)]) == 0
+    return {"demo": demo, "small": small, "runs": runs}
+
+
+def _stop_rows(capsys, *args: object) -> list[dict]:
+    assert main(["stop", *map(str, args), *TARGET_RULES, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _refused(capsys, *args: object) -> str:
+    """The one error line of a command that must fail (exit 2, no traceback)."""
+    assert main(list(map(str, args))) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1
+    return err
+
+
+def test_stop_replays_target_over_ledgers_of_several_collections(two_collections, capsys):
+    """One command replays target:T on ledgers of two collections; each ledger's rows equal those of replaying it
+    alone with its own collection, and those evaluate_stopping gives with that collection's docids and qrels."""
+    from tarsim.data.dataset import load_dataset
+    from tarsim.data.ledger import read_ledger
+    from tarsim.stopping import evaluate_stopping
+
+    demo, small, runs = two_collections["demo"], two_collections["small"], two_collections["runs"]
+    together = _stop_rows(capsys, runs, "--collection", demo, "--collection", small)
+    alone = _stop_rows(capsys, runs / "demo", "--collection", demo) + _stop_rows(
+        capsys, runs / "small", "--collection", small
+    )
+    assert sorted(together, key=json.dumps) == sorted(alone, key=json.dumps) and len(together) == 4
+    assert _stop_rows(capsys, runs, "--collection", small, "--collection", demo) == together  # any order
+    for name, collection in (("demo", demo), ("small", small)):
+        dataset = load_dataset(collection)
+        ledger = read_ledger(runs / name / "ledgers" / "T1.jsonl")
+        for row in (row for row in together if row["ledger"] == ledger.source):
+            outcome = evaluate_stopping(ledger, row["rule"], docids=dataset.collection.docids, qrels=dataset.qrels)
+            assert outcome.stopped and row["stopped"]  # every target was presented: the rule fired
+            assert (row["position"], row["effort_judge"]) == (outcome.position, outcome.effort["judge"])
+
+
+def test_stop_refuses_a_ledger_none_of_the_collections_can_replay(two_collections, tmp_path, capsys):
+    demo, runs = two_collections["demo"], two_collections["runs"]
+    other = _small_collection(tmp_path / "other", relevant_every=5)
+    err = _refused(capsys, "stop", runs, *TARGET_RULES, "--collection", demo, "--collection", other)
+    assert str(runs / "small" / "ledgers" / "T1.jsonl") in err
+    assert f"was reviewed on none of the given collections ({demo}, {other})" in err
+    err = _refused(capsys, "stop", runs, *TARGET_RULES, "--collection", demo)  # one collection: as before
+    assert f"T1.jsonl: was not reviewed on {demo} (its collection digest differs)" in err
+    err = _refused(capsys, "plot", runs, "--out", tmp_path / "f.png", "--stopping", "target:2", "--collection", demo)
+    assert "was not reviewed on" in err and not (tmp_path / "f.png").exists()
+    args = ["--stopping", "target:2", "--collection", demo, "--collection", other]
+    err = _refused(capsys, "plot", runs, "--out", tmp_path / "f.png", *args)
+    assert "was reviewed on none of the given collections" in err and not (tmp_path / "f.png").exists()
+
+
+def test_a_ledger_that_records_no_collection_replays_only_with_one_collection(two_collections, tmp_path, capsys):
+    """A ledger without a collection digest (older ledgers, other tools' reviews) takes the one --collection given,
+    as before; among several, which one it belongs to cannot be told, and it is refused."""
+    demo, small, runs = two_collections["demo"], two_collections["small"], two_collections["runs"]
+    lines = (runs / "small" / "ledgers" / "T1.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    del header["inputs"]["collection"]
+    anonymous = tmp_path / "anonymous" / "T1.jsonl"
+    anonymous.parent.mkdir()
+    anonymous.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    rows = _stop_rows(capsys, anonymous, "--collection", small)
+    recorded = _stop_rows(capsys, runs / "small", "--collection", small)
+    assert [{**row, "ledger": None} for row in rows] == [{**row, "ledger": None} for row in recorded]
+    err = _refused(capsys, "stop", anonymous, *TARGET_RULES, "--collection", demo, "--collection", small)
+    assert f"{anonymous}: records no collection digest, so which --collection it was reviewed on cannot be told" in err
+
+
+def test_two_collections_of_the_same_documents_with_other_qrels_are_refused(two_collections, tmp_path, capsys):
+    from tarsim.data import read_qrels
+
+    small, runs = two_collections["small"], two_collections["runs"]
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    for name in ("docs.jsonl", "topics.tsv"):
+        (twin / name).write_bytes((small / name).read_bytes())
+    qrels = read_qrels(small / "qrels.txt")
+    write_qrels(twin / "qrels.txt", {"T1": {**qrels["T1"], "s1": 1}})
+    err = _refused(capsys, "stop", runs / "small", *TARGET_RULES, "--collection", small, "--collection", twin)
+    assert f"--collection {small} and {twin} hold the same documents with different qrels" in err
+
+
+def test_each_collection_is_loaded_once(two_collections, monkeypatch):
+    import tarsim.data.dataset
+    from tarsim.reporting.compare import load_ledgers
+    from tarsim.reporting.plots import replay_inputs
+
+    loaded = []
+    load = tarsim.data.dataset.load_dataset
+    monkeypatch.setattr(tarsim.data.dataset, "load_dataset", lambda path: loaded.append(path) or load(path))
+    demo, small, runs = (str(two_collections[name]) for name in ("demo", "small", "runs"))
+    ledgers = load_ledgers([runs])
+    replay = replay_inputs([demo, small, f"{small}/.", demo], ledgers)  # the same folder twice is one collection
+    assert loaded == [demo, small]
+    assert len(ledgers) == 2 and all(set(ledger.docids) <= set(replay(ledger)["docids"]) for ledger in ledgers)
+
+
+def test_rules_that_need_no_collection_need_no_collection_option(two_collections, capsys):
+    runs = two_collections["runs"]
+    assert main(["stop", str(runs), "--rule", "nonrel:10", "--rule", "oracle", "--format", "json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 4
+    err = _refused(capsys, "stop", runs, *TARGET_RULES)
+    assert "needs the collection's docids and the qrels" in err
+
+
+def _stop_points(figure) -> set[tuple[float, float]]:
+    return {
+        (float(x), float(y))
+        for ax in figure.axes
+        for line in ax.get_lines()
+        if line.get_gid() == "stop"
+        for x, y in zip(line.get_xdata(), line.get_ydata(), strict=True)
+    }
+
+
+def test_plot_marks_target_stops_of_ledgers_of_several_collections(two_collections, tmp_path, capsys):
+    """Per topic, each panel's target:T stop is the one its ledger's own collection gives (replayed alone, with
+    replay_inputs of that collection or a plain docids/qrels dict, as Python callers pass it)."""
+    from tarsim.data.dataset import load_dataset
+    from tarsim.reporting.compare import load_ledgers
+    from tarsim.reporting.plots import plot_recall_effort, replay_inputs
+
+    demo, small, runs = two_collections["demo"], two_collections["small"], two_collections["runs"]
+    out = tmp_path / "f.png"
+    args = ["--stopping", "target:2", "--per-topic", "--collection", str(demo), "--collection", str(small)]
+    assert main(["plot", str(runs), "--out", str(out), *args]) == 0
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    ledgers = load_ledgers([runs])
+    both = replay_inputs([str(demo), str(small)], ledgers)
+    together = _stop_points(plot_recall_effort(ledgers, per_topic=True, stopping=["target:2"], replay=both))
+    alone, plain = set(), set()
+    for name, collection in (("demo", demo), ("small", small)):
+        own = load_ledgers([runs / name])
+        figure = plot_recall_effort(own, stopping=["target:2"], replay=replay_inputs(str(collection), own))
+        alone |= _stop_points(figure)
+        dataset = load_dataset(collection)
+        replay = {"docids": dataset.collection.docids, "qrels": dataset.qrels}
+        plain |= _stop_points(plot_recall_effort(own, stopping=["target:2"], replay=replay))
+    assert len(together) == 2 and together == alone == plain

@@ -35,7 +35,13 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--stopping", action="append", default=[], metavar="RULE", help="mark where a stopping rule stops (repeatable)"
     )
-    parser.add_argument("--collection", metavar="DIR", help="collection directory (needed by target:T stopping rules)")
+    parser.add_argument(
+        "--collection",
+        action="append",
+        metavar="DIR",
+        help="collection directory or screening file (needed by target:T stopping rules; repeatable: each ledger is "
+        "replayed with the one it was reviewed on)",
+    )
     parser.add_argument(
         "--group-by",
         metavar="FIELDS",

@@ -24,7 +24,13 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="budget:aR+b[:MODEL], knee, knee:RHO, target:T, nonrel:N, oracle (repeatable; default: "
         "the rules recorded in each ledger's configuration)",
     )
-    parser.add_argument("--collection", metavar="DIR", help="collection directory (needed by target:T)")
+    parser.add_argument(
+        "--collection",
+        action="append",
+        metavar="DIR",
+        help="collection directory or screening file (needed by target:T; repeatable: each ledger is replayed with "
+        "the one it was reviewed on)",
+    )
     parser.add_argument(
         "--target-recall",
         type=float,
@@ -64,10 +70,11 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     for ledger in ledgers:
         rules = args.rule or ledger.header.get("config", {}).get("stopping", [])
+        inputs = replay(ledger)  # docids and qrels of the collection this ledger was reviewed on
         for rule in rules:
-            outcome = evaluate_stopping(ledger, rule, effort_models=models, target_recall=args.target_recall, **replay)
+            outcome = evaluate_stopping(ledger, rule, effort_models=models, target_recall=args.target_recall, **inputs)
             row = {"ledger": ledger.source, **outcome.to_row()}
-            row[f"cost_{models[0]}"] = cost_at_stop(ledger, rule, args.target_recall, models[0], **replay)
+            row[f"cost_{models[0]}"] = cost_at_stop(ledger, rule, args.target_recall, models[0], **inputs)
             rows.append(row)
     if not rows:
         raise ConfigError("no stopping rule to replay: give --rule, or ledgers whose configuration records some")

@@ -12,7 +12,8 @@ effort to judgments with each topic's mean cost per judgment in the plotted ledg
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,25 +48,93 @@ STYLE = {
 }
 
 
-def check_collection(ledgers: Sequence[Ledger], digest: str, name: str) -> None:
-    """Refuse ledgers reviewed on another collection than `name` (their headers record its digest)."""
-    for ledger in ledgers:
-        recorded = ledger.header.get("inputs", {}).get("collection")
-        if recorded is not None and recorded != digest:
+ReplayInputs = Callable[[Ledger], Mapping]
+"""A ledger's replay inputs: what stopping rules that draw from the collection need (docids and qrels for target:T;
+see tarsim.stopping), those of the collection the ledger was reviewed on."""
+
+
+def _recorded_collection(ledger: Ledger) -> str | None:
+    """The digest of the collection the ledger was reviewed on, as its header records it (None: not recorded)."""
+    return ledger.header.get("inputs", {}).get("collection")
+
+
+@dataclass(frozen=True)
+class CollectionReplay:
+    """Replay inputs of the collections given by name, keyed by collection digest; called with a ledger, it returns
+    those of the collection the ledger was reviewed on, or refuses the ledger in one line."""
+
+    names: dict[str, str]  # digest -> the name the collection was given by (a directory or a screening file)
+    inputs: dict[str, dict]  # digest -> {"docids": ..., "qrels": ...}
+
+    def __call__(self, ledger: Ledger) -> dict:
+        recorded = _recorded_collection(ledger)
+        if recorded in self.inputs:
+            return self.inputs[recorded]
+        if len(self.names) == 1:  # one collection: it serves a ledger that records none (older, converted ledgers)
+            ((digest, name),) = self.names.items()
+            if recorded is None:
+                return self.inputs[digest]
             raise InputError(ledger.source, None, f"was not reviewed on {name} (its collection digest differs)")
+        if recorded is None:
+            raise InputError(
+                ledger.source,
+                None,
+                "records no collection digest, so which --collection it was reviewed on cannot be told "
+                "(replay it with its own collection alone)",
+            )
+        given = ", ".join(self.names.values())
+        problem = f"was reviewed on none of the given collections ({given}): its collection digest differs from each"
+        raise InputError(ledger.source, None, problem)
 
 
-def replay_inputs(collection: str | None, ledgers: Sequence[Ledger] = ()) -> dict:
-    """docids and qrels for stopping rules that draw from the collection (target:T); the collection must be the
-    one the ledgers were reviewed on."""
-    if not collection:
-        return {}
+def _load_replay_collections(names: Sequence[str]) -> CollectionReplay:
+    """Load each named collection once, keyed by its digest; two names that hold the same documents with
+    different qrels are refused, since a ledger's collection digest cannot tell them apart."""
     from tarsim.data.dataset import load_dataset
     from tarsim.features import collection_digest
 
-    dataset = load_dataset(collection)
-    check_collection(ledgers, collection_digest(dataset.collection), collection)
-    return {"docids": dataset.collection.docids, "qrels": dataset.qrels}
+    unique: dict[str, str] = {}  # one name per file: "DIR" and "./DIR" are loaded once
+    for name in names:
+        unique.setdefault(os.path.realpath(name), name)
+    given: dict[str, str] = {}
+    inputs: dict[str, dict] = {}
+    for name in unique.values():
+        dataset = load_dataset(name)
+        digest = collection_digest(dataset.collection)
+        if digest in inputs and inputs[digest]["qrels"] != dataset.qrels:
+            raise ConfigError(
+                f"--collection {given[digest]} and {name} hold the same documents with different qrels: "
+                "a ledger's collection digest cannot tell them apart; give one of them"
+            )
+        given.setdefault(digest, name)
+        inputs.setdefault(digest, {"docids": dataset.collection.docids, "qrels": dataset.qrels})
+    return CollectionReplay(given, inputs)
+
+
+def replay_inputs(collections: str | Sequence[str] | None, ledgers: Sequence[Ledger] = ()) -> ReplayInputs:
+    """Each ledger's replay inputs from `collections` (directories or screening files, each loaded once): those of
+    the one whose digest its header records. Every ledger of `ledgers` is matched now, so that one reviewed on
+    none of them is refused before any work. Without collections, no inputs (rules that need none still work)."""
+    names = [collections] if isinstance(collections, str) else list(collections or ())
+    names = [name for name in names if name]
+    if not names:
+        return _no_replay_inputs
+    replay = _load_replay_collections(names)
+    for ledger in ledgers:
+        replay(ledger)
+    return replay
+
+
+def _no_replay_inputs(ledger: Ledger) -> dict:
+    return {}
+
+
+def _per_ledger(replay: Mapping | ReplayInputs | None) -> ReplayInputs:
+    """`replay` as a function of the ledger: a mapping (docids and qrels of one collection) serves every ledger."""
+    if callable(replay):
+        return replay
+    shared = dict(replay or {})
+    return lambda ledger: shared
 
 
 @dataclass(frozen=True)
@@ -119,12 +188,12 @@ def _seed_curves(runs: Sequence[Ledger], grid: np.ndarray, model, recall: str = 
     return np.array([np.mean(curves, axis=0) for _, curves in sorted(by_seed.items())])
 
 
-def _stop_marks(runs: Sequence[Ledger], rule: str, model, replay: Mapping) -> list[StopMark]:
+def _stop_marks(runs: Sequence[Ledger], rule: str, model, replay: ReplayInputs) -> list[StopMark]:
     from tarsim.stopping import evaluate_stopping
 
     marks = []
     for ledger in runs:
-        outcome = evaluate_stopping(ledger, rule, effort_models=[model.name], **replay)
+        outcome = evaluate_stopping(ledger, rule, effort_models=[model.name], **replay(ledger))
         if outcome.stopped:  # a rule that never fired has no stopping point to mark
             marks.append(StopMark(outcome.effort[model.name], outcome.recall))
     return marks
@@ -152,7 +221,7 @@ def _draw_panel(
     xmax: float,
     marks: Sequence[tuple[float, float]],
     stopping: Sequence[str],
-    replay: Mapping,
+    replay: ReplayInputs,
     average: bool,
     recall: str = "presented",
 ) -> None:
@@ -267,12 +336,13 @@ def plot_recall_effort(
     xmax: float | None = None,
     columns: int | None = None,
     title: str | None = None,
-    replay: Mapping | None = None,
+    replay: Mapping | ReplayInputs | None = None,
     recall: str = "presented",
 ):
     """Recall-effort curves, averaged over topics (one panel) or per topic (small multiples); returns the Figure.
 
-    `replay` holds what some stopping rules need (docids and qrels for target:T; see tarsim.stopping). `recall`:
+    `replay` holds what some stopping rules need (docids and qrels for target:T; see tarsim.stopping): one mapping
+    for every ledger, or a function of the ledger (replay_inputs: ledgers of several collections). `recall`:
     `presented` (the paper's) or `found` (presented and labelled relevant); the y axis names it.
     """
     if not ledgers:
@@ -280,7 +350,7 @@ def plot_recall_effort(
     ylabel = f"Recall ({check_recall_kind(recall)})"
     plt = _matplotlib()
     model = make_effort_model(effort_model)
-    replay = dict(replay or {})
+    replay = _per_ledger(replay)
     groups = group_ledgers(ledgers, group_by)
     styles = group_styles(list(groups))
     xlabel = f"Effort ({model.unit})" if not model.name.startswith("lambda") else f"Effort ({model.name}: {model.unit})"
