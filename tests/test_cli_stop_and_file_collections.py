@@ -260,8 +260,9 @@ def test_each_collection_is_loaded_once(two_collections, monkeypatch):
     monkeypatch.setattr(tarsim.data.dataset, "load_dataset", lambda path: loaded.append(path) or load(path))
     demo, small, runs = (str(two_collections[name]) for name in ("demo", "small", "runs"))
     ledgers = load_ledgers([runs])
-    replay = replay_inputs([demo, small, f"{small}/.", demo], ledgers)  # the same folder twice is one collection
+    replay = replay_inputs([demo, small, f"{small}/.", Path(demo)], ledgers)  # the same folder twice: loaded once
     assert loaded == [demo, small]
+    assert replay_inputs(Path(small), [ledger for ledger in ledgers if "small" in ledger.source])  # one Path
     assert len(ledgers) == 2 and all(set(ledger.docids) <= set(replay(ledger)["docids"]) for ledger in ledgers)
 
 

@@ -111,12 +111,14 @@ def _load_replay_collections(names: Sequence[str]) -> CollectionReplay:
     return CollectionReplay(given, inputs)
 
 
-def replay_inputs(collections: str | Sequence[str] | None, ledgers: Sequence[Ledger] = ()) -> ReplayInputs:
+def replay_inputs(
+    collections: str | os.PathLike | Sequence[str | os.PathLike] | None, ledgers: Sequence[Ledger] = ()
+) -> ReplayInputs:
     """Each ledger's replay inputs from `collections` (directories or screening files, each loaded once): those of
     the one whose digest its header records. Every ledger of `ledgers` is matched now, so that one reviewed on
     none of them is refused before any work. Without collections, no inputs (rules that need none still work)."""
-    names = [collections] if isinstance(collections, str) else list(collections or ())
-    names = [name for name in names if name]
+    given = [collections] if isinstance(collections, (str, os.PathLike)) else list(collections or ())
+    names = [os.fspath(name) for name in given if os.fspath(name)]
     if not names:
         return _no_replay_inputs
     replay = _load_replay_collections(names)
