@@ -13,7 +13,9 @@ ledgers; the script prints the largest absolute difference per measure and exits
 
 With --asreview-project FILE (an ASReview 3 project, e.g. from `asreview simulate -o FILE`), the label sequences
 come from ASReview's own API instead (run with --asreview-python: Project.load, the results table with and without
-priors, the records of the data store), so tarsim's reader of .asreview files is checked too.
+priors, the records of the data store), so tarsim's reader of .asreview files is checked too; the TD's record ids
+are the data file's record_id at each record's dataset_row (the file read by ASReview's own reader) when it has
+that column, as tarsim names them.
 
 Insights' time to discovery ignores --priors (get_metrics calls time_to_discovery without it, so TD always
 leaves priors out); tarsim's TD follows the priors convention, so TD and ATD are compared with priors excluded.
@@ -41,15 +43,25 @@ MEASURES |= {"wss_100": ("wss", 1.0), "erf_10": ("erf", 0.10)}
 ASREVIEW_SCRIPT = r"""
 import json, sys, tempfile
 from asreview import Project
+from asreview.data.loader import _get_reader
 with tempfile.TemporaryDirectory() as tmp:
     project = Project.load(sys.argv[1], tmp)
     n_records, n_priors = len(project.db.input), len(project.db.get_priors())
+    # tarsim names a record by the data file's record_id column where there is one (ASReview drops that column and
+    # numbers the rows from 0): the file's record_id at the record's dataset_row, the data read by ASReview's reader
+    data = _get_reader(project.input_data_fp).read_data(project.input_data_fp)
+    data.columns = [str(column).lower().strip() for column in data.columns]
+    row_of = {record.record_id: record.dataset_row for record in project.db.input.get_records()}
+    def name(record_id):
+        if "record_id" not in data.columns:
+            return str(record_id)
+        return str(data["record_id"].iloc[row_of[record_id]])
     out = {}
     for priors in (False, True):
         table = project.db.get_results_table(columns=["record_id", "label"], priors=priors)
         labels = [int(v) for v in table["label"]]
         used = n_records - (0 if priors else n_priors)
-        ids = [str(int(r)) for r in table["record_id"]]
+        ids = [name(int(r)) for r in table["record_id"]]
         out[str(priors)] = {"labels": labels + [0] * (used - len(labels)), "ids": ids, "raw": labels}
     project.close()
 print(json.dumps(out))

@@ -1,10 +1,13 @@
 """ASReview 3 project files (.asreview) built here from a tiny SQLite database in ASReview 3's layout, read as
-ledgers and measured by `tarsim metrics`; bad project files answered in one line."""
+ledgers and measured by `tarsim metrics`; bad project files answered in one line; records named as tarsim names
+the records of the project's data file (its record_id column), so that a project pairs with tarsim's review."""
 
 from __future__ import annotations
 
+import csv
 import json
 import sqlite3
+import warnings
 import zipfile
 
 import pytest
@@ -21,8 +24,19 @@ GROUP = {8: 5}
 RESULTS = [(2, 1, None), (3, 0, None), (4, 0, "max"), (5, 1, "max"), (8, 1, "max"), (1, 0, "max"), (6, None, "max")]
 
 
-def make_project(path, name="Tiny review", results=RESULTS):
-    database = path.parent / "results.db"
+def make_project(path, name="Tiny review", results=RESULTS, data=None):
+    """A project of the records INCLUDED (record_id 1..8 at data rows 0..7 of dataset `data`) and `results`;
+    `data` = (file name, bytes) puts that data file in the zip and names it in project.json as ASReview does."""
+    records = [(rid, rid - 1, "data", inc, GROUP.get(rid)) for rid, inc in INCLUDED.items()]
+    return write_project(path, records, results, name, data)
+
+
+def write_project(path, records, results, name="Tiny review", data=None):
+    """A project file in ASReview 3's layout: `records` (record_id, dataset_row, dataset_id, included,
+    duplicate_of) and `results` (record_id, label, querier) in results.db; `data` = (file name, bytes): the
+    imported file under data/ and project.json's `datasets` entry for dataset id "data"."""
+    database = path.parent / f"{path.stem}.results.db"
+    database.unlink(missing_ok=True)
     connection = sqlite3.connect(database)
     connection.execute(  # as ASReview 3.0.8 declares it: group_id is a generated column, hidden from table_info
         "CREATE TABLE record (record_id INTEGER PRIMARY KEY, dataset_row INTEGER, dataset_id TEXT, title TEXT, "
@@ -31,8 +45,8 @@ def make_project(path, name="Tiny review", results=RESULTS):
     )
     connection.executemany(
         "INSERT INTO record (record_id, dataset_row, dataset_id, title, abstract, included, duplicate_of) "
-        "VALUES (?, ?, 'data', 't', 'a', ?, ?)",
-        [(rid, rid - 1, inc, GROUP.get(rid)) for rid, inc in INCLUDED.items()],
+        "VALUES (?, ?, ?, 't', 'a', ?, ?)",
+        records,
     )
     connection.execute(
         "CREATE TABLE results (record_id INTEGER UNIQUE, label INTEGER, classifier TEXT, querier TEXT, "
@@ -46,9 +60,14 @@ def make_project(path, name="Tiny review", results=RESULTS):
     connection.execute("PRAGMA user_version = 3")
     connection.commit()
     connection.close()
+    config = {"version": "3.0.8", "name": name, "project_file_version": 3}
+    if data is not None:
+        config["datasets"] = [{"id": "data", "name": data[0]}]
     with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("project.json", json.dumps({"version": "3.0.8", "name": name, "project_file_version": 3}))
+        archive.writestr("project.json", json.dumps(config))
         archive.write(database, "results.db")
+        if data is not None and data[1] is not None:
+            archive.writestr(f"data/{data[0]}", data[1])
     return path
 
 
@@ -110,3 +129,119 @@ def test_plot_and_compare_take_projects_and_order_files(tmp_path, capsys):
 
     tools = [ledger.header["tool"] for ledger in load_ledgers([project, order])]
     assert tools == ["asreview -q max", "other"]  # the model as results.db records it (querier only here)
+
+
+# ---- record names: the project's data file read as tarsim reads it ----------------------------------------------
+
+ROW_NAMES = ["w17", "w03", "w88", "w42", "w05", "w61", "w29", "w70"]
+"""The record_id column of the tiny data file, rows 0..7 (ASReview's records 1..8 of make_project)."""
+
+
+def data_csv(record_ids=ROW_NAMES, labels=None) -> bytes:
+    """The tiny review's data file: title, abstract, label and (unless `record_ids` is None) a record_id column."""
+    rows = [["title", "abstract", "label_included", *(["record_id"] if record_ids is not None else [])]]
+    for row, rid in enumerate(INCLUDED):
+        label = INCLUDED[rid] if labels is None else labels[row]
+        rows.append([f"title {row}", f"abstract {row}", label, *([record_ids[row]] if record_ids is not None else [])])
+    return "".join(",".join(map(str, row)) + "\n" for row in rows).encode()
+
+
+def test_records_are_named_by_the_record_id_column_of_the_data_file(tmp_path, capsys):
+    """ASReview drops the file's record_id column and numbers the rows; tarsim names a record by that column, so a
+    project of the file names its records so too: results 2, 3, 4, 5, 1 are rows 1, 2, 3, 4, 0."""
+    project = make_project(tmp_path / "tiny.asreview", data=("tiny.csv", data_csv()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ledger = read_asreview_project(project)
+    assert ledger.docids == ["w03", "w88", "w42", "w05", "w17"]
+    assert ledger.truth.tolist() == [1, 0, 0, 1, 0] and (ledger.collection_size, ledger.relevant) == (7, 3)
+    assert main(["metrics", str(project), "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["reviews"][0]["td"] == [["w05", 2]] and err == ""
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        ("tiny.csv", data_csv(record_ids=None)),
+        ("tiny.csv", b"title,abstract\n" + b"".join(b"t%d,a%d\n" % (i, i) for i in range(8))),  # no labels
+        ("tiny.ris", "".join(f"TY  - JOUR\nTI  - title {i}\nER  - \n\n" for i in range(8)).encode()),  # no notes
+    ],
+    ids=["csv without record_id", "csv without labels", "ris without labels"],
+)
+def test_a_data_file_without_a_record_id_column_keeps_asreviews_ids_without_a_word(tmp_path, data):
+    """Its rows are tarsim's names (they equal ASReview's record ids); labels are not needed to say so (a project
+    screened in ASReview's web app may hold an unlabelled file)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ledger = read_asreview_project(make_project(tmp_path / "tiny.asreview", data=data))
+    assert ledger.docids == ["2", "3", "4", "5", "1"]
+
+
+def two_data_files(path):
+    records = [(rid, rid - 1, "data" if rid < 5 else "more", inc, GROUP.get(rid)) for rid, inc in INCLUDED.items()]
+    return write_project(path, records, RESULTS, data=("tiny.csv", data_csv()))
+
+
+@pytest.mark.parametrize(
+    ("make", "problem"),
+    [
+        (lambda path: make_project(path, data=("tiny.csv", None)), "its data file data/tiny.csv is missing"),
+        (
+            lambda path: make_project(path, data=("tiny.csv", data_csv(record_ids=[*ROW_NAMES[:7], "w17"]))),
+            "tarsim cannot read data/tiny.csv:9: record 7: duplicate record_id 'w17'",
+        ),
+        (
+            lambda path: make_project(path, data=("tiny.csv", data_csv().rsplit(b"\n", 2)[0] + b"\n")),
+            "tarsim reads 7 records in data/tiny.csv, results.db holds 8",
+        ),
+        (lambda path: make_project(path, data=("tiny.json", b"[]")), "tarsim cannot read data/tiny.json: not a"),
+        (two_data_files, "records from 2 data files (data, more), tarsim reads one"),
+        (make_project, "project.json names no data file for dataset 'data'"),
+    ],
+    ids=["missing", "unreadable", "other rows", "unknown suffix", "two files", "unnamed"],
+)
+def test_records_keep_asreviews_ids_with_one_warning_when_the_data_file_does_not_tell(tmp_path, capsys, make, problem):
+    """A data file missing, unreadable, of other rows, or several of them: ASReview's record ids are kept (right
+    for a file without a record_id column) and one warning line says why."""
+    project = make(tmp_path / "tiny.asreview")
+    assert main(["metrics", str(project), "--format", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["reviews"][0]["td"] == [["5", 2]]  # ASReview's record id of the included record found
+    assert len(err.splitlines()) == 1 and err.startswith(f"tarsim: warning: {project}: {problem}")
+    assert "keep ASReview's record ids" in err
+
+
+def test_a_project_pairs_with_tarsims_review_of_the_same_file(tmp_path, capsys):
+    """Two ASReview projects of a file with a record_id column (not 0..n-1) ranked as tarsim ranked it from two
+    sets of priors: both name the records alike (the same time to discovery), and compare pairs them by priors."""
+    labels = [1 if i % 5 == 0 else 0 for i in range(30)]
+    names = [f"{9000 - 7 * row}" for row in range(30)]
+    row_of = {name: row for row, name in enumerate(names)}
+    source = tmp_path / "tiny.csv"
+    with open(source, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["record_id", "title", "abstract", "label_included"])
+        for row, (name, label) in enumerate(zip(names, labels, strict=True)):
+            topic = "triptan migraine relief" if label else f"coffee sleep study {row % 4}"
+            writer.writerow([name, f"trial {row} {topic}", f"{topic} randomised trial {row}", label])
+    for seed in (1, 2):  # tarsim's runs from two prior seeds, each then ranked by ASReview alike
+        out = tmp_path / f"tarsim-{seed}"
+        argv = ["simulate", "--collection", str(source), "--prior-seed", str(seed), "--max-effort", "15"]
+        assert main([*argv, "--out", str(out)]) == 0
+        lines = [json.loads(line) for line in (out / "ledgers" / "tiny.jsonl").read_text().splitlines()]
+        order = [(line["docid"], bool(line.get("prior"))) for line in lines if line["type"] == "judgment"]
+        records = [(row, row, "data", labels[row], None) for row in range(30)]  # ASReview: record_id = row
+        results = [(row_of[d], labels[row_of[d]], None if prior else "max") for d, prior in order]
+        data = ("tiny.csv", source.read_bytes())
+        write_project(tmp_path / f"asreview-{seed}.asreview", records, results, name="tiny", data=data)
+    capsys.readouterr()
+    for seed in (1, 2):
+        inputs = [str(tmp_path / f"asreview-{seed}.asreview"), str(tmp_path / f"tarsim-{seed}")]
+        assert main(["metrics", *inputs, "--format", "json"]) == 0
+        project, ledger = json.loads(capsys.readouterr().out)["reviews"]
+        assert project["td"] == ledger["td"] and project["td"] and project["td"][0][0] in names
+    inputs = [str(tmp_path / name) for name in ("asreview-1.asreview", "asreview-2.asreview", "tarsim-1", "tarsim-2")]
+    assert main(["compare", *inputs, "--baseline", "tarsim asreview-default", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert {row["pairs"] for row in rows if row["group"] == "asreview -q max"} == {2}

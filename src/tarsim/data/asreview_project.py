@@ -6,7 +6,8 @@ table (one row per labelling decision, in `rowid` order: `record_id`, `label`, `
 does, a result whose `querier` is NULL is a prior, a result without a label is pending (left out), and of a group
 of duplicates only its base record (record_id == group_id) counts. The ledger: topic = the project's name (else the
 file's stem) with white space as `_` (as tarsim names a screening file's topic, so that the two pair), docids =
-record ids, order = the results' order, truth = the data's `included` labels, N = the records of the data
+the names tarsim gives the same records when it reads the imported data file (`data/<file>` in the zip; see
+record_names), order = the results' order, truth = the data's `included` labels, N = the records of the data
 (duplicate groups once), R = those labelled included in the data (what Insights uses for a finished simulation),
 tool = `asreview` and the model that ranked the records (model_name).
 """
@@ -15,18 +16,23 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sqlite3
 import tempfile
+import warnings
 import zipfile
 from pathlib import Path
 
 from tarsim.data.ledger import Ledger
 from tarsim.data.lines import PathLike
 from tarsim.data.order import foreign_ledger
-from tarsim.errors import InputError
+from tarsim.data.screening import record_names
+from tarsim.errors import InputError, InputWarning
 
 PROJECT_JSON = "project.json"
 RESULTS_DB = "results.db"
+DATA_FOLDER = "data/"
+"""Where ASReview 3 keeps the imported data file in a project (Project.add_dataset copies it there)."""
 
 
 def read_asreview_project(path: PathLike) -> Ledger:
@@ -40,7 +46,8 @@ def read_asreview_project(path: PathLike) -> Ledger:
             config = json.loads(archive.read(PROJECT_JSON).decode("utf-8"))
             with tempfile.TemporaryDirectory() as tmp:
                 database = Path(archive.extract(RESULTS_DB, tmp))
-                records, results, models = _read_tables(path, database)
+                records, results, models, rows = _read_tables(path, database)
+            names = _tarsim_names(path, archive, config, rows)
     except zipfile.BadZipFile:
         raise InputError(path, None, "not an ASReview project file (not a zip archive)") from None
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -52,7 +59,7 @@ def read_asreview_project(path: PathLike) -> Ledger:
     for record_id, label, querier in results:
         if record_id not in included:
             continue  # a duplicate's member: ASReview counts its group's base record
-        docids.append(str(record_id))
+        docids.append(names.get(record_id, str(record_id)))
         labels.append(int(label == 1))
         truth.append(included[record_id])
         prior.append(querier is None)
@@ -87,9 +94,10 @@ def model_name(models: list[tuple]) -> str:
     return " ".join(["asreview", " then ".join(names)]).strip()
 
 
-def _read_tables(path: Path, database: Path) -> tuple[list[tuple], list[tuple], list[tuple]]:
-    """(record_id, included) of the base records, (record_id, label, querier) of the labelled results, and the
-    model (classifier, querier, balancer, feature_extractor) of each labelled non-prior result in order."""
+def _read_tables(path: Path, database: Path) -> tuple[list[tuple], list[tuple], list[tuple], list[tuple] | None]:
+    """(record_id, included) of the base records, (record_id, label, querier) of the labelled results, the model
+    (classifier, querier, balancer, feature_extractor) of each labelled non-prior result in order, and where each
+    record comes from, (record_id, dataset_row, dataset_id) of every record (None if the table does not say)."""
     connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     try:
         # table_xinfo, not table_info: ASReview 3 declares group_id a generated column, which table_info leaves out
@@ -106,8 +114,82 @@ def _read_tables(path: Path, database: Path) -> tuple[list[tuple], list[tuple], 
         models = connection.execute(
             f"SELECT {chosen} FROM results WHERE label IS NOT NULL AND querier IS NOT NULL ORDER BY rowid"
         ).fetchall()
+        rows = None
+        if {"dataset_row", "dataset_id"} <= columns:
+            query = "SELECT record_id, dataset_row, dataset_id FROM record ORDER BY record_id"
+            rows = connection.execute(query).fetchall()
     except sqlite3.DatabaseError as exc:
         raise InputError(path, None, f"results.db cannot be read: {exc}") from None
     finally:
         connection.close()
-    return records, results, models
+    return records, results, models, rows
+
+
+class _Unnamed(Exception):
+    """Why a project's records cannot be given the names tarsim gives its data file's records."""
+
+
+def _tarsim_names(path: Path, archive: zipfile.ZipFile, config: object, rows: list[tuple] | None) -> dict[int, str]:
+    """ASReview's record id -> the docid tarsim gives the same record when it reads the project's data file, for a
+    file with a record_id column (ASReview drops that column and numbers the rows from 0); {} keeps ASReview's ids:
+    silently for a file without one (they are tarsim's names), with one warning line when the file cannot be read
+    or matched to the records."""
+    try:
+        return _names_from_data_file(archive, config, rows)
+    except _Unnamed as reason:
+        warnings.warn(
+            f"{path}: {reason}; its records keep ASReview's record ids (row numbers from 0), which tarsim gives "
+            "the records of a data file only when it has no record_id column",
+            InputWarning,
+            stacklevel=3,
+        )
+        return {}
+
+
+def _names_from_data_file(archive: zipfile.ZipFile, config: object, rows: list[tuple] | None) -> dict[int, str]:
+    """The names of record_names for the rows of the project's one data file, by each record's dataset_row; raises
+    _Unnamed with the reason when there is not one data file, it is missing, unreadable or of other rows."""
+    if rows is None:
+        raise _Unnamed("results.db does not say which data row each record is (no dataset_row, dataset_id)")
+    if not rows:
+        return {}
+    dataset_ids = sorted({str(dataset_id) for _, _, dataset_id in rows})
+    if len(dataset_ids) > 1:
+        raise _Unnamed(f"records from {len(dataset_ids)} data files ({', '.join(dataset_ids)}), tarsim reads one")
+    member = DATA_FOLDER + _data_file_name(config, dataset_ids[0])
+    if member not in archive.namelist():
+        raise _Unnamed(f"its data file {member} is missing")
+    names = _read_names(archive, member)
+    if names is None:
+        return {}
+    if len(names) != len(rows):
+        raise _Unnamed(f"tarsim reads {len(names)} records in {member}, results.db holds {len(rows)}")
+    if sorted(row for _, row, _ in rows) != list(range(len(names))):
+        raise _Unnamed(f"the data rows of results.db's records are not the rows 0..{len(names) - 1} of {member}")
+    return {record_id: names[row] for record_id, row, _ in rows}
+
+
+def _data_file_name(config: object, dataset_id: str) -> str:
+    """The name project.json gives the data file of a dataset (its `datasets` list, as ASReview finds it)."""
+    datasets = config.get("datasets") if isinstance(config, dict) else None
+    for dataset in datasets if isinstance(datasets, list) else []:
+        if isinstance(dataset, dict) and str(dataset.get("id")) == dataset_id and dataset.get("name"):
+            return str(dataset["name"])
+    raise _Unnamed(f"{PROJECT_JSON} names no data file for dataset {dataset_id!r}")
+
+
+def _read_names(archive: zipfile.ZipFile, member: str) -> tuple[str, ...] | None:
+    """record_names of a data file in the zip (read from a temporary copy under its own name: the suffix decides
+    the reader); its problems become _Unnamed naming the file in the project; its warnings (a byte order mark) are
+    about reviewing the file, not naming its records, and are left out."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / Path(member).name
+        with archive.open(member) as source, open(copy, "wb") as target:
+            shutil.copyfileobj(source, target)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", InputWarning)
+                return record_names(copy)
+        except InputError as exc:
+            where = member if exc.line is None else f"{member}:{exc.line}"
+            raise _Unnamed(f"tarsim cannot read {where}: {exc.problem}") from None

@@ -104,16 +104,37 @@ def read_screening_file(path: PathLike, topic: str | None = None, *, unlabelled:
     if unlabelled not in UNLABELLED_CHOICES:
         raise ConfigError(f"unlabelled {unlabelled!r} unknown; accepted: {', '.join(UNLABELLED_CHOICES)}")
     path = Path(path)
+    return records_from_table(path, read_table(path), topic or topic_name(path), unlabelled)
+
+
+def read_table(path: Path, *, require_labels: bool = True) -> Table:
+    """A screening file's rows as text cells, read by its suffix (CSV/TSV, Excel .xlsx, RIS). `require_labels=False`
+    also takes a RIS file without any label note (its reader refuses one by default)."""
     suffix = path.suffix.lower()
     if suffix in DELIMITED_SUFFIXES:
-        table = read_delimited(path, DELIMITED_SUFFIXES[suffix])
-    elif suffix in EXCEL_SUFFIXES:
-        table = read_xlsx(path)
-    elif suffix in RIS_SUFFIXES:
-        table = read_ris(path)
-    else:
-        raise InputError(path, None, f"not a screening file: the name must end in {', '.join(SCREENING_SUFFIXES)}")
-    return records_from_table(path, table, topic or topic_name(path), unlabelled)
+        return read_delimited(path, DELIMITED_SUFFIXES[suffix])
+    if suffix in EXCEL_SUFFIXES:
+        return read_xlsx(path)
+    if suffix in RIS_SUFFIXES:
+        return read_ris(path, require_labels=require_labels)
+    raise InputError(path, None, f"not a screening file: the name must end in {', '.join(SCREENING_SUFFIXES)}")
+
+
+def record_names(path: PathLike) -> tuple[str, ...] | None:
+    """The docid read_screening_file gives each row of a screening file (unlabelled rows too), in row order, when
+    the file has a record_id column; None without one (a row's docid is then its number from 0). Blank, spaced and
+    repeated record_ids are refused as read_screening_file refuses them; labels are not read."""
+    path = Path(path)
+    table = read_table(path, require_labels=False)
+    names = [name.strip().lower() for name in table.header]
+    position = _column_position(path, table, names, RECORD_ID_COLUMN, (RECORD_ID_COLUMN,))
+    if position is None:
+        return None
+    seen: set[str] = set()
+    return tuple(
+        _checked_docid(path, line, f"record {index}", _cell(cells, position), seen)
+        for index, (line, cells) in enumerate(table.rows)
+    )
 
 
 def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) -> ScreeningSet:
@@ -124,12 +145,11 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
     documents: list[Document] = []
     labels: dict[str, int] = {}
     skipped: list[int] = []
-    first_seen: dict[str, int | None] = {}
+    seen: set[str] = set()
     for index, (line, cells) in enumerate(table.rows):
 
         def cell(name: str, cells: tuple[str, ...] = cells) -> str:
-            position = columns.get(name)
-            return cells[position].strip() if position is not None and position < len(cells) else ""
+            return _cell(cells, columns.get(name))
 
         where = f"record {index}"
         label = parse_label(path, line, where, columns["label_name"], cell("label"))
@@ -145,11 +165,7 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
                 'unlabelled = "skip" in its [[collections]])',
             )
         docid = cell(RECORD_ID_COLUMN) if RECORD_ID_COLUMN in columns else str(index)
-        if not docid or any(ch.isspace() for ch in docid):
-            raise InputError(path, line, f"{where}: invalid record_id {docid!r}")
-        if docid in first_seen:
-            raise InputError(path, line, f"{where}: duplicate record_id {docid!r}")
-        first_seen[docid] = line
+        _checked_docid(path, line, where, docid, seen)
         title, abstract = cell("title"), cell("abstract")
         if not title and not abstract:
             missing = [name for name in ("title", "abstract") if name not in columns]
@@ -162,6 +178,21 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
     if not documents:
         raise InputError(path, None, f"no labelled records ({len(skipped)} unlabelled left out)")
     return ScreeningSet(topic, Collection(documents, source=str(path)), {topic: labels}, tuple(skipped))
+
+
+def _cell(cells: tuple[str, ...], position: int | None) -> str:
+    """A row's cell at a column position, stripped; '' for a column the file lacks or a short row."""
+    return cells[position].strip() if position is not None and position < len(cells) else ""
+
+
+def _checked_docid(path: Path, line: int | None, where: str, docid: str, seen: set[str]) -> str:
+    """A record's docid, refused when blank, holding white space, or already in `seen` (to which it is added)."""
+    if not docid or any(ch.isspace() for ch in docid):
+        raise InputError(path, line, f"{where}: invalid record_id {docid!r}")
+    if docid in seen:
+        raise InputError(path, line, f"{where}: duplicate record_id {docid!r}")
+    seen.add(docid)
+    return docid
 
 
 def _choose_columns(path: Path, table: Table) -> dict:
@@ -183,17 +214,25 @@ def _choose_columns(path: Path, table: Table) -> dict:
     positions["label"] = label_columns[0]
     positions["label_name"] = " ".join(table.header[label_columns[0]].split())
     for field, synonyms in (*TEXT_COLUMNS.items(), (RECORD_ID_COLUMN, (RECORD_ID_COLUMN,))):
-        for synonym in synonyms:
-            found = [i for i, name in enumerate(names) if name == synonym]
-            if len(found) > 1:
-                shown = " and ".join(f"{table.header[i]!r} (column {i + 1})" for i in found)
-                raise InputError(path, header_line, f"two {field} columns: {shown}; keep one")
-            if found:
-                positions[field] = found[0]
-                break
+        position = _column_position(path, table, names, field, synonyms)
+        if position is not None:
+            positions[field] = position
     if "title" not in positions and "abstract" not in positions:
         raise InputError(path, header_line, f"no title or abstract column; header is {_shown(table.header)}")
     return positions
+
+
+def _column_position(path: Path, table: Table, names: list[str], field: str, synonyms: Sequence[str]) -> int | None:
+    """The position of a field's column: its first synonym found among the normalised header `names` (as ASReview
+    chooses); a synonym named twice is refused; None when the file has none."""
+    for synonym in synonyms:
+        found = [i for i, name in enumerate(names) if name == synonym]
+        if len(found) > 1:
+            shown = " and ".join(f"{table.header[i]!r} (column {i + 1})" for i in found)
+            raise InputError(path, table.header_line, f"two {field} columns: {shown}; keep one")
+        if found:
+            return found[0]
+    return None
 
 
 def _shown(header: Sequence[str]) -> str:
@@ -343,8 +382,9 @@ def read_xlsx(path: Path) -> Table:
     return Table(header, rows, unit="row")
 
 
-def read_ris(path: Path) -> Table:
-    """RIS via rispy; labels from ASReview's notes, a table with ASReview's column names (union of tags)."""
+def read_ris(path: Path, *, require_labels: bool = True) -> Table:
+    """RIS via rispy; labels from ASReview's notes, a table with ASReview's column names (union of tags). A file
+    without any label note is refused unless `require_labels` is False."""
     import rispy
 
     text = decode_text(path)
@@ -370,7 +410,7 @@ def read_ris(path: Path) -> Table:
         label = _ris_label(entry.get("notes"))
         cells.append("" if label is None else str(label))
         rows.append((line, tuple(cells)))
-    if not any(_ris_label(entry.get("notes")) is not None for entry in entries):
+    if require_labels and not any(_ris_label(entry.get("notes")) is not None for entry in entries):
         raise MissingLabelColumn(
             path, None, "no record has an ASReview_relevant or ASReview_irrelevant note (the RIS labels)"
         )
