@@ -15,6 +15,7 @@ import pytest
 from tarsim.cli import main
 from tarsim.data.asreview_project import read_asreview_project
 from tarsim.data.order import read_review
+from tarsim.errors import InputWarning
 
 # Records 1..8 (ASReview numbers them from 1); 2, 5 and 7 are included in the data; 8 is a duplicate of 5.
 INCLUDED = {1: 0, 2: 1, 3: 0, 4: 0, 5: 1, 6: 0, 7: 1, 8: 1}
@@ -72,7 +73,8 @@ def write_project(path, records, results, name="Tiny review", data=None):
 
 
 def test_project_as_a_ledger(tmp_path):
-    ledger = read_asreview_project(make_project(tmp_path / "tiny.asreview"))
+    with pytest.warns(InputWarning, match="names no data file"):  # no data file: ASReview's ids are kept
+        ledger = read_asreview_project(make_project(tmp_path / "tiny.asreview"))
     assert (
         ledger.topic == "Tiny_review" and ledger.header["tool"] == "asreview -q max"
     )  # as tarsim names a file's topic
@@ -80,7 +82,8 @@ def test_project_as_a_ledger(tmp_path):
     assert ledger.prior.tolist() == [True, True, False, False, False]
     assert ledger.truth.tolist() == [1, 0, 0, 1, 0]
     assert (ledger.collection_size, ledger.relevant) == (7, 3)  # 8 records, 8 in 5's group: 7; included 2, 5, 7
-    assert read_review(tmp_path / "tiny.asreview").docids == ledger.docids
+    with pytest.warns(InputWarning, match="names no data file"):
+        assert read_review(tmp_path / "tiny.asreview").docids == ledger.docids
 
 
 def test_metrics_of_a_project(tmp_path, capsys):
