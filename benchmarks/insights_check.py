@@ -49,6 +49,7 @@ with tempfile.TemporaryDirectory() as tmp:
     n_records, n_priors = len(project.db.input), len(project.db.get_priors())
     # tarsim names a record by the data file's record_id column where there is one (ASReview drops that column and
     # numbers the rows from 0): the file's record_id at the record's dataset_row, the data read by ASReview's reader
+    # (which reads numbers: an id like 007 would read as 7 here and as 007 in tarsim; the srd files' ids are plain)
     data = _get_reader(project.input_data_fp).read_data(project.input_data_fp)
     data.columns = [str(column).lower().strip() for column in data.columns]
     row_of = {record.record_id: record.dataset_row for record in project.db.input.get_records()}

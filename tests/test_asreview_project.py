@@ -186,6 +186,11 @@ def two_data_files(path):
     return write_project(path, records, RESULTS, data=("tiny.csv", data_csv()))
 
 
+def a_record_without_a_row(path):
+    records = [(rid, None if rid == 3 else rid - 1, "data", inc, GROUP.get(rid)) for rid, inc in INCLUDED.items()]
+    return write_project(path, records, RESULTS, data=("tiny.csv", data_csv()))
+
+
 @pytest.mark.parametrize(
     ("make", "problem"),
     [
@@ -201,8 +206,9 @@ def two_data_files(path):
         (lambda path: make_project(path, data=("tiny.json", b"[]")), "tarsim cannot read data/tiny.json: not a"),
         (two_data_files, "records from 2 data files (data, more), tarsim reads one"),
         (make_project, "project.json names no data file for dataset 'data'"),
+        (a_record_without_a_row, "results.db has records without a data row (dataset_row)"),
     ],
-    ids=["missing", "unreadable", "other rows", "unknown suffix", "two files", "unnamed"],
+    ids=["missing", "unreadable", "other rows", "unknown suffix", "two files", "unnamed", "null row"],
 )
 def test_records_keep_asreviews_ids_with_one_warning_when_the_data_file_does_not_tell(tmp_path, capsys, make, problem):
     """A data file missing, unreadable, of other rows, or several of them: ASReview's record ids are kept (right

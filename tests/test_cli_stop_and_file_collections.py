@@ -234,6 +234,13 @@ def test_a_ledger_that_records_no_collection_replays_only_with_one_collection(tw
     assert [{**row, "ledger": None} for row in rows] == [{**row, "ledger": None} for row in recorded]
     err = _refused(capsys, "stop", anonymous, *TARGET_RULES, "--collection", demo, "--collection", small)
     assert f"{anonymous}: records no collection digest, so which --collection it was reviewed on cannot be told" in err
+    err = _refused(capsys, "stop", anonymous, *TARGET_RULES, "--collection", demo)  # its docids are not the demo's
+    assert f"{anonymous}: " in err and "of its docids are not in" in err
+    odd = tmp_path / "odd" / "small.jsonl"  # a digest that is not a string: refused in one line, not a traceback
+    odd.parent.mkdir()
+    odd.write_text(json.dumps({**header, "inputs": {"collection": ["x"]}}) + "\n" + "".join(lines[1:]), "utf-8")
+    err = _refused(capsys, "stop", odd, *TARGET_RULES, "--collection", demo, "--collection", small)
+    assert f"{odd}: was reviewed on none of the given collections" in err
 
 
 def test_two_collections_of_the_same_documents_with_other_qrels_are_refused(two_collections, tmp_path, capsys):
@@ -257,12 +264,13 @@ def test_each_collection_is_loaded_once(two_collections, monkeypatch):
 
     loaded = []
     load = tarsim.data.dataset.load_dataset
-    monkeypatch.setattr(tarsim.data.dataset, "load_dataset", lambda path: loaded.append(path) or load(path))
+    monkeypatch.setattr(tarsim.data.dataset, "load_dataset", lambda path, **kw: loaded.append(path) or load(path, **kw))
     demo, small, runs = (str(two_collections[name]) for name in ("demo", "small", "runs"))
     ledgers = load_ledgers([runs])
     replay = replay_inputs([demo, small, f"{small}/.", Path(demo)], ledgers)  # the same folder twice: loaded once
     assert loaded == [demo, small]
-    assert replay_inputs(Path(small), [ledger for ledger in ledgers if "small" in ledger.source])  # one Path
+    own = [ledger for ledger in ledgers if "small" in ledger.source]
+    assert replay_inputs(Path(small), own)(own[0])["docids"] == replay(own[0])["docids"]  # one Path
     assert len(ledgers) == 2 and all(set(ledger.docids) <= set(replay(ledger)["docids"]) for ledger in ledgers)
 
 
@@ -308,3 +316,13 @@ def test_plot_marks_target_stops_of_ledgers_of_several_collections(two_collectio
         replay = {"docids": dataset.collection.docids, "qrels": dataset.qrels}
         plain |= _stop_points(plot_recall_effort(own, stopping=["target:2"], replay=replay))
     assert len(together) == 2 and together == alone == plain
+
+
+def test_a_screening_file_with_unlabelled_records_replays_the_review_that_left_them_out(tmp_path, capsys):
+    source = tmp_path / "unl.csv"
+    _screening_csv(source, [1, 0, "", 0, 1, 0, 0, 1, "", 0] * 3)
+    out = tmp_path / "out"
+    assert main(["simulate", "--collection", str(source), "--unlabelled", "skip", "--out", str(out)]) == 0
+    capsys.readouterr()
+    rows = _stop_rows(capsys, out / "ledgers", "--collection", source)
+    assert rows and all(row["rule"].startswith("target:") for row in rows)

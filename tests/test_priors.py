@@ -278,3 +278,27 @@ def test_a_sweep_reviews_a_screening_file_as_simulate_does(tmp_path):
     assert main(["sweep", str(config), "--out", str(tmp_path / "b"), "--dry-run"]) == 0
     loaded = tarsim.sweep.load_sweep_config(config)
     assert loaded.review_config("relevance", "document/document", 0, collection="tiny").preset == "bmi"
+
+
+def test_a_sweeps_bmi_feature_settings_choose_bmi_features_for_a_screening_file_as_simulate_does(tmp_path, capsys):
+    source = write_csv(tmp_path / "tiny.csv")
+    config = tmp_path / "study.toml"
+    config.write_text(
+        '[sweep]\neffort_models = ["judge"]\n\n[[collections]]\npath = "tiny.csv"\n\n'
+        "[review.features]\nstem = false\nmin_df = 1\n",
+        encoding="utf-8",
+    )
+    assert main(["sweep", str(config), "--out", str(tmp_path / "s")]) == 0
+    header, lines = judgments(tmp_path / "s" / "ledgers" / "tiny__tiny__relevance__document-document__seed0.jsonl")
+    assert header["config"].get("extractor", "bmi") == "bmi" and header["config"]["features"]["min_df"] == 1
+    seed = header["config"]["seed"]
+    alone = tarsim.simulate(str(source), seed=seed, features="bmi:stem=false,min_df=1").ledgers["tiny"]
+    assert [line["docid"] for line in lines] == alone.docids
+
+    config.write_text(
+        '[sweep]\neffort_models = ["judge"]\n\n[[collections]]\npath = "tiny.csv"\n\n[review]\nlambda = 1e-3\n',
+        encoding="utf-8",
+    )
+    assert main(["sweep", str(config), "--out", str(tmp_path / "l"), "--dry-run"]) == 2
+    error = capsys.readouterr().err
+    assert "the preset asreview-default" in error and 'preset = "bmi"' in error and len(error.splitlines()) == 1

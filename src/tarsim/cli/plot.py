@@ -38,7 +38,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--collection",
         action="append",
-        metavar="DIR",
+        metavar="DIR|FILE",
         help="collection directory or screening file (needed by target:T stopping rules; repeatable: each ledger is "
         "replayed with the one it was reviewed on)",
     )

@@ -27,7 +27,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--collection",
         action="append",
-        metavar="DIR",
+        metavar="DIR|FILE",
         help="collection directory or screening file (needed by target:T; repeatable: each ledger is replayed with "
         "the one it was reviewed on)",
     )

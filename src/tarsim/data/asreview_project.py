@@ -153,6 +153,8 @@ def _names_from_data_file(archive: zipfile.ZipFile, config: object, rows: list[t
         raise _Unnamed("results.db does not say which data row each record is (no dataset_row, dataset_id)")
     if not rows:
         return {}
+    if any(not isinstance(row, int) for _, row, _ in rows):
+        raise _Unnamed("results.db has records without a data row (dataset_row)")
     dataset_ids = sorted({str(dataset_id) for _, _, dataset_id in rows})
     if len(dataset_ids) > 1:
         raise _Unnamed(f"records from {len(dataset_ids)} data files ({', '.join(dataset_ids)}), tarsim reads one")

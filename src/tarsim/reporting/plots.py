@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ import numpy as np
 from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
 from tarsim.effort_models import make_effort_model
-from tarsim.errors import ConfigError, InputError
+from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.metrics.recall_effort import GRID_A, check_recall_kind, recall_curve
 from tarsim.reporting.compare import group_ledgers, pair_key
 
@@ -68,12 +69,12 @@ class CollectionReplay:
 
     def __call__(self, ledger: Ledger) -> dict:
         recorded = _recorded_collection(ledger)
-        if recorded in self.inputs:
+        if isinstance(recorded, str) and recorded in self.inputs:
             return self.inputs[recorded]
         if len(self.names) == 1:  # one collection: it serves a ledger that records none (older, converted ledgers)
             ((digest, name),) = self.names.items()
             if recorded is None:
-                return self.inputs[digest]
+                return self._checked(ledger, digest, name)
             raise InputError(ledger.source, None, f"was not reviewed on {name} (its collection digest differs)")
         if recorded is None:
             raise InputError(
@@ -85,6 +86,15 @@ class CollectionReplay:
         given = ", ".join(self.names.values())
         problem = f"was reviewed on none of the given collections ({given}): its collection digest differs from each"
         raise InputError(ledger.source, None, problem)
+
+    def _checked(self, ledger: Ledger, digest: str, name: str) -> dict:
+        """The inputs of a collection for a ledger that records no digest, once its docids are all found there:
+        target:T would otherwise compare its sample with docids of another collection and never stop."""
+        known = set(self.inputs[digest]["docids"])
+        missing = sum(1 for docid in set(ledger.docids) if docid not in known)
+        if missing:
+            raise InputError(ledger.source, None, f"{missing} of its docids are not in {name}: not reviewed on it")
+        return self.inputs[digest]
 
 
 def _load_replay_collections(names: Sequence[str]) -> CollectionReplay:
@@ -99,7 +109,9 @@ def _load_replay_collections(names: Sequence[str]) -> CollectionReplay:
     given: dict[str, str] = {}
     inputs: dict[str, dict] = {}
     for name in unique.values():
-        dataset = load_dataset(name)
+        with warnings.catch_warnings():  # a screening file with unlabelled rows was reviewed without them
+            warnings.simplefilter("ignore", InputWarning)
+            dataset = load_dataset(name, unlabelled="skip")
         digest = collection_digest(dataset.collection)
         if digest in inputs and inputs[digest]["qrels"] != dataset.qrels:
             raise ConfigError(

@@ -99,20 +99,36 @@ class SweepConfig:
         priors: starting_config)."""
         # no `stopping`: a sweep replays its rules on whole ledgers (in ReviewConfig they would stop the review)
         options = self.review_options(collection)
-        config = strategy_config(strategy, policy=policy, seed=seed, prior_seed=prior_seed, **options)
+        try:
+            config = strategy_config(strategy, policy=policy, seed=seed, prior_seed=prior_seed, **options)
+        except ConfigError as exc:
+            preset = self.default_preset_of(collection)
+            if preset is None:
+                raise
+            raise ConfigError(
+                f"{exc} (a screening file is reviewed with the preset {preset} when [review] names none; "
+                'set preset = "bmi" in [review] for BMI\'s settings)'
+            ) from None
         return config if query is None else starting_config(config, [query])
 
     def review_options(self, collection: str | None = None) -> Mapping[str, Any]:
         """[review] as it applies to the named collection: a screening file without a [review] preset takes the
         preset `tarsim simulate` gives it (presets.default_preset), so a sweep reviews it as simulate does; the
         preset's policy gives way to [sweep] policies, as an explicit preset's does."""
-        entry = next((entry for entry in self.collections if entry.name == collection), None)
-        if "preset" in self.review or entry is None or entry.path is None:
-            return self.review
-        preset = default_preset(entry.path)
+        preset = self.default_preset_of(collection)
         if preset is None:
             return self.review
-        return {k: v for k, v in apply_preset(preset, self.review).items() if k != "policy"}
+        options = {k: v for k, v in apply_preset(preset, self.review).items() if k != "policy"}
+        if "features" in self.review and "extractor" not in self.review:
+            options["extractor"] = "bmi"  # [review.features] are BMI's settings, as simulate's --features bmi:...
+        return options
+
+    def default_preset_of(self, collection: str | None) -> str | None:
+        """The preset a run of the named collection takes because [review] names none (a screening file's)."""
+        entry = next((entry for entry in self.collections if entry.name == collection), None)
+        if "preset" in self.review or entry is None or entry.path is None:
+            return None
+        return default_preset(entry.path)
 
     def feature_settings(self, collection: str | None = None) -> FeatureSettings:
         """The feature settings of the named collection's runs."""
