@@ -260,7 +260,7 @@ def test_two_collections_of_the_same_documents_with_other_qrels_are_refused(two_
 def test_each_collection_is_loaded_once(two_collections, monkeypatch):
     import tarsim.data.dataset
     from tarsim.reporting.compare import load_ledgers
-    from tarsim.reporting.plots import replay_inputs
+    from tarsim.stopping.replay_inputs import replay_inputs
 
     loaded = []
     load = tarsim.data.dataset.load_dataset
@@ -297,7 +297,8 @@ def test_plot_marks_target_stops_of_ledgers_of_several_collections(two_collectio
     replay_inputs of that collection or a plain docids/qrels dict, as Python callers pass it)."""
     from tarsim.data.dataset import load_dataset
     from tarsim.reporting.compare import load_ledgers
-    from tarsim.reporting.plots import plot_recall_effort, replay_inputs
+    from tarsim.reporting.plots import plot_recall_effort
+    from tarsim.stopping.replay_inputs import replay_inputs
 
     demo, small, runs = two_collections["demo"], two_collections["small"], two_collections["runs"]
     out = tmp_path / "f.png"

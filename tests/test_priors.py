@@ -16,6 +16,7 @@ import pytest
 import tarsim
 from tarsim.cli import main
 from tarsim.errors import ConfigError
+from tarsim.features import FeatureSettings
 from tarsim.policies.seeding import SeedingChoice, draw_priors
 from tarsim.simulator import ReviewConfig
 
@@ -294,6 +295,8 @@ def test_a_sweeps_bmi_feature_settings_choose_bmi_features_for_a_screening_file_
     seed = header["config"]["seed"]
     alone = tarsim.simulate(str(source), seed=seed, features="bmi:stem=false,min_df=1").ledgers["tiny"]
     assert [line["docid"] for line in lines] == alone.docids
+    settings = tarsim.simulate(str(source), seed=seed, features=FeatureSettings(stem=False, min_df=1))  # the API
+    assert settings.config.extractor == "bmi" and settings.ledgers["tiny"].docids == alone.docids
 
     config.write_text(
         '[sweep]\neffort_models = ["judge"]\n\n[[collections]]\npath = "tiny.csv"\n\n[review]\nlambda = 1e-3\n',

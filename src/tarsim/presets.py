@@ -98,11 +98,15 @@ class TARexpDefaultPreset(Preset):
 
 
 def apply_preset(name: str | None, explicit: Mapping[str, Any]) -> dict[str, Any]:
-    """ReviewConfig keyword arguments: the preset's settings, overridden by the explicitly given ones."""
+    """ReviewConfig keyword arguments: the preset's settings, overridden by the explicitly given ones. Explicit
+    `features` also override the preset's extractor: a spec names its own, and settings are BMI's features'."""
     if name is None:
         return dict(explicit)
     cls, _ = kind("preset").resolve(name)
-    return {**cls.settings, **explicit, "preset": cls.name}
+    settings = dict(cls.settings)
+    if "features" in explicit and "extractor" not in explicit:
+        settings.pop("extractor", None)
+    return {**settings, **explicit, "preset": cls.name}
 
 
 SCREENING_FILE_PRESET = "asreview-default"

@@ -82,8 +82,9 @@ def parse_marks(text: str) -> list[tuple[float, float]]:
 
 def run(args: argparse.Namespace) -> int:
     from tarsim.reporting.compare import load_ledgers
-    from tarsim.reporting.plots import plot_recall_effort, replay_inputs, save_figure
+    from tarsim.reporting.plots import plot_recall_effort, save_figure
     from tarsim.stopping import parse_stopping_rule
+    from tarsim.stopping.replay_inputs import replay_inputs
 
     validate("effort", args.effort)
     for rule in args.stopping:

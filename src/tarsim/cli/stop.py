@@ -55,8 +55,8 @@ def run(args: argparse.Namespace) -> int:
     from tarsim.errors import ConfigError
     from tarsim.metrics.tar import cost_at_stop
     from tarsim.reporting.compare import load_ledgers
-    from tarsim.reporting.plots import replay_inputs
     from tarsim.stopping import evaluate_stopping, parse_stopping_rule
+    from tarsim.stopping.replay_inputs import replay_inputs
 
     if not 0.0 < args.target_recall <= 1.0:
         raise ConfigError(f"--target-recall must be in (0, 1], got {args.target_recall}")

@@ -12,20 +12,22 @@ effort to judgments with each topic's mean cost per judgment in the plotted ledg
 from __future__ import annotations
 
 import math
-import os
-import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
 from tarsim.effort_models import make_effort_model
-from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.errors import ConfigError
 from tarsim.metrics.recall_effort import GRID_A, check_recall_kind, recall_curve
 from tarsim.reporting.compare import group_ledgers, pair_key
+
+if TYPE_CHECKING:
+    from tarsim.stopping.replay_inputs import ReplayInputs
 
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
 """Okabe-Ito colours (distinguishable with colour-vision deficiencies)."""
@@ -47,100 +49,6 @@ STYLE = {
     "svg.hashsalt": "tarsim",
     "svg.fonttype": "none",
 }
-
-
-ReplayInputs = Callable[[Ledger], Mapping]
-"""A ledger's replay inputs: what stopping rules that draw from the collection need (docids and qrels for target:T;
-see tarsim.stopping), those of the collection the ledger was reviewed on."""
-
-
-def _recorded_collection(ledger: Ledger) -> str | None:
-    """The digest of the collection the ledger was reviewed on, as its header records it (None: not recorded)."""
-    return ledger.header.get("inputs", {}).get("collection")
-
-
-@dataclass(frozen=True)
-class CollectionReplay:
-    """Replay inputs of the collections given by name, keyed by collection digest; called with a ledger, it returns
-    those of the collection the ledger was reviewed on, or refuses the ledger in one line."""
-
-    names: dict[str, str]  # digest -> the name the collection was given by (a directory or a screening file)
-    inputs: dict[str, dict]  # digest -> {"docids": ..., "qrels": ...}
-
-    def __call__(self, ledger: Ledger) -> dict:
-        recorded = _recorded_collection(ledger)
-        if isinstance(recorded, str) and recorded in self.inputs:
-            return self.inputs[recorded]
-        if len(self.names) == 1:  # one collection: it serves a ledger that records none (older, converted ledgers)
-            ((digest, name),) = self.names.items()
-            if recorded is None:
-                return self._checked(ledger, digest, name)
-            raise InputError(ledger.source, None, f"was not reviewed on {name} (its collection digest differs)")
-        if recorded is None:
-            raise InputError(
-                ledger.source,
-                None,
-                "records no collection digest, so which --collection it was reviewed on cannot be told "
-                "(replay it with its own collection alone)",
-            )
-        given = ", ".join(self.names.values())
-        problem = f"was reviewed on none of the given collections ({given}): its collection digest differs from each"
-        raise InputError(ledger.source, None, problem)
-
-    def _checked(self, ledger: Ledger, digest: str, name: str) -> dict:
-        """The inputs of a collection for a ledger that records no digest, once its docids are all found there:
-        target:T would otherwise compare its sample with docids of another collection and never stop."""
-        known = set(self.inputs[digest]["docids"])
-        missing = sum(1 for docid in set(ledger.docids) if docid not in known)
-        if missing:
-            raise InputError(ledger.source, None, f"{missing} of its docids are not in {name}: not reviewed on it")
-        return self.inputs[digest]
-
-
-def _load_replay_collections(names: Sequence[str]) -> CollectionReplay:
-    """Load each named collection once, keyed by its digest; two names that hold the same documents with
-    different qrels are refused, since a ledger's collection digest cannot tell them apart."""
-    from tarsim.data.dataset import load_dataset
-    from tarsim.features import collection_digest
-
-    unique: dict[str, str] = {}  # one name per file: "DIR" and "./DIR" are loaded once
-    for name in names:
-        unique.setdefault(os.path.realpath(name), name)
-    given: dict[str, str] = {}
-    inputs: dict[str, dict] = {}
-    for name in unique.values():
-        with warnings.catch_warnings():  # a screening file with unlabelled rows was reviewed without them
-            warnings.simplefilter("ignore", InputWarning)
-            dataset = load_dataset(name, unlabelled="skip")
-        digest = collection_digest(dataset.collection)
-        if digest in inputs and inputs[digest]["qrels"] != dataset.qrels:
-            raise ConfigError(
-                f"--collection {given[digest]} and {name} hold the same documents with different qrels: "
-                "a ledger's collection digest cannot tell them apart; give one of them"
-            )
-        given.setdefault(digest, name)
-        inputs.setdefault(digest, {"docids": dataset.collection.docids, "qrels": dataset.qrels})
-    return CollectionReplay(given, inputs)
-
-
-def replay_inputs(
-    collections: str | os.PathLike | Sequence[str | os.PathLike] | None, ledgers: Sequence[Ledger] = ()
-) -> ReplayInputs:
-    """Each ledger's replay inputs from `collections` (directories or screening files, each loaded once): those of
-    the one whose digest its header records. Every ledger of `ledgers` is matched now, so that one reviewed on
-    none of them is refused before any work. Without collections, no inputs (rules that need none still work)."""
-    given = [collections] if isinstance(collections, (str, os.PathLike)) else list(collections or ())
-    names = [os.fspath(name) for name in given if os.fspath(name)]
-    if not names:
-        return _no_replay_inputs
-    replay = _load_replay_collections(names)
-    for ledger in ledgers:
-        replay(ledger)
-    return replay
-
-
-def _no_replay_inputs(ledger: Ledger) -> dict:
-    return {}
 
 
 def _per_ledger(replay: Mapping | ReplayInputs | None) -> ReplayInputs:

@@ -118,10 +118,7 @@ class SweepConfig:
         preset = self.default_preset_of(collection)
         if preset is None:
             return self.review
-        options = {k: v for k, v in apply_preset(preset, self.review).items() if k != "policy"}
-        if "features" in self.review and "extractor" not in self.review:
-            options["extractor"] = "bmi"  # [review.features] are BMI's settings, as simulate's --features bmi:...
-        return options
+        return {k: v for k, v in apply_preset(preset, self.review).items() if k != "policy"}
 
     def default_preset_of(self, collection: str | None) -> str | None:
         """The preset a run of the named collection takes because [review] names none (a screening file's)."""
