@@ -327,3 +327,92 @@ def test_a_screening_file_with_unlabelled_records_replays_the_review_that_left_t
     capsys.readouterr()
     rows = _stop_rows(capsys, out / "ledgers", "--collection", source)
     assert rows and all(row["rule"].startswith("target:") for row in rows)
+
+
+# ---- target:T on ledgers of the built-in demo, with no folder to give as --collection ------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo_runs(tmp_path_factory):
+    """Ledgers of a short review of the built-in demo (`tarsim simulate` without --collection), topics T1 and T2."""
+    out = tmp_path_factory.mktemp("demo-runs") / "out"
+    args = ["--topic", "T1", "--topic", "T2", "--max-effort", "R+40", "--effort", "judge"]
+    assert main(["simulate", *args, "--out", str(out)]) == 0
+    return out
+
+
+def test_stop_replays_target_on_demo_ledgers_without_a_collection(demo_runs, two_collections, capsys):
+    """`tarsim stop OUT --rule target:T` on the demo's ledgers needs no --collection: the rows are those the demo
+    written to a folder and given as --collection gives; beside another --collection the demo is still served."""
+    capsys.readouterr()
+    without = _stop_rows(capsys, demo_runs)
+    assert len(without) == 4 and all(row["stopped"] for row in without)
+    assert without == _stop_rows(capsys, demo_runs, "--collection", two_collections["demo"])  # the exported demo
+    assert without == _stop_rows(capsys, demo_runs, "--collection", two_collections["small"])  # beside another
+    runs, small = two_collections["runs"], two_collections["small"]
+    mixed = _stop_rows(capsys, runs, "--collection", small)  # the demo ledger: the demo; the small one: its own
+    assert len(mixed) == 4 and mixed == _stop_rows(
+        capsys, runs, "--collection", small, "--collection", runs.parent / "demo"
+    )
+    err = _refused(capsys, "stop", runs / "small", *TARGET_RULES)  # not the demo's: give --collection, as before
+    assert "needs the collection's docids and the qrels" in err and "--collection" in err
+
+
+def test_a_given_collection_of_the_demos_documents_comes_before_the_demo(
+    demo, demo_runs, two_collections, tmp_path, capsys
+):
+    """A --collection whose digest a demo ledger records (the demo's documents, here with other qrels: every T1
+    document relevant) is the one the user asked for: it replays the ledger, not the built-in demo."""
+    from tarsim.data import read_qrels
+
+    exported = two_collections["demo"]
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    for path in exported.iterdir():
+        if path.name != "qrels.txt":
+            (twin / path.name).write_bytes(path.read_bytes())
+    qrels = read_qrels(exported / "qrels.txt")
+    write_qrels(twin / "qrels.txt", {**qrels, "T1": dict.fromkeys(demo.collection.docids, 1)})
+    capsys.readouterr()
+    rows = _stop_rows(capsys, demo_runs / "ledgers" / "T1.jsonl", "--collection", twin)
+    assert [row["sample_size"] for row in rows] == [2, 4]  # every document drawn is a target
+    assert [row["sample_size"] for row in _stop_rows(capsys, demo_runs / "ledgers" / "T1.jsonl")] != [2, 4]
+
+
+def test_plot_marks_target_stops_on_demo_ledgers_without_a_collection(demo_runs, two_collections, tmp_path, capsys):
+    out = tmp_path / "f.png"
+    for layout in ([], ["--per-topic"]):
+        assert main(["plot", str(demo_runs), "--out", str(out), "--stopping", "target:10", *layout]) == 0
+        assert out.read_bytes()[:4] == b"\x89PNG"
+        out.unlink()
+    small = tmp_path / "small.png"
+    err = _refused(capsys, "plot", two_collections["runs"] / "small", "--out", small, "--stopping", "target:2")
+    assert "needs the collection's docids and the qrels" in err and not small.exists()
+
+
+def test_replay_inputs_serve_the_demo_built_once_and_only_when_a_ledger_records_a_digest(demo, demo_runs, monkeypatch):
+    """replay_inputs(None, ...) gives a demo ledger the demo's docids and qrels and another ledger none; the demo
+    is built once for all ledgers, not at all for ledgers that record no digest, and its digest is stable."""
+    import ledger_factory
+    import tarsim.synthetic
+    from tarsim.features import collection_digest
+    from tarsim.reporting.compare import load_ledgers
+    from tarsim.stopping import replay_inputs as module
+
+    assert collection_digest(demo.collection) == collection_digest(tarsim.synthetic.demo_dataset().collection)
+    built = []
+    build = tarsim.synthetic.demo_dataset
+    monkeypatch.setattr(tarsim.synthetic, "demo_dataset", lambda: built.append(1) or build())
+    module._demo_replay.cache_clear()
+    try:
+        anonymous = ledger_factory.make_ledger([1, 0], topic="T1")  # records no collection digest
+        assert module.replay_inputs(None, [anonymous])(anonymous) == {} and built == []
+        ledgers = load_ledgers([demo_runs])
+        replay = module.replay_inputs(None, ledgers)
+        assert len(ledgers) == 2 and built == []  # built on first need, not before
+        for ledger in ledgers:
+            assert replay(ledger) == {"docids": demo.collection.docids, "qrels": demo.qrels}
+        other = ledger_factory.make_ledger([1, 0], topic="T1", inputs={"collection": "0" * 64})
+        assert replay(other) == {} and len(built) == 1
+    finally:
+        module._demo_replay.cache_clear()

@@ -39,8 +39,8 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--collection",
         action="append",
         metavar="DIR|FILE",
-        help="collection directory or screening file (needed by target:T stopping rules; repeatable: each ledger is "
-        "replayed with the one it was reviewed on)",
+        help="collection directory or screening file (needed by target:T stopping rules, not for ledgers of the "
+        "built-in demo; repeatable: each ledger is replayed with the one it was reviewed on)",
     )
     parser.add_argument(
         "--group-by",

@@ -1,9 +1,11 @@
 """What stopping rules that draw from the collection (target:T) need to replay a ledger: the docids and qrels of
 the collection it was reviewed on, matched by the collection digest its header records (`tarsim stop` and `tarsim
-plot` with `--collection`, once or repeated)."""
+plot` with `--collection`, once or repeated). The built-in demo is always known: a ledger of it (`tarsim simulate`
+without --collection) is replayed with the demo's docids and qrels, with or without --collection."""
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -22,6 +24,26 @@ def _recorded_collection(ledger: Ledger) -> str | None:
     return ledger.header.get("inputs", {}).get("collection")
 
 
+@functools.cache
+def _demo_replay() -> tuple[str, dict]:
+    """The built-in demo's collection digest and replay inputs, built on first need and kept (the demo is the same
+    on every build: synthetic.demo_dataset is fully determined by its seed)."""
+    from tarsim.features import collection_digest
+    from tarsim.synthetic import demo_dataset
+
+    dataset = demo_dataset()
+    return collection_digest(dataset.collection), {"docids": dataset.collection.docids, "qrels": dataset.qrels}
+
+
+def _demo_inputs(recorded: object) -> dict | None:
+    """The demo's replay inputs when `recorded` (a ledger's collection digest) is the demo's, else None; the demo is
+    built only for a ledger that records a digest, so ledgers that record none cost nothing."""
+    if not isinstance(recorded, str):
+        return None
+    digest, inputs = _demo_replay()
+    return inputs if recorded == digest else None
+
+
 @dataclass(frozen=True)
 class CollectionReplay:
     """Replay inputs of the collections given by name, keyed by collection digest; called with a ledger, it returns
@@ -34,7 +56,10 @@ class CollectionReplay:
     def __call__(self, ledger: Ledger) -> dict:
         recorded = _recorded_collection(ledger)
         if isinstance(recorded, str) and recorded in self.inputs:
-            return self.inputs[recorded]
+            return self.inputs[recorded]  # a given collection first: it may hold the demo's documents, other qrels
+        demo = _demo_inputs(recorded)
+        if demo is not None:  # the demo has no folder to give: it is served beside any --collection
+            return demo
         if len(self.names) == 1:  # one collection: it serves a ledger that records none (older, converted ledgers)
             ((digest, name),) = self.names.items()
             if recorded is None:
@@ -93,17 +118,21 @@ def replay_inputs(
     collections: str | os.PathLike | Sequence[str | os.PathLike] | None, ledgers: Sequence[Ledger] = ()
 ) -> ReplayInputs:
     """Each ledger's replay inputs from `collections` (directories or screening files, each loaded once): those of
-    the one whose digest its header records. Every ledger of `ledgers` is matched now, so that one reviewed on
-    none of them is refused before any work. Without collections, no inputs (rules that need none still work)."""
+    the one whose digest its header records, or the built-in demo's for a ledger of the demo. Every ledger of
+    `ledgers` is matched now, so that one reviewed on none of them is refused before any work. Without
+    collections, a demo ledger gets the demo's inputs and any other none (rules that need none still work)."""
     given = [collections] if isinstance(collections, (str, os.PathLike)) else list(collections or ())
     names = [os.fspath(name) for name in given if os.fspath(name)]
     if not names:
-        return _no_replay_inputs
+        return _demo_or_nothing
     replay = _load_replay_collections(names)
     for ledger in ledgers:
         replay(ledger)
     return replay
 
 
-def _no_replay_inputs(ledger: Ledger) -> dict:
-    return {}
+def _demo_or_nothing(ledger: Ledger) -> dict:
+    """Without collections: the demo's inputs for a ledger of the demo, none for any other ledger (rules that need
+    no collection still work; target:T then asks for --collection in one line)."""
+    demo = _demo_inputs(_recorded_collection(ledger))
+    return {} if demo is None else demo
