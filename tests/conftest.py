@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -39,6 +40,16 @@ def pytest_unconfigure(config) -> None:
 def _private_feature_cache(tmp_path_factory, monkeypatch):
     """Every test gets its own empty feature cache: tests never write to (or read) the user's real cache."""
     monkeypatch.setenv("TARSIM_CACHE_DIR", str(tmp_path_factory.mktemp("feature-cache")))
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close the matplotlib figures a test opened (plots and `tarsim plot` leave theirs open): past 20 open
+    figures matplotlib warns on stderr, which tests that read a command's one error line would see."""
+    yield
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        pyplot.close("all")
 
 
 @pytest.fixture(scope="session")

@@ -113,3 +113,50 @@ def test_plot_command(tmp_path, capsys):
     assert main(["plot", str(tmp_path / "runs"), "--out", str(out), "--stopping", "kne"]) == 2
     assert "stopping rule 'kne'" in capsys.readouterr().err
     assert main(["plot", str(tmp_path / "missing"), "--out", str(out)]) == 2
+
+
+def target_study():
+    """One topic of 200 documents whose 5 relevant ones the review presents first, and the collection's docids and
+    qrels: the target sample (drawn from all 200) costs far more than the review took to find every relevant one."""
+    ledgers = [ledger_from_lines(ledger_lines("A", "good", 0, [1] * 5 + [0] * 5, size=200))]
+    docids = [f"A-{i}" for i in range(200)]
+    return ledgers, {"docids": docids, "qrels": {"A": {docid: int(i < 5) for i, docid in enumerate(docids)}}}
+
+
+def points(ax, gid):
+    """The (x, y) of every point drawn on `ax` by lines with this gid."""
+    lines = [line for line in ax.get_lines() if line.get_gid() == gid]
+    return [(float(x), float(y)) for line in lines for x, y in zip(*line.get_data(), strict=True)]
+
+
+def test_the_axis_covers_stops_beyond_the_last_relevant_found():
+    """target:T overshoots: its stop lies far past the effort at which the review found its last relevant document
+    (5 judgments: the axis used to end at 5.25 and the stop vanished); the axis now ends a little past the stop."""
+    from tarsim.stopping import evaluate_stopping
+
+    ledgers, replay = target_study()
+    outcome = evaluate_stopping(ledgers[0], "target:2", effort_models=["judge"], **replay)
+    assert outcome.stopped and outcome.effort["judge"] > 1.05 * 5
+    for per_topic in (True, False):
+        figure = plot_recall_effort(ledgers, per_topic=per_topic, stopping=["target:2"], replay=replay, marks=())
+        (ax,) = figure.axes
+        assert points(ax, "stop") == [(outcome.effort["judge"], outcome.recall)]
+        assert ax.get_xlim() == pytest.approx((0, 1.05 * outcome.effort["judge"]))
+        assert points(ax, "stop-beyond") == []
+
+
+def test_a_stop_beyond_an_explicit_xmax_is_drawn_hollow_at_the_right_edge():
+    from tarsim.stopping import evaluate_stopping
+
+    ledgers, replay = target_study()
+    outcome = evaluate_stopping(ledgers[0], "target:2", effort_models=["judge"], **replay)
+    for per_topic in (True, False):
+        figure = plot_recall_effort(ledgers, per_topic=per_topic, stopping=["target:2"], replay=replay, xmax=4)
+        (ax,) = figure.axes
+        assert ax.get_xlim() == (0, 4) and points(ax, "stop") == []
+        assert points(ax, "stop-beyond") == [(4.0, outcome.recall)]
+        legend = figure.legends[0] if per_topic else ax.get_legend()
+        labels = [text.get_text() for text in legend.get_texts()]
+        assert "stop: target:2 beyond the axis (at its right edge)" in labels
+    figure = plot_recall_effort(ledgers, stopping=["target:2"], replay=replay)  # nothing beyond: no such entry
+    assert not any("beyond" in text.get_text() for text in figure.axes[0].get_legend().get_texts())

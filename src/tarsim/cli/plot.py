@@ -57,7 +57,8 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--xmax",
         type=float,
         metavar="E",
-        help="right end of the effort axis (default: just past the last relevant found)",
+        help="right end of the effort axis (default: just past the last relevant found and every stop; a stop "
+        "beyond E is drawn hollow on the right edge)",
     )
     parser.add_argument("--columns", type=int, metavar="N", help="panels per row with --per-topic")
     parser.add_argument("--title", help="figure title")

@@ -1,6 +1,7 @@
 """Recall-effort figures from ledgers (matplotlib, Agg backend): one line per group (policy/strategy), the mean
 over seeds with a min-max band over seeds, markers at E = aR+b, reference lines for random and perfect review,
-stopping points, averaged over topics or as a grid of small multiples (one panel per topic).
+stopping points, averaged over topics or as a grid of small multiples (one panel per topic). Each panel's effort
+axis reaches past its last relevant found and its furthest stop; a stop beyond an explicit xmax sits on the edge.
 
 Averaging over topics: each run's recall is read on a common effort grid (a step function; after a ledger's
 end, recall stays at its final value), averaged over topics per seed; the line is the mean of those seed curves
@@ -12,7 +13,7 @@ effort to judgments with each topic's mean cost per judgment in the plotted ledg
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,6 +37,8 @@ MARKS = tuple((a, 100.0) for a in GRID_A)
 FORMATS = ("png", "svg", "pdf")
 GRID_POINTS = 400
 LINESTYLES = ("-", (0, (5, 1.5)), "-.", (0, (1, 1)))
+STOP_MARKERS = ("X", "P", "D", "v", "^", "s")
+"""One marker per stopping rule, in the order the rules were given."""
 
 STYLE = {
     "font.size": 10,
@@ -121,6 +124,35 @@ def _stop_marks(runs: Sequence[Ledger], rule: str, model, replay: ReplayInputs) 
     return marks
 
 
+PanelStops = dict[str, list[list[StopMark]]]
+"""A panel's stop marks: per group, one list per stopping rule (in the order the rules were given)."""
+
+
+def _panel_stops(
+    groups: Mapping[str, Sequence[Ledger]], stopping: Sequence[str], model, replay: ReplayInputs, average: bool
+) -> PanelStops:
+    """Each group's stop marks per rule (with `average`, the mean over the runs where the rule fired), computed once
+    per panel: they both stretch the axis and are drawn, and evaluate_stopping can be slow."""
+    stops: PanelStops = {}
+    for group, runs in groups.items():
+        stops[group] = []
+        for rule in stopping:
+            marks = _stop_marks(runs, rule, model, replay)
+            if average and marks:
+                marks = [StopMark(float(np.mean([s.effort for s in marks])), float(np.mean([s.recall for s in marks])))]
+            stops[group].append(marks)
+    return stops
+
+
+def _panel_limit(ledgers: Sequence[Ledger], model, recall: str, stops: PanelStops, xmax: float | None) -> float:
+    """The panel's right edge: `xmax` when given; else a little past both the effort at which the slowest run found
+    its last relevant document and the furthest stop mark (a target:T stop may lie far beyond the former)."""
+    if xmax:
+        return xmax
+    furthest = max((mark.effort for per_rule in stops.values() for marks in per_rule for mark in marks), default=0.0)
+    return max(_x_limit(ledgers, model, recall), 1.05 * furthest)
+
+
 def group_styles(groups: Sequence[str]) -> dict[str, tuple[str, object]]:
     """Colour and line style per group: with two or more grouping fields ("policy, strategy"), the colour follows the
     first field and the line style the rest, so that overlapping curves stay distinguishable."""
@@ -142,11 +174,11 @@ def _draw_panel(
     model,
     xmax: float,
     marks: Sequence[tuple[float, float]],
-    stopping: Sequence[str],
-    replay: ReplayInputs,
-    average: bool,
+    stops: PanelStops,
     recall: str = "presented",
-) -> None:
+) -> set[int]:
+    """Draw one panel up to effort `xmax`; a stop mark beyond it (an explicit --xmax) is drawn hollow at the right
+    edge (gid `stop-beyond`). Returns the indices of the rules that had such a mark, for the legend."""
     grid = np.linspace(0.0, xmax, GRID_POINTS)
     everyone = [ledger for runs in groups.values() for ledger in runs]
     topics: dict[tuple, Ledger] = {}
@@ -173,7 +205,7 @@ def _draw_panel(
     ax.plot(
         grid, np.mean(random_line, axis=0), ls=":", lw=1.2, color="0.35", gid="random", label=f"random review{suffix}"
     )
-    stop_markers = ("X", "P", "D", "v", "^", "s")
+    beyond_rules: set[int] = set()
     for group, runs in groups.items():
         colour, linestyle = styles[group]
         curves = _seed_curves(runs, grid, model, recall)
@@ -193,27 +225,44 @@ def _draw_panel(
                 ys.append(float(np.mean(recalls)))
         if xs:
             ax.plot(xs, ys, ls="none", marker="o", ms=5, mfc="white", mec=colour, mew=1.4, gid="marks")
-        for index, rule in enumerate(stopping):
-            stops = _stop_marks(runs, rule, model, replay)
-            if average and stops:
-                stops = [StopMark(float(np.mean([s.effort for s in stops])), float(np.mean([s.recall for s in stops])))]
+        for index, rule_marks in enumerate(stops[group]):
+            marker = STOP_MARKERS[index % len(STOP_MARKERS)]
+            inside = [s for s in rule_marks if s.effort <= xmax]
+            beyond = [s for s in rule_marks if s.effort > xmax]
             ax.plot(
-                [s.effort for s in stops],
-                [s.recall for s in stops],
+                [s.effort for s in inside],
+                [s.recall for s in inside],
                 ls="none",
-                marker=stop_markers[index % len(stop_markers)],
+                marker=marker,
                 ms=7,
                 color=colour,
                 mec="white",
                 mew=0.6,
                 gid="stop",
             )
+            if beyond:  # not silently lost past the axis: hollow, on its right edge, at the stop's recall
+                beyond_rules.add(index)
+                ax.plot(
+                    [xmax] * len(beyond),
+                    [s.recall for s in beyond],
+                    ls="none",
+                    marker=marker,
+                    ms=7,
+                    mfc="white",
+                    mec=colour,
+                    mew=1.4,
+                    clip_on=False,
+                    gid="stop-beyond",
+                )
     ax.set_xlim(0, xmax)
     ax.set_ylim(0, 1.04)
     ax.grid(True, color="0.9", lw=0.6)
+    return beyond_rules
 
 
-def _legend_handles(stopping: Sequence[str], marks: Sequence[tuple[float, float]], average: bool):
+def _legend_handles(
+    stopping: Sequence[str], marks: Sequence[tuple[float, float]], average: bool, beyond: Collection[int] = ()
+):
     from matplotlib.lines import Line2D
 
     handles = []
@@ -232,7 +281,7 @@ def _legend_handles(stopping: Sequence[str], marks: Sequence[tuple[float, float]
             )
         )
     for index, rule in enumerate(stopping):
-        marker = ("X", "P", "D", "v", "^", "s")[index % 6]
+        marker = STOP_MARKERS[index % len(STOP_MARKERS)]
         handles.append(
             Line2D(
                 [],
@@ -244,6 +293,20 @@ def _legend_handles(stopping: Sequence[str], marks: Sequence[tuple[float, float]
                 label=f"stop: {rule}" + (" (mean where fired)" if average else ""),
             )
         )
+        if index in beyond:
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    ls="none",
+                    marker=marker,
+                    mfc="white",
+                    mec="0.2",
+                    mew=1.4,
+                    ms=7,
+                    label=f"stop: {rule} beyond the axis (at its right edge)",
+                )
+            )
     return handles
 
 
@@ -279,8 +342,9 @@ def plot_recall_effort(
     with plt.rc_context(STYLE):
         if not per_topic:
             fig, ax = plt.subplots(figsize=(7.0, 4.2), layout="constrained")
-            limit = xmax or _x_limit(ledgers, model, recall)
-            _draw_panel(ax, groups, styles, model, limit, marks, stopping, replay, average=True, recall=recall)
+            stops = _panel_stops(groups, stopping, model, replay, average=True)
+            limit = _panel_limit(ledgers, model, recall, stops, xmax)
+            beyond = _draw_panel(ax, groups, styles, model, limit, marks, stops, recall=recall)
             topics = len({pair_key(ledger)[:2] for ledger in ledgers})
             seeds = len({pair_key(ledger)[2] for ledger in ledgers})
             ax.set_title(
@@ -292,7 +356,7 @@ def plot_recall_effort(
             ax.set_ylabel(ylabel)
             handles, _ = ax.get_legend_handles_labels()
             ax.legend(
-                handles=handles + _legend_handles(stopping, marks, True),
+                handles=handles + _legend_handles(stopping, marks, True, beyond),
                 loc="upper center",
                 bbox_to_anchor=(0.5, -0.2),
                 ncols=2,
@@ -306,12 +370,14 @@ def plot_recall_effort(
         fig, axes = plt.subplots(
             nrows, ncols, figsize=(3.1 * ncols + 0.4, 2.6 * nrows + 0.9), squeeze=False, layout="constrained"
         )
+        beyond: set[int] = set()
         for ax, key in zip(axes.flat, keys, strict=False):
             subset = {g: [run for run in runs if pair_key(run)[:2] == key] for g, runs in groups.items()}
             subset = {g: runs for g, runs in subset.items() if runs}
             members = [run for runs in subset.values() for run in runs]
-            limit = xmax or _x_limit(members, model, recall)
-            _draw_panel(ax, subset, styles, model, limit, marks, stopping, replay, average=False, recall=recall)
+            stops = _panel_stops(subset, stopping, model, replay, average=False)
+            limit = _panel_limit(members, model, recall, stops, xmax)
+            beyond |= _draw_panel(ax, subset, styles, model, limit, marks, stops, recall=recall)
             sample = members[0]
             ax.set_title(f"{key[1]}\nR={sample.relevant}, N={sample.collection_size}", fontsize="medium")
         for ax in axes.flat[n:]:
@@ -331,7 +397,7 @@ def plot_recall_effort(
             ),
             Line2D([], [], ls=":", color="0.35", label="random review" + ("" if model.name == "judge" else " (est.)")),
         ]
-        handles += _legend_handles(stopping, marks, False)
+        handles += _legend_handles(stopping, marks, False, beyond)
         seeds = len({pair_key(ledger)[2] for ledger in ledgers})
         fig.legend(
             handles=handles, loc="outside lower center", ncols=min(len(handles), 2 if ncols < 3 else 3), frameon=False
