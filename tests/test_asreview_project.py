@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import csv
 import json
-import sqlite3
 import warnings
 import zipfile
 
 import pytest
 
+from asreview_fixtures import write_project
 from tarsim.cli import main
 from tarsim.data.asreview_project import read_asreview_project
 from tarsim.data.order import read_review
@@ -30,46 +30,6 @@ def make_project(path, name="Tiny review", results=RESULTS, data=None):
     `data` = (file name, bytes) puts that data file in the zip and names it in project.json as ASReview does."""
     records = [(rid, rid - 1, "data", inc, GROUP.get(rid)) for rid, inc in INCLUDED.items()]
     return write_project(path, records, results, name, data)
-
-
-def write_project(path, records, results, name="Tiny review", data=None):
-    """A project file in ASReview 3's layout: `records` (record_id, dataset_row, dataset_id, included,
-    duplicate_of) and `results` (record_id, label, querier) in results.db; `data` = (file name, bytes): the
-    imported file under data/ and project.json's `datasets` entry for dataset id "data"."""
-    database = path.parent / f"{path.stem}.results.db"
-    database.unlink(missing_ok=True)
-    connection = sqlite3.connect(database)
-    connection.execute(  # as ASReview 3.0.8 declares it: group_id is a generated column, hidden from table_info
-        "CREATE TABLE record (record_id INTEGER PRIMARY KEY, dataset_row INTEGER, dataset_id TEXT, title TEXT, "
-        "abstract TEXT, included INTEGER, duplicate_of INTEGER, "
-        "group_id INTEGER GENERATED ALWAYS AS (COALESCE(duplicate_of, record_id)) VIRTUAL)"
-    )
-    connection.executemany(
-        "INSERT INTO record (record_id, dataset_row, dataset_id, title, abstract, included, duplicate_of) "
-        "VALUES (?, ?, ?, 't', 'a', ?, ?)",
-        records,
-    )
-    connection.execute(
-        "CREATE TABLE results (record_id INTEGER UNIQUE, label INTEGER, classifier TEXT, querier TEXT, "
-        "balancer TEXT, feature_extractor TEXT, training_set INTEGER, time FLOAT, note TEXT, tags JSON, "
-        "user_id INTEGER)"
-    )
-    connection.executemany(
-        "INSERT INTO results (record_id, label, querier, time) VALUES (?, ?, ?, 0)",
-        [(rid, label, querier) for rid, label, querier in results],
-    )
-    connection.execute("PRAGMA user_version = 3")
-    connection.commit()
-    connection.close()
-    config = {"version": "3.0.8", "name": name, "project_file_version": 3}
-    if data is not None:
-        config["datasets"] = [{"id": "data", "name": data[0]}]
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("project.json", json.dumps(config))
-        archive.write(database, "results.db")
-        if data is not None and data[1] is not None:
-            archive.writestr(f"data/{data[0]}", data[1])
-    return path
 
 
 def test_project_as_a_ledger(tmp_path):

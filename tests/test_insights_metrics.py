@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ledger_factory
+from asreview_fixtures import write_project
 from tarsim.cli import main
 from tarsim.data.ledger import ledger_from_lines
 from tarsim.metrics import insights
@@ -195,33 +196,14 @@ def test_a_run_is_named_by_what_it_ran():
     assert insights.tool_of(other) == "tarsim document/document; learner logistic; presumed_nonrelevant 0"
 
 
-def asreview_project(path, model):
-    """A minimal ASReview 3 project: records 0..3 (0 included), priors 0 and 1, then 2 and 3 ranked by `model`
-    (classifier, querier, balancer, feature_extractor) as results.db records it."""
-    import sqlite3
-    import zipfile
-
-    database = path.parent / f"{path.stem}.db"
-    connection = sqlite3.connect(database)
-    connection.execute("CREATE TABLE record (record_id INTEGER PRIMARY KEY, included INTEGER)")
-    connection.executemany("INSERT INTO record VALUES (?, ?)", [(0, 1), (1, 0), (2, 0), (3, 0)])
-    connection.execute(
-        "CREATE TABLE results (record_id INTEGER UNIQUE, label INTEGER, classifier TEXT, querier TEXT, "
-        "balancer TEXT, feature_extractor TEXT)"
-    )
-    rows = [(0, 1, None, None, None, None), (1, 0, None, None, None, None), (2, 0, *model), (3, 0, *model)]
-    connection.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?)", rows)
-    connection.commit()
-    connection.close()
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("project.json", json.dumps({"name": "review", "project_file_version": 3}))
-        archive.write(database, "results.db")
-    return path
-
-
 def test_asreview_projects_are_named_by_their_model(tmp_path, capsys):
-    svm = asreview_project(tmp_path / "u4.asreview", ("svm", "max", "balanced", "tfidf"))
-    nb = asreview_project(tmp_path / "u3.asreview", ("nb", "max", "balanced", "tfidf"))
+    """Two minimal projects (records 0..3, 0 included; priors 0 and 1, then 2 and 3 ranked by the model results.db
+    records) are two tools, named as `asreview simulate`'s options."""
+    records = [(0, 1), (1, 0), (2, 0), (3, 0)]  # (record_id, included): no data rows
+    results = [(0, 1, None), (1, 0, None), (2, 0, "max"), (3, 0, "max")]
+    model = {"balancer": "balanced", "feature_extractor": "tfidf"}
+    svm = write_project(tmp_path / "u4.asreview", records, results, "review", model={"classifier": "svm", **model})
+    nb = write_project(tmp_path / "u3.asreview", records, results, "review", model={"classifier": "nb", **model})
     assert main(["metrics", str(svm), str(nb), "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert [review["tool"] for review in document["reviews"]] == [
