@@ -407,6 +407,8 @@ def test_replay_inputs_serve_the_demo_built_once_and_only_when_a_ledger_records_
     try:
         anonymous = ledger_factory.make_ledger([1, 0], topic="T1")  # records no collection digest
         assert module.replay_inputs(None, [anonymous])(anonymous) == {} and built == []
+        smaller = ledger_factory.make_ledger([1, 0], topic="T1", inputs={"collection": "0" * 64})  # 1,000 documents
+        assert module.replay_inputs(None, [smaller])(smaller) == {} and built == []  # not the demo's size: no build
         ledgers = load_ledgers([demo_runs])
         replay = module.replay_inputs(None, ledgers)
         assert len(ledgers) == 2 and built == []  # built on first need, not before
