@@ -31,6 +31,7 @@ from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.processes import fork_is_safe, parallel_map
 from tarsim.segmentation import segment_document
 from tarsim.sentences import Background, LazySentences, start_background
+from tarsim.term_counts import count_terms
 
 FEATURES_FORMAT = 3
 """Bumped whenever the feature computation or the cache file layout changes, so that stale caches are not reused."""
@@ -304,11 +305,15 @@ def _map_chunks(function: Callable, chunks: list, *args, n_jobs: int | None = No
     if len(chunks) == 1:
         return [function(chunks[0], *args)]
     workers = min(len(chunks), n_jobs if n_jobs is not None else available_cores())
-    # Forked workers start with what this process imported: scikit-learn's vectoriser once here, not once in each
-    # worker (about 0.7 s sooner than fresh loky workers too).
-    import sklearn.feature_extraction.text  # noqa: F401
+    # The workers count without scikit-learn (tarsim.term_counts), so they are forked before it is imported and
+    # this process imports it, for the weighting that follows, while they count (about a second on 2 cores).
+    arguments = [(chunk, *args) for chunk in chunks]
+    return parallel_map(function, arguments, workers, fork=_can_fork(), while_waiting=_import_scikit_learn)
 
-    return parallel_map(function, [(chunk, *args) for chunk in chunks], workers, fork=_can_fork())
+
+def _import_scikit_learn() -> None:
+    """Import what features_from_counts needs (scikit-learn's first import takes about a second)."""
+    import sklearn.preprocessing  # noqa: F401
 
 
 def _can_fork() -> bool:
@@ -345,14 +350,7 @@ def _count_chunk(documents: Sequence[Document], stem: bool, tokens: str = "bmi")
     lengths = np.fromiter((len(s) for s in sentence_lists), dtype=np.int64, count=len(sentence_lists))
     flat = [sentence for sentences in sentence_lists for sentence in sentences]
     words = np.fromiter((len(s.split()) for s in flat), dtype=np.int32, count=len(flat))
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    vectoriser = CountVectorizer(analyzer=make_analyser(stem, tokens), dtype=np.int32)
-    try:
-        counts = vectoriser.fit_transform(flat).tocsr()
-        terms = vectoriser.get_feature_names_out()
-    except ValueError:  # no term in this chunk at all (e.g. only empty documents)
-        counts, terms = sp.csr_matrix((len(flat), 0), dtype=np.int32), np.array([], dtype=object)
+    counts, terms = count_terms(flat, make_analyser(stem, tokens))
     return _ChunkCounts(lengths, words, counts, terms)
 
 
@@ -385,14 +383,7 @@ def _document_text(document: Document) -> str:
 
 def _count_documents_chunk(documents: Sequence[Document], stem: bool) -> _ChunkCounts:
     """Count a chunk's document terms straight from the text, without segmenting it."""
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    vectoriser = CountVectorizer(analyzer=make_analyser(stem), dtype=np.int32)
-    try:
-        counts = vectoriser.fit_transform([_document_text(document) for document in documents]).tocsr()
-        terms = vectoriser.get_feature_names_out()
-    except ValueError:  # no term in this chunk at all
-        counts, terms = sp.csr_matrix((len(documents), 0), dtype=np.int32), np.array([], dtype=object)
+    counts, terms = count_terms((_document_text(document) for document in documents), make_analyser(stem))
     return _ChunkCounts(np.ones(len(documents), dtype=np.int64), np.zeros(0, dtype=np.int32), counts, terms)
 
 

@@ -12,7 +12,7 @@ import signal
 import threading
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 
 from joblib import Parallel
@@ -125,15 +125,29 @@ def kill_workers(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
-def parallel_map(function, argument_lists: list[tuple], jobs: int, fork: bool | None = None) -> list:
+def parallel_map(
+    function, argument_lists: list[tuple], jobs: int, fork: bool | None = None, while_waiting: Callable | None = None
+) -> list:
     """function(*arguments) for each tuple, results in order, on up to `jobs` local processes: forked from this
-    one when `fork` (default: fork_is_safe()), else joblib's loky workers; in this process for one tuple or job."""
+    one when `fork` (default: fork_is_safe()), else joblib's loky workers; in this process for one tuple or job.
+
+    `while_waiting()` is called once, in this process, while forked workers run (otherwise before the work): the
+    place for what this process needs next, such as a slow import, so that it overlaps the workers' work."""
     if jobs <= 1 or len(argument_lists) <= 1:
+        _call(while_waiting)
         return [function(*arguments) for arguments in argument_lists]
     workers = min(jobs, len(argument_lists))
     if fork_is_safe() if fork is None else fork:
         with forked_workers(workers) as pool:
-            return list(pool.map(function, *zip(*argument_lists, strict=True)))
+            results = pool.map(function, *zip(*argument_lists, strict=True))  # every task submitted now
+            _call(while_waiting)
+            return list(results)
     from joblib import delayed
 
+    _call(while_waiting)
     return local_parallel(workers)(delayed(function)(*arguments) for arguments in argument_lists)
+
+
+def _call(hook: Callable | None) -> None:
+    if hook is not None:
+        hook()

@@ -1,0 +1,45 @@
+"""Term counts of texts over their sorted vocabulary: what scikit-learn's CountVectorizer(analyzer=...) gives.
+
+Feature builds count in forked workers. Counting with CountVectorizer made every build import scikit-learn
+before forking (about a second on the 2-core machine), so the parent could not import it while the workers
+counted. This counter needs only numpy and scipy. tests/test_term_counts.py checks it against CountVectorizer,
+matrix and vocabulary, on real collections.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def count_terms(texts: Iterable[str], analyse: Callable[[str], list[str]]) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Counts (texts x terms, int32, canonical CSR) of each text's terms and the terms in sorted order, as
+    `CountVectorizer(analyzer=analyse, dtype=np.int32).fit_transform(texts)` and its `get_feature_names_out()`
+    (no terms at all: a matrix of no columns and an empty vocabulary, where CountVectorizer raises)."""
+    index: dict[str, int] = {}  # term -> column in order of first occurrence
+    columns: list[int] = []
+    ends = [0]
+    column_of = index.__getitem__
+    for text in texts:
+        terms = analyse(text)
+        try:
+            known = list(map(column_of, terms))  # most texts add no new term: one C-level pass
+        except KeyError:
+            for term in terms:  # setdefault's default is evaluated first: a new term takes the next column
+                index.setdefault(term, len(index))
+            known = list(map(column_of, terms))
+        columns.extend(known)
+        ends.append(len(columns))
+    n_texts = len(ends) - 1
+    ordered = sorted(index)  # CountVectorizer sorts its vocabulary the same way (str order)
+    rank = np.empty(len(index), dtype=np.int64)  # column of first occurrence -> column in sorted order
+    rank[np.fromiter((index[term] for term in ordered), dtype=np.int64, count=len(ordered))] = np.arange(len(ordered))
+    rows = np.repeat(np.arange(n_texts, dtype=np.int64), np.diff(np.asarray(ends, dtype=np.int64)))
+    counts = sp.coo_matrix(
+        (np.ones(len(columns), dtype=np.int32), (rows, rank[np.asarray(columns, dtype=np.int64)])),
+        shape=(n_texts, len(index)),
+    ).tocsr()
+    counts.sum_duplicates()  # canonical: sorted columns, one entry per term
+    return counts, np.array(ordered, dtype=object)

@@ -1,0 +1,94 @@
+"""tarsim.term_counts against scikit-learn's CountVectorizer, and the feature build that counts without it."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.feature_extraction.text import CountVectorizer
+
+from conftest import shared_dataset
+from tarsim.data.collection import read_collection
+from tarsim.features import _document_text, make_analyser
+from tarsim.processes import parallel_map
+from tarsim.segmentation import segment_document
+from tarsim.term_counts import count_terms
+
+
+def _texts(*parts: str, limit: int) -> list[str]:
+    collection = read_collection(shared_dataset(*parts, "docs.jsonl"))
+    return [_document_text(document) for document in itertools.islice(collection, limit)]
+
+
+def assert_same_as_count_vectorizer(texts: list[str], analyse) -> None:
+    counts, terms = count_terms(texts, analyse)
+    vectoriser = CountVectorizer(analyzer=analyse, dtype=np.int32)
+    expected = vectoriser.fit_transform(texts).tocsr()
+    expected.sort_indices()
+    assert list(terms) == list(vectoriser.get_feature_names_out())
+    assert counts.shape == expected.shape and counts.dtype == expected.dtype == np.int32
+    assert counts.has_canonical_format
+    for mine, theirs in ((counts.indptr, expected.indptr), (counts.indices, expected.indices)):
+        np.testing.assert_array_equal(mine, theirs)
+    np.testing.assert_array_equal(counts.data, expected.data)
+
+
+@pytest.mark.parametrize("stem", [True, False])
+@pytest.mark.parametrize("tokens", ["bmi", "hical"])
+def test_reuters_documents_are_counted_as_count_vectorizer_counts_them(stem: bool, tokens: str) -> None:
+    assert_same_as_count_vectorizer(_texts("reuters21578", limit=1500), make_analyser(stem, tokens))
+
+
+def test_srd_sentences_are_counted_as_count_vectorizer_counts_them() -> None:
+    collection = read_collection(shared_dataset("srd", "Cohen_2006_Triptans", "docs.jsonl"))
+    sentences = [s for document in itertools.islice(collection, 150) for s in segment_document(document)]
+    assert_same_as_count_vectorizer(sentences, make_analyser(True))
+
+
+def test_texts_without_a_term_give_no_columns() -> None:
+    """CountVectorizer refuses an empty vocabulary; count_terms gives a matrix of no columns (a chunk of empty
+    documents in a larger collection)."""
+    with pytest.raises(ValueError):
+        CountVectorizer(analyzer=make_analyser(True)).fit_transform(["", "1 2 3"])
+    counts, terms = count_terms(["", "1 2 3"], make_analyser(True))
+    assert counts.shape == (2, 0) and len(terms) == 0
+
+
+def test_a_term_repeated_and_first_seen_late_gets_its_sorted_column() -> None:
+    counts, terms = count_terms(["zebra apple zebra", "", "mango apple"], str.split)
+    assert list(terms) == ["apple", "mango", "zebra"]
+    assert counts.toarray().tolist() == [[1, 0, 2], [0, 0, 0], [1, 1, 0]]
+
+
+def test_counting_a_chunk_does_not_import_scikit_learn() -> None:
+    """Forked counting workers start before scikit-learn is imported (so the parent imports it meanwhile): the
+    chunk counters must not import it themselves."""
+    code = (
+        "import sys\n"
+        "from tarsim.data.collection import Document\n"
+        "from tarsim.features import _count_chunk, _count_documents_chunk\n"
+        "documents = [Document('a', text='Some text. More.', title='A title'), Document('b', text='Other.')]\n"
+        "_count_documents_chunk(documents, True)\n"
+        "_count_chunk(documents, True)\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'sklearn'))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+@pytest.mark.parametrize(("jobs", "fork"), [(1, None), (2, True), (2, False)])
+def test_parallel_map_calls_while_waiting_once_in_every_branch(jobs: int, fork: bool | None) -> None:
+    if fork and sys.platform == "win32":
+        pytest.skip("no fork on Windows")
+    calls = []
+    results = parallel_map(_square, [(x,) for x in range(6)], jobs, fork=fork, while_waiting=lambda: calls.append(1))
+    assert results == [x * x for x in range(6)] and calls == [1]
