@@ -15,9 +15,10 @@ import os
 import re
 import struct
 import warnings
+import weakref
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -244,6 +245,11 @@ def _weight_paragraphs(counts: sp.csr_matrix, idf: np.ndarray, settings: Feature
     return weighted.astype(np.float32)
 
 
+_DIGESTS: weakref.WeakKeyDictionary[Collection, str] = weakref.WeakKeyDictionary()
+"""Digests of Collection objects already hashed (a Collection cannot change): a review asks twice, for its
+feature cache and its ledger header (0.06 s each for Reuters-21578)."""
+
+
 def collection_digest(collection: Collection) -> str:
     """SHA-256 of the documents in order, every field length-prefixed: the input identity of caches and ledgers.
 
@@ -251,6 +257,15 @@ def collection_digest(collection: Collection) -> str:
     each sentence's length, then the UTF-8 bytes. No string can reach across a field or document boundary, so a
     NUL or a line break inside a docid or title gives another digest, never that of another split of the text.
     """
+    if isinstance(collection, Collection):
+        known = _DIGESTS.get(collection)
+        if known is None:
+            known = _DIGESTS[collection] = _digest(collection)
+        return known
+    return _digest(collection)
+
+
+def _digest(collection: Iterable[Document]) -> str:
     digest = hashlib.sha256(COLLECTION_DIGEST_PREFIX)
     header = struct.Struct("<4q").pack
     for document in collection:
