@@ -2,7 +2,9 @@
 
 For Reuters-21578 and every srd review in ../shared/datasets: checks that `tarsim.features.document_counts`
 (no sentence segmentation) gives exactly the matrix and terms of `segmented_document_counts` (segment, count
-sentences, sum per document), and times both in the same process (all cores, as build_features).
+sentences, sum per document), and times both in the same process (all cores, as build_features). Column
+`=sklearn`: the same matrix and terms as scikit-learn's CountVectorizer with tarsim's analyser over the whole
+collection (tarsim counts with tarsim.term_counts, without scikit-learn).
 
     python benchmarks/document_counts.py [--only NAME ...]
 """
@@ -15,9 +17,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+from sklearn.feature_extraction.text import CountVectorizer
 
 from tarsim.data.collection import read_collection
-from tarsim.features import document_counts, segmented_document_counts
+from tarsim.features import FeatureSettings, _document_text, document_counts, make_analyser, segmented_document_counts
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
@@ -36,6 +39,7 @@ def main() -> int:
         return 2
     print(
         f"{'collection':<36} {'docs':>6} {'terms':>7} {'identical':>9} {'segmented s':>11} {'direct s':>9} {'ratio':>6}"
+        f" {'=sklearn':>8}"
     )
     all_same = True
     for folder in collections(args.only):
@@ -48,11 +52,17 @@ def main() -> int:
         same = list(direct_terms) == list(segmented_terms) and all(
             np.array_equal(getattr(direct, name), getattr(segmented, name)) for name in ("data", "indices", "indptr")
         )
-        all_same &= same
+        vectoriser = CountVectorizer(analyzer=make_analyser(FeatureSettings().stem), dtype=np.int32)
+        reference = vectoriser.fit_transform([_document_text(document) for document in collection]).tocsr()
+        reference.sort_indices()
+        as_sklearn = list(direct_terms) == list(vectoriser.get_feature_names_out()) and all(
+            np.array_equal(getattr(direct, name), getattr(reference, name)) for name in ("data", "indices", "indptr")
+        )
+        all_same &= same and as_sklearn
         seg, dir_ = middle - started, ended - middle
         print(
             f"{folder.name:<36} {len(collection):>6} {len(direct_terms):>7} {same!s:>9} {seg:>11.2f} {dir_:>9.2f}"
-            f" {seg / dir_:>6.1f}"
+            f" {seg / dir_:>6.1f} {as_sklearn!s:>8}"
         )
     print(f"all identical: {all_same}")
     return 0 if all_same else 1
