@@ -379,6 +379,29 @@ def test_a_given_collection_of_the_demos_documents_comes_before_the_demo(
     assert [row["sample_size"] for row in _stop_rows(capsys, demo_runs / "ledgers" / "T1.jsonl")] != [2, 4]
 
 
+def test_a_ledger_of_the_demos_documents_with_other_qrels_is_not_replayed_with_the_demos(
+    demo, two_collections, tmp_path, capsys
+):
+    """Reviewed on a copy of the demo with edited qrels, a ledger records the demo's collection digest but another
+    qrels digest: without --collection it must ask for its collection, not be replayed with the demo's qrels."""
+    from tarsim.data import read_qrels
+
+    exported = two_collections["demo"]
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    for path in exported.iterdir():
+        if path.name != "qrels.txt":
+            (twin / path.name).write_bytes(path.read_bytes())
+    qrels = read_qrels(exported / "qrels.txt")
+    write_qrels(twin / "qrels.txt", {**qrels, "T1": {**qrels["T1"], demo.collection.docids[0]: 1}})
+    runs = tmp_path / "twin-runs"
+    simulate = ["simulate", "--collection", str(twin), "--topic", "T1", "--max-effort", "R+40", "--out", str(runs)]
+    assert main(simulate) == 0
+    capsys.readouterr()
+    err = _refused(capsys, "stop", runs, *TARGET_RULES)
+    assert "needs the collection's docids and the qrels" in err
+
+
 def test_plot_marks_target_stops_on_demo_ledgers_without_a_collection(demo_runs, two_collections, tmp_path, capsys):
     out = tmp_path / "f.png"
     for layout in ([], ["--per-topic"]):
@@ -414,7 +437,10 @@ def test_replay_inputs_serve_the_demo_built_once_and_only_when_a_ledger_records_
         assert len(ledgers) == 2 and built == []  # built on first need, not before
         for ledger in ledgers:
             assert replay(ledger) == {"docids": demo.collection.docids, "qrels": demo.qrels}
-        other = ledger_factory.make_ledger([1, 0], topic="T1", inputs={"collection": "0" * 64})
-        assert replay(other) == {} and len(built) == 1
+        other = ledger_factory.make_ledger([1, 0], topic="T1", size=2000, inputs={"collection": "0" * 64})
+        assert replay(other) == {} and len(built) == 1  # the demo's size, another digest: not the demo
+        edited = dict(ledgers[0].header["inputs"], qrels="f" * 64)  # the demo's documents, edited qrels
+        twin = ledger_factory.make_ledger([1, 0], topic=ledgers[0].topic, size=2000, inputs=edited)
+        assert replay(twin) == {} and len(built) == 1
     finally:
         module._demo_replay.cache_clear()

@@ -104,8 +104,15 @@ def test_plot_command(tmp_path, capsys):
             + "\n"
         )
     out = tmp_path / "fig.png"
+    import matplotlib.pyplot as plt
+
+    open_before = plt.get_fignums()
     assert main(["plot", str(tmp_path / "runs"), "--out", str(out), "--per-topic", "--stopping", "knee"]) == 0
     assert out.read_bytes()[:4] == b"\x89PNG"
+    assert plt.get_fignums() == open_before  # closed once written: a notebook calling main keeps no figure open
+    for kind in ("recall", "wss"):
+        assert main(["plot", str(tmp_path / "runs"), "--out", str(out), "--kind", kind]) == 0
+        assert plt.get_fignums() == open_before
     for effort in ("seconds", "clock"):  # clock reads each judgment's time beside its effort (it failed in plot)
         out.unlink()
         assert main(["plot", str(tmp_path / "runs"), "--out", str(out), "--effort", effort]) == 0

@@ -540,7 +540,7 @@ def test_moving_characters_across_a_field_boundary_changes_the_digest(joined, cu
         assert _digest(first) != _digest(second)
 
 
-def test_a_collection_is_hashed_once() -> None:
+def test_a_collection_is_hashed_once(monkeypatch) -> None:
     """A review asks for its collection's digest twice (feature cache, ledger header): the second is remembered."""
     import tarsim.features as features
     from tarsim.data.collection import Collection, Document
@@ -548,10 +548,7 @@ def test_a_collection_is_hashed_once() -> None:
     collection = Collection([Document("a", text="Some words."), Document("b", text="Other words.")])
     hashed = []
     original = features._digest
-    features._digest = lambda documents: hashed.append(1) or original(documents)
-    try:
-        first, second = features.collection_digest(collection), features.collection_digest(collection)
-        listed = features.collection_digest(list(collection))  # not a Collection: hashed every time
-    finally:
-        features._digest = original
+    monkeypatch.setattr(features, "_digest", lambda documents: hashed.append(1) or original(documents))
+    first, second = features.collection_digest(collection), features.collection_digest(collection)
+    listed = features.collection_digest(list(collection))  # not a Collection: hashed every time
     assert first == second == listed and len(hashed) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -33,8 +34,22 @@ def assert_same_as_count_vectorizer(texts: list[str], analyse) -> None:
     assert counts.shape == expected.shape and counts.dtype == expected.dtype == np.int32
     assert counts.has_canonical_format
     for mine, theirs in ((counts.indptr, expected.indptr), (counts.indices, expected.indices)):
+        assert mine.dtype == theirs.dtype
         np.testing.assert_array_equal(mine, theirs)
     np.testing.assert_array_equal(counts.data, expected.data)
+
+
+def test_unusual_strings_are_ordered_and_counted_as_count_vectorizer_does() -> None:
+    """Terms beyond the Basic Multilingual Plane, a lone surrogate (JSON input can hold one), dotted and dotless i,
+    a ligature and sharp s: str order decides the columns, as in CountVectorizer."""
+    texts = ["\U0001f600 İ ı ß ﬁ a \udcff", "a a z İ", "", "Z z \U0001f600 ä a\u0308"]
+    assert_same_as_count_vectorizer(texts, str.split)
+
+
+def test_an_analyser_may_return_any_iterable() -> None:
+    """CountVectorizer takes an analyser that returns an iterator; it is read once (a second pass would see nothing)."""
+    texts = ["b a b", "c a", "a"]
+    assert_same_as_count_vectorizer(texts, lambda text: iter(text.split()))
 
 
 @pytest.mark.parametrize("stem", [True, False])
@@ -92,3 +107,27 @@ def test_parallel_map_calls_while_waiting_once_in_every_branch(jobs: int, fork: 
     calls = []
     results = parallel_map(_square, [(x,) for x in range(6)], jobs, fork=fork, while_waiting=lambda: calls.append(1))
     assert results == [x * x for x in range(6)] and calls == [1]
+
+
+def test_while_waiting_runs_once_the_forked_workers_are_running() -> None:
+    """The point of the hook: the parent's slow import overlaps the workers' work, so they exist when it runs."""
+    if sys.platform == "win32":
+        pytest.skip("no fork on Windows")
+    before = set(multiprocessing.active_children())  # e.g. joblib's reusable workers from other tests
+    workers_seen = []
+    hook = lambda: workers_seen.append(len(set(multiprocessing.active_children()) - before))  # noqa: E731
+    assert parallel_map(_square, [(x,) for x in range(4)], 2, fork=True, while_waiting=hook) == [0, 1, 4, 9]
+    assert workers_seen == [2]
+
+
+def _fail() -> None:
+    raise RuntimeError("import failed")
+
+
+def test_a_failing_while_waiting_leaves_no_worker_behind() -> None:
+    if sys.platform == "win32":
+        pytest.skip("no fork on Windows")
+    before = set(multiprocessing.active_children())
+    with pytest.raises(RuntimeError, match="import failed"):
+        parallel_map(_square, [(x,) for x in range(4)], 2, fork=True, while_waiting=_fail)
+    assert set(multiprocessing.active_children()) - before == set()

@@ -373,8 +373,8 @@ def _merge_counts(parts: Sequence[_ChunkCounts]) -> tuple[sp.csr_matrix, np.ndar
     """Stack chunk count matrices over the sorted union of their vocabularies (the order CountVectorizer uses).
 
     Each chunk's vocabulary is sorted and maps monotonically into the union: the same counts in the same columns
-    as one CountVectorizer over all sentences (build_features then sorts each row's columns, which
-    CountVectorizer leaves unsorted).
+    as one count over all sentences (build_features then sorts each row's columns; chunks come back sorted, so
+    that only guards a single chunk's matrix from elsewhere).
     """
     if len(parts) == 1:
         return parts[0].counts, parts[0].terms

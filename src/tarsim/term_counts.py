@@ -24,6 +24,8 @@ def count_terms(texts: Iterable[str], analyse: Callable[[str], list[str]]) -> tu
     column_of = index.__getitem__
     for text in texts:
         terms = analyse(text)
+        if not isinstance(terms, (list, tuple)):  # any iterable, as CountVectorizer takes: read it once
+            terms = list(terms)
         try:
             known = list(map(column_of, terms))  # most texts add no new term: one C-level pass
         except KeyError:
@@ -32,14 +34,12 @@ def count_terms(texts: Iterable[str], analyse: Callable[[str], list[str]]) -> tu
             known = list(map(column_of, terms))
         columns.extend(known)
         ends.append(len(columns))
-    n_texts = len(ends) - 1
     ordered = sorted(index)  # CountVectorizer sorts its vocabulary the same way (str order)
-    rank = np.empty(len(index), dtype=np.int64)  # column of first occurrence -> column in sorted order
+    rank = np.empty(len(index), dtype=np.int32)  # column of first occurrence -> column in sorted order
     rank[np.fromiter((index[term] for term in ordered), dtype=np.int64, count=len(ordered))] = np.arange(len(ordered))
-    rows = np.repeat(np.arange(n_texts, dtype=np.int64), np.diff(np.asarray(ends, dtype=np.int64)))
-    counts = sp.coo_matrix(
-        (np.ones(len(columns), dtype=np.int32), (rows, rank[np.asarray(columns, dtype=np.int64)])),
-        shape=(n_texts, len(index)),
-    ).tocsr()
-    counts.sum_duplicates()  # canonical: sorted columns, one entry per term
+    counts = sp.csr_matrix(  # one entry per token, rows as given; summing makes it canonical (sorted, unique)
+        (np.ones(len(columns), dtype=np.int32), rank[np.asarray(columns, dtype=np.int32)], np.asarray(ends)),
+        shape=(len(ends) - 1, len(index)),
+    )
+    counts.sum_duplicates()
     return counts, np.array(ordered, dtype=object)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from tarsim.components import validate
 from tarsim.errors import ConfigError
@@ -83,7 +84,7 @@ def parse_marks(text: str) -> list[tuple[float, float]]:
 
 def run(args: argparse.Namespace) -> int:
     from tarsim.reporting.compare import load_ledgers
-    from tarsim.reporting.plots import plot_recall_effort, save_figure
+    from tarsim.reporting.plots import plot_recall_effort
     from tarsim.stopping import parse_stopping_rule
     from tarsim.stopping.replay_inputs import replay_inputs
 
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         from tarsim.reporting.plots import plot_insights
 
         fields = [f.strip() for f in args.group_by.split(",")] if args.group_by else None
-        path = save_figure(
+        path = _save_and_close(
             plot_insights(
                 ledgers, args.kind, priors=args.priors, group_by=fields, title=args.title, recall=args.recall
             ),
@@ -121,6 +122,18 @@ def run(args: argparse.Namespace) -> int:
         replay=replay_inputs(args.collection, ledgers),
         recall=args.recall,
     )
-    path = save_figure(figure, args.out)
+    path = _save_and_close(figure, args.out)
     print(f"{len(ledgers)} ledger(s) plotted to {path}")
     return 0
+
+
+def _save_and_close(figure, out: str) -> Path:
+    """Write the figure and close it, so that a script or notebook calling `main` many times keeps none open."""
+    import matplotlib.pyplot as plt
+
+    from tarsim.reporting.plots import save_figure
+
+    try:
+        return save_figure(figure, out)
+    finally:
+        plt.close(figure)

@@ -44,7 +44,8 @@ class Document:
 
 
 class Collection(Sequence[Document]):
-    """An ordered, docid-unique set of documents; the only copy of the text held in memory."""
+    """An ordered, docid-unique set of documents; the only copy of the text held in memory. It does not change once
+    built (tarsim.features remembers each Collection's digest)."""
 
     def __init__(self, documents: Iterable[Document], source: str = "<memory>") -> None:
         self.source = source

@@ -25,27 +25,30 @@ def _recorded_collection(ledger: Ledger) -> str | None:
 
 
 @functools.cache
-def _demo_replay() -> tuple[str, dict]:
-    """The built-in demo's collection digest and replay inputs, built on first need and kept (the demo is the same
-    on every build: synthetic.demo_dataset is fully determined by its seed)."""
+def _demo_replay() -> tuple[str, dict[str, str], dict]:
+    """The built-in demo's collection digest, each topic's qrels digest and its replay inputs, built on first need and
+    kept (the demo is the same on every build: synthetic.demo_dataset is fully determined by its seed)."""
     from tarsim.features import collection_digest
+    from tarsim.simulator.run import topic_qrels_digest
     from tarsim.synthetic import demo_dataset
 
     dataset = demo_dataset()
-    return collection_digest(dataset.collection), {"docids": dataset.collection.docids, "qrels": dataset.qrels}
+    qrels = {topic: topic_qrels_digest(judged) for topic, judged in dataset.qrels.items()}
+    return collection_digest(dataset.collection), qrels, {"docids": dataset.collection.docids, "qrels": dataset.qrels}
 
 
 def _demo_inputs(ledger: Ledger) -> dict | None:
-    """The demo's replay inputs when the ledger's recorded collection digest is the demo's, else None. The demo is
-    built (about 0.35 s) only for a ledger that records a digest and has the demo's number of documents, so other
-    ledgers cost nothing."""
+    """The demo's replay inputs when the ledger records the demo's collection digest and its topic's qrels digest
+    (a copy of the demo with edited qrels has the same documents), else None. The demo is built (about 0.35 s) only
+    for a ledger that records a digest and has the demo's number of documents, so other ledgers cost nothing."""
     from tarsim.synthetic import SyntheticSpec
 
     recorded = _recorded_collection(ledger)
     if not isinstance(recorded, str) or ledger.header.get("collection_size") != SyntheticSpec().n_documents:
         return None
-    digest, inputs = _demo_replay()
-    return inputs if recorded == digest else None
+    digest, qrels, inputs = _demo_replay()
+    recorded_qrels = ledger.header.get("inputs", {}).get("qrels")
+    return inputs if recorded == digest and recorded_qrels == qrels.get(ledger.topic) else None
 
 
 @dataclass(frozen=True)
