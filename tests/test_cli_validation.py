@@ -48,10 +48,22 @@ def test_plot_axis_options_and_unwritable_outputs(demo_out, tmp_path, capsys):
     assert "Traceback" not in err and err.count("tarsim: error:") == 4
 
 
-def test_stop_refuses_a_collection_the_ledgers_were_not_reviewed_on(demo_out, capsys):
+def test_stop_refuses_a_collection_the_ledgers_were_not_reviewed_on(demo_out, tmp_path, capsys):
+    """A ledger of another collection is refused with the one --collection given; the demo's ledgers are not: the
+    built-in demo is always known, so they are replayed with it whatever --collection says."""
+    import ledger_factory
+
     other = shared_dataset("srd", "Cohen_2006_ADHD")
-    assert main(["stop", str(demo_out / "ledgers"), "--rule", "target:5", "--collection", str(other)]) == 2
+    elsewhere = tmp_path / "elsewhere.jsonl"  # reviewed on a collection whose digest is not ADHD's
+    lines = ledger_factory.ledger_lines([1, 0, 0], topic="t", inputs={"collection": "0" * 64})
+    elsewhere.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["stop", str(elsewhere), "--rule", "target:5", "--collection", str(other)]) == 2
     assert "was not reviewed on" in capsys.readouterr().err
+    demo_ledgers = str(demo_out / "ledgers")
+    assert main(["stop", demo_ledgers, "--rule", "target:5", "--collection", str(other), "--format", "json"]) == 0
+    with_other = json.loads(capsys.readouterr().out)
+    assert main(["stop", demo_ledgers, "--rule", "target:5", "--format", "json"]) == 0
+    assert with_other == json.loads(capsys.readouterr().out) and with_other
 
 
 def test_the_sentence_a_learner_trained_on_is_in_the_ledger(demo, tmp_path):

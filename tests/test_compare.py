@@ -162,8 +162,10 @@ def test_stop_command_on_demo_runs(demo_runs, capsys):
         "random-0/ledgers/T1.jsonl",
         "random-1/ledgers/T1.jsonl",
     ]
-    assert main(["stop", str(demo_runs), "--rule", "target:3"]) == 2
-    assert "needs the collection" in capsys.readouterr().err
+    # target:T draws from the collection: the demo's ledgers are replayed with the built-in demo, no --collection
+    assert main(["stop", str(demo_runs), "--rule", "target:3", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 4 and all(row["rule"] == "target:3" and row["sample_size"] > 0 for row in rows)
 
 
 def test_reviews_from_other_tools_pair_with_tarsim_runs_by_topic_and_seed(tmp_path):
