@@ -358,21 +358,28 @@ def test_stop_replays_target_on_demo_ledgers_without_a_collection(demo_runs, two
     assert "needs the collection's docids and the qrels" in err and "--collection" in err
 
 
-def test_a_given_collection_of_the_demos_documents_comes_before_the_demo(
-    demo, demo_runs, two_collections, tmp_path, capsys
-):
-    """A --collection whose digest a demo ledger records (the demo's documents, here with other qrels: every T1
-    document relevant) is the one the user asked for: it replays the ledger, not the built-in demo."""
+def _demo_twin(exported: Path, tmp_path: Path, edit) -> Path:
+    """A copy of the exported demo collection (the same documents, so the same collection digest) with its qrels
+    edited by `edit`."""
     from tarsim.data import read_qrels
 
-    exported = two_collections["demo"]
     twin = tmp_path / "twin"
     twin.mkdir()
     for path in exported.iterdir():
         if path.name != "qrels.txt":
             (twin / path.name).write_bytes(path.read_bytes())
-    qrels = read_qrels(exported / "qrels.txt")
-    write_qrels(twin / "qrels.txt", {**qrels, "T1": dict.fromkeys(demo.collection.docids, 1)})
+    write_qrels(twin / "qrels.txt", edit(read_qrels(exported / "qrels.txt")))
+    return twin
+
+
+def test_a_given_collection_of_the_demos_documents_comes_before_the_demo(
+    demo, demo_runs, two_collections, tmp_path, capsys
+):
+    """A --collection whose digest a demo ledger records (the demo's documents, here with other qrels: every T1
+    document relevant) is the one the user asked for: it replays the ledger, not the built-in demo."""
+    twin = _demo_twin(
+        two_collections["demo"], tmp_path, lambda qrels: {**qrels, "T1": dict.fromkeys(demo.collection.docids, 1)}
+    )
     capsys.readouterr()
     rows = _stop_rows(capsys, demo_runs / "ledgers" / "T1.jsonl", "--collection", twin)
     assert [row["sample_size"] for row in rows] == [2, 4]  # every document drawn is a target
@@ -384,16 +391,8 @@ def test_a_ledger_of_the_demos_documents_with_other_qrels_is_not_replayed_with_t
 ):
     """Reviewed on a copy of the demo with edited qrels, a ledger records the demo's collection digest but another
     qrels digest: without --collection it must ask for its collection, not be replayed with the demo's qrels."""
-    from tarsim.data import read_qrels
-
-    exported = two_collections["demo"]
-    twin = tmp_path / "twin"
-    twin.mkdir()
-    for path in exported.iterdir():
-        if path.name != "qrels.txt":
-            (twin / path.name).write_bytes(path.read_bytes())
-    qrels = read_qrels(exported / "qrels.txt")
-    write_qrels(twin / "qrels.txt", {**qrels, "T1": {**qrels["T1"], demo.collection.docids[0]: 1}})
+    first = demo.collection.docids[0]
+    twin = _demo_twin(two_collections["demo"], tmp_path, lambda qrels: {**qrels, "T1": {**qrels["T1"], first: 1}})
     runs = tmp_path / "twin-runs"
     simulate = ["simulate", "--collection", str(twin), "--topic", "T1", "--max-effort", "R+40", "--out", str(runs)]
     assert main(simulate) == 0
