@@ -150,7 +150,7 @@ def test_classifier_labels_from_scores_made_at_build_equal_those_made_per_docume
     docids = demo.collection.docids
     grades = topic_grades(demo.qrels[TOPIC], {d: i for i, d in enumerate(docids)}, len(docids))
     document_labels = (grades > 0).astype(np.int8)
-    built = oracle.classifier_labels(features, document_labels)
+    built = oracle._fit_classifier_labels(features, document_labels, 0.0, 0)  # not the memo: each chunk size fits
     assert built.relevant_labels is not None and len(built.relevant_labels) == int((grades > 0).sum())
     per_document = replace(built, relevant_labels=None)
     for doc in range(len(docids)):
@@ -160,3 +160,30 @@ def test_classifier_labels_from_scores_made_at_build_equal_those_made_per_docume
     for doc in some:  # the scores themselves, to the bit
         rows = features.sentence_rows_of(doc)
         assert np.array_equal(scores[doc], np.asarray(rows @ built.coef).ravel() + built.intercept)
+
+
+def test_the_gold_oracle_is_fitted_once_per_features_topic_and_seed(demo, demo_features, monkeypatch):
+    """Runs of one topic that differ in policy or priors (a sweep worker keeps the features) share the oracle;
+    other labels, another threshold or seed, or other features fit their own; the memo goes with the features."""
+    import gc
+
+    fits = []
+    fit = oracle._fit_classifier_labels
+    monkeypatch.setattr(oracle, "_fit_classifier_labels", lambda *args: fits.append(1) or fit(*args))
+    docids = demo.collection.docids
+    position = {d: i for i, d in enumerate(docids)}
+    labels = {t: (topic_grades(demo.qrels[t], position, len(docids)) > 0).astype(np.int8) for t in ("T1", "T2")}
+    first = oracle.classifier_labels(demo_features, labels["T2"])
+    assert oracle.classifier_labels(demo_features, labels["T2"].copy()) is first and len(fits) == 1
+    assert not first.document_labels.flags.writeable  # shared by runs: nobody may change it
+    oracle.classifier_labels(demo_features, labels["T1"])
+    oracle.classifier_labels(demo_features, labels["T2"], threshold=0.5)
+    oracle.classifier_labels(demo_features, labels["T2"], random_state=1)
+    assert len(fits) == 4
+    other = replace(demo_features)  # equal arrays, another object: not assumed to be the same features
+    again = oracle.classifier_labels(other, labels["T2"])
+    assert len(fits) == 5 and np.array_equal(again.coef, first.coef)
+    key = id(other)
+    del other, again
+    gc.collect()
+    assert key not in oracle._ORACLES

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -97,9 +98,41 @@ def inherit_labels(features: Features, document_labels: np.ndarray) -> Inherited
 def classifier_labels(
     features: Features, document_labels: np.ndarray, threshold: float = 0.0, random_state: int = 0
 ) -> ClassifiedLabels | InheritedLabels:
-    """The gold-classifier oracle (DESIGN.md §3), trained once on all document labels of the topic."""
+    """The gold-classifier oracle (DESIGN.md §3), trained once on all document labels of the topic.
+
+    Remembered per features object (a sweep worker keeps a collection's features for all its runs): the runs of
+    one topic that differ only in policy, priors or strategy get the same oracle without fitting it again."""
     if document_labels.min() == document_labels.max():
         return inherit_labels(features, document_labels)
+    memo = _oracle_memo(features)
+    key = (np.asarray(document_labels, dtype=np.int8).tobytes(), float(threshold), random_state)
+    if key not in memo:
+        while len(memo) >= ORACLES_REMEMBERED:
+            memo.pop(next(iter(memo)))
+        memo[key] = _fit_classifier_labels(features, _read_only(np.array(document_labels)), threshold, random_state)
+    return memo[key]
+
+
+ORACLES_REMEMBERED = 16
+"""Gold oracles kept per features object (each holds one coefficient vector and its relevant sentences' labels)."""
+
+_ORACLES: dict[int, tuple[weakref.ReferenceType, dict]] = {}
+
+
+def _oracle_memo(features: Features) -> dict:
+    """The oracles fitted on this features object (by identity: Features hold arrays and are not hashable); the
+    entry goes when the features do."""
+    key = id(features)
+    entry = _ORACLES.get(key)
+    if entry is None or entry[0]() is not features:
+        entry = (weakref.ref(features, lambda _, key=key: _ORACLES.pop(key, None)), {})
+        _ORACLES[key] = entry
+    return entry[1]
+
+
+def _fit_classifier_labels(
+    features: Features, document_labels: np.ndarray, threshold: float, random_state: int
+) -> ClassifiedLabels:
     from tarsim.estimators import BMILogisticRegression
 
     model = BMILogisticRegression(random_state=random_state).fit(features.documents, document_labels)
