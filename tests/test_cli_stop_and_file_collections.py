@@ -243,7 +243,10 @@ def test_a_ledger_that_records_no_collection_replays_only_with_one_collection(tw
     assert f"{odd}: was reviewed on none of the given collections" in err
 
 
-def test_two_collections_of_the_same_documents_with_other_qrels_are_refused(two_collections, tmp_path, capsys):
+def test_collections_of_the_same_documents_are_told_apart_by_the_ledgers_qrels(two_collections, tmp_path, capsys):
+    """Two --collection of the same documents with other qrels: each ledger is replayed with the one whose qrels of
+    its topic it records (target:T with other qrels would draw other targets without a word); a ledger whose qrels
+    are neither's, or that records no qrels digest, is refused in one line."""
     from tarsim.data import read_qrels
 
     small, runs = two_collections["small"], two_collections["runs"]
@@ -253,8 +256,27 @@ def test_two_collections_of_the_same_documents_with_other_qrels_are_refused(two_
         (twin / name).write_bytes((small / name).read_bytes())
     qrels = read_qrels(small / "qrels.txt")
     write_qrels(twin / "qrels.txt", {"T1": {**qrels["T1"], "s1": 1}})
-    err = _refused(capsys, "stop", runs / "small", *TARGET_RULES, "--collection", small, "--collection", twin)
-    assert f"--collection {small} and {twin} hold the same documents with different qrels" in err
+    alone = _stop_rows(capsys, runs / "small", "--collection", small)
+    assert _stop_rows(capsys, runs / "small", "--collection", twin, "--collection", small) == alone
+    twin_runs = tmp_path / "twin-runs"
+    args = ["--collection", str(twin), "--topic", "T1", "--max-effort", "60", "--effort", "judge"]
+    assert main(["simulate", *args, "--out", str(twin_runs)]) == 0
+    capsys.readouterr()
+    twin_alone = _stop_rows(capsys, twin_runs, "--collection", twin)
+    both = _stop_rows(capsys, twin_runs, runs / "small", "--collection", small, "--collection", twin)
+    assert both == twin_alone + alone or both == alone + twin_alone
+    err = _refused(capsys, "stop", twin_runs, *TARGET_RULES, "--collection", small)
+    assert "with other qrels for topic 'T1'" in err and str(small) in err
+    (ledger,) = (runs / "small" / "ledgers").glob("*.jsonl")
+    header, *rest = ledger.read_text("utf-8").splitlines(keepends=True)
+    record = json.loads(header)
+    del record["inputs"]["qrels"]  # an older ledger: its documents are known, its judgments are not
+    older = tmp_path / "older" / "T1.jsonl"
+    older.parent.mkdir()
+    older.write_text(json.dumps(record) + "\n" + "".join(rest), "utf-8")
+    assert _stop_rows(capsys, older, "--collection", small) == [dict(row, ledger=str(older)) for row in alone]
+    err = _refused(capsys, "stop", older, *TARGET_RULES, "--collection", small, "--collection", twin)
+    assert "records no qrels digest" in err
 
 
 def test_each_collection_is_loaded_once(two_collections, monkeypatch):
@@ -372,18 +394,18 @@ def _demo_twin(exported: Path, tmp_path: Path, edit) -> Path:
     return twin
 
 
-def test_a_given_collection_of_the_demos_documents_comes_before_the_demo(
+def test_a_given_collection_of_the_demos_documents_with_other_qrels_leaves_the_demo_ledgers_to_the_demo(
     demo, demo_runs, two_collections, tmp_path, capsys
 ):
-    """A --collection whose digest a demo ledger records (the demo's documents, here with other qrels: every T1
-    document relevant) is the one the user asked for: it replays the ledger, not the built-in demo."""
+    """A --collection of the demo's documents with other qrels (every T1 document relevant) is not what the demo's
+    ledgers were reviewed on (their qrels digest says so): the built-in demo replays them, as without it."""
     twin = _demo_twin(
         two_collections["demo"], tmp_path, lambda qrels: {**qrels, "T1": dict.fromkeys(demo.collection.docids, 1)}
     )
     capsys.readouterr()
     rows = _stop_rows(capsys, demo_runs / "ledgers" / "T1.jsonl", "--collection", twin)
-    assert [row["sample_size"] for row in rows] == [2, 4]  # every document drawn is a target
-    assert [row["sample_size"] for row in _stop_rows(capsys, demo_runs / "ledgers" / "T1.jsonl")] != [2, 4]
+    assert rows == _stop_rows(capsys, demo_runs / "ledgers" / "T1.jsonl")
+    assert [row["sample_size"] for row in rows] != [2, 4]  # the twin's qrels would make every draw a target
 
 
 def test_a_ledger_of_the_demos_documents_with_other_qrels_is_not_replayed_with_the_demos(

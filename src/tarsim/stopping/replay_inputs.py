@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tarsim.data.ledger import Ledger
-from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.errors import InputError, InputWarning
 
 ReplayInputs = Callable[[Ledger], Mapping]
 """A ledger's replay inputs: what stopping rules that draw from the collection need (docids and qrels for target:T;
@@ -51,27 +51,55 @@ def _demo_inputs(ledger: Ledger) -> dict | None:
     return inputs if recorded == digest and recorded_qrels == qrels.get(ledger.topic) else None
 
 
+@dataclass
+class GivenCollection:
+    """One --collection: the name it was given by, its replay inputs and (made on first need) its topics' qrels
+    digests, as ledger headers record them."""
+
+    name: str
+    inputs: dict  # {"docids": ..., "qrels": ...}
+    _qrels_digests: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def qrels_digest(self, topic: str) -> str:
+        if topic not in self._qrels_digests:
+            from tarsim.simulator.run import topic_qrels_digest
+
+            self._qrels_digests[topic] = topic_qrels_digest(self.inputs["qrels"].get(topic, {}))
+        return self._qrels_digests[topic]
+
+
 @dataclass(frozen=True)
 class CollectionReplay:
     """Replay inputs of the collections given by name, keyed by collection digest; called with a ledger, it returns
-    those of the collection the ledger was reviewed on, or refuses the ledger in one line."""
+    those of the collection the ledger was reviewed on (its documents by the collection digest, its judgments by
+    the topic's qrels digest), or refuses the ledger in one line."""
 
-    names: dict[str, str]  # digest -> the name the collection was given by (a directory or a screening file)
-    inputs: dict[str, dict]  # digest -> {"docids": ..., "qrels": ...}
+    given: dict[str, list[GivenCollection]]  # collection digest -> the collections of those documents
     _docid_sets: dict[str, frozenset] = field(default_factory=dict, repr=False)  # built on first need
 
     def __call__(self, ledger: Ledger) -> dict:
         recorded = _recorded_collection(ledger)
-        if isinstance(recorded, str) and recorded in self.inputs:
-            return self.inputs[recorded]  # a given collection first: it may hold the demo's documents, other qrels
+        same_documents = self.given.get(recorded, []) if isinstance(recorded, str) else []
+        chosen = self._by_qrels(ledger, same_documents) if same_documents else None
+        if chosen is not None:
+            return chosen.inputs
         demo = _demo_inputs(ledger)
         if demo is not None:  # the demo has no folder to give: it is served beside any --collection
             return demo
-        if len(self.names) == 1:  # one collection: it serves a ledger that records none (older, converted ledgers)
-            ((digest, name),) = self.names.items()
+        if same_documents:
+            names = " or ".join(collection.name for collection in same_documents)
+            raise InputError(
+                ledger.source,
+                None,
+                f"was reviewed on the documents of {names} but with other qrels for topic {ledger.topic!r} (its "
+                "qrels digest differs): give the collection it was reviewed on",
+            )
+        collections = [collection for same in self.given.values() for collection in same]
+        if len(collections) == 1:  # one collection: it serves a ledger that records none (older, converted ledgers)
+            (only,) = collections
             if recorded is None:
-                return self._checked(ledger, digest, name)
-            raise InputError(ledger.source, None, f"was not reviewed on {name} (its collection digest differs)")
+                return self._checked(ledger, only)
+            raise InputError(ledger.source, None, f"was not reviewed on {only.name} (its collection digest differs)")
         if recorded is None:
             raise InputError(
                 ledger.source,
@@ -79,46 +107,61 @@ class CollectionReplay:
                 "records no collection digest, so which --collection it was reviewed on cannot be told "
                 "(replay it with its own collection alone)",
             )
-        given = ", ".join(self.names.values())
-        problem = f"was reviewed on none of the given collections ({given}): its collection digest differs from each"
+        names = ", ".join(collection.name for collection in collections)
+        problem = f"was reviewed on none of the given collections ({names}): its collection digest differs from each"
         raise InputError(ledger.source, None, problem)
 
-    def _checked(self, ledger: Ledger, digest: str, name: str) -> dict:
+    @staticmethod
+    def _by_qrels(ledger: Ledger, candidates: list[GivenCollection]) -> GivenCollection | None:
+        """Of the given collections with the ledger's documents, the one with its topic's judgments (None: none
+        has them): target:T drawn with other qrels would sample other targets and report another recall."""
+        recorded = ledger.header.get("inputs", {}).get("qrels")
+        if not isinstance(recorded, str):  # an older ledger: only the documents can be matched
+            if all(candidate.inputs["qrels"] == candidates[0].inputs["qrels"] for candidate in candidates):
+                return candidates[0]
+            names = " and ".join(candidate.name for candidate in candidates)
+            raise InputError(
+                ledger.source,
+                None,
+                f"records no qrels digest, so which of {names} (the same documents, other "
+                "qrels) it was reviewed on cannot be told; give one of them",
+            )
+        for candidate in candidates:
+            if candidate.qrels_digest(ledger.topic) == recorded:
+                return candidate
+        return None
+
+    def _checked(self, ledger: Ledger, collection: GivenCollection) -> dict:
         """The inputs of a collection for a ledger that records no digest, once its docids are all found there:
         target:T would otherwise compare its sample with docids of another collection and never stop."""
-        if digest not in self._docid_sets:
-            self._docid_sets[digest] = frozenset(self.inputs[digest]["docids"])
-        known = self._docid_sets[digest]
+        if collection.name not in self._docid_sets:
+            self._docid_sets[collection.name] = frozenset(collection.inputs["docids"])
+        known = self._docid_sets[collection.name]
         missing = sum(1 for docid in set(ledger.docids) if docid not in known)
         if missing:
-            raise InputError(ledger.source, None, f"{missing} of its docids are not in {name}: not reviewed on it")
-        return self.inputs[digest]
+            raise InputError(
+                ledger.source, None, f"{missing} of its docids are not in {collection.name}: not reviewed on it"
+            )
+        return collection.inputs
 
 
 def _load_replay_collections(names: Sequence[str]) -> CollectionReplay:
-    """Load each named collection once, keyed by its digest; two names that hold the same documents with
-    different qrels are refused, since a ledger's collection digest cannot tell them apart."""
+    """Load each named collection once, grouped by collection digest: collections of the same documents with
+    other qrels are told apart, ledger by ledger, by the topic's qrels digest."""
     from tarsim.data.dataset import load_dataset
     from tarsim.features import collection_digest
 
     unique: dict[str, str] = {}  # one name per file: "DIR" and "./DIR" are loaded once
     for name in names:
         unique.setdefault(os.path.realpath(name), name)
-    given: dict[str, str] = {}
-    inputs: dict[str, dict] = {}
+    given: dict[str, list[GivenCollection]] = {}
     for name in unique.values():
         with warnings.catch_warnings():  # a screening file with unlabelled rows was reviewed without them
             warnings.simplefilter("ignore", InputWarning)
             dataset = load_dataset(name, unlabelled="skip")
-        digest = collection_digest(dataset.collection)
-        if digest in inputs and inputs[digest]["qrels"] != dataset.qrels:
-            raise ConfigError(
-                f"--collection {given[digest]} and {name} hold the same documents with different qrels: "
-                "a ledger's collection digest cannot tell them apart; give one of them"
-            )
-        given.setdefault(digest, name)
-        inputs.setdefault(digest, {"docids": dataset.collection.docids, "qrels": dataset.qrels})
-    return CollectionReplay(given, inputs)
+        inputs = {"docids": dataset.collection.docids, "qrels": dataset.qrels}
+        given.setdefault(collection_digest(dataset.collection), []).append(GivenCollection(name, inputs))
+    return CollectionReplay(given)
 
 
 def replay_inputs(
