@@ -100,6 +100,22 @@ def test_cache_info_and_clear(tmp_path, collection, capsys):
     )
 
 
+def test_cache_info_names_the_collection_by_its_absolute_path(tmp_path, collection, capsys, monkeypatch):
+    """A run given a relative --collection labels its cache entries with the absolute path: `tarsim cache info`
+    run from any other folder still tells where they came from."""
+    import os
+
+    monkeypatch.chdir(collection.parent)
+    cache = tmp_path / "cache"
+    assert _simulate(collection.name, tmp_path / "out", "--cache-dir", str(cache)) == 0
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["cache", "info", "--cache-dir", str(cache)]) == 0
+    out = capsys.readouterr().out
+    absolute = os.path.join(os.path.realpath(collection.parent), collection.name, "docs.jsonl")
+    assert f"sentences of {absolute}" in out and f" {absolute}" in out.replace(f"sentences of {absolute}", "")
+
+
 def test_cache_info_reports_the_environment_variable_and_a_damaged_entry(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("TARSIM_CACHE_DIR", str(tmp_path))
     (tmp_path / "features-0123-abcd-v3.npz").write_bytes(b"not a zip")

@@ -495,6 +495,13 @@ def _build_document_features(
     return with_lazy_sentences(features, collection, background=background)
 
 
+def cache_label(collection: Collection) -> str:
+    """What `tarsim cache info` shows an entry was made from: the collection's file as an absolute path (a relative
+    one means nothing from another folder), or its own label ("<memory>", a demo) as it is."""
+    source = str(getattr(collection, "source", "") or "")
+    return os.path.abspath(source) if source and os.path.exists(source) else source
+
+
 def with_lazy_sentences(
     features: Features,
     collection: Collection,
@@ -504,7 +511,7 @@ def with_lazy_sentences(
 ) -> Features:
     """Document-only features that segment the collection's documents when a review asks (tarsim.sentences);
     `background`: segmenting already begun on them (start_background), adopted."""
-    source, settings = str(getattr(collection, "source", "") or ""), asdict(features.settings)
+    source, settings = cache_label(collection), asdict(features.settings)
     documents = list(collection)
     lazy = LazySentences(documents, features.sentence_rows_maker(), store, collection_sha, source, settings, background)
     return replace(features, lazy=lazy)
@@ -864,7 +871,7 @@ def cached_features(
     or made for other input gives one InputWarning and is rebuilt, so the cache never changes a result.
     """
     settings = settings or FeatureSettings()
-    source = str(getattr(collection, "source", ""))
+    source = cache_label(collection)
     return cached_entry(
         collection,
         cache_dir,

@@ -23,6 +23,7 @@ from tarsim.errors import ConfigError, InputError
 from tarsim.features import (
     Features,
     arrays_checksum,
+    cache_label,
     collection_digest,
     segment_collection,
 )
@@ -228,7 +229,7 @@ def cached_tfidf_features(
         entry=lambda directory, digest, only: _cache_file(directory, digest, settings, only),
         load=lambda path, digest: _load_verified(path, digest, settings),
         build=lambda: build_tfidf_features(collection, settings, sentences, segment_ahead),
-        save=lambda path, features, digest: _save(path, features, digest, str(getattr(collection, "source", "") or "")),
+        save=lambda path, features, digest: _save(path, features, digest, cache_label(collection)),
     )
 
 
