@@ -465,3 +465,87 @@ def test_replay_inputs_serve_the_demo_built_once_and_only_when_a_ledger_records_
         assert replay(twin) == {} and len(built) == 1
     finally:
         module._demo_replay.cache_clear()
+
+
+# ---- what `tarsim stop` says: how a target sample was costed, counts as counts, which ledger; sweep outputs ----------
+
+
+@pytest.fixture(scope="module")
+def demo_t1(tmp_path_factory):
+    """The demo's topic T1 reviewed to its last relevant document: 51 judgments, every one of them relevant."""
+    out = tmp_path_factory.mktemp("demo-t1") / "out"
+    assert main(["simulate", "--topic", "T1", "--effort", "judge", "--out", str(out)]) == 0
+    return out
+
+
+def test_stop_says_how_a_target_sample_was_costed(demo_t1, demo_runs, capsys):
+    """A ledger with no non-relevant judgment costs the target sample's non-relevant documents at its relevant
+    mean: the sample_cost column says so in every format, and the text table adds one note line on how to get
+    exact costs; an estimate from judgments of the same relevance gets no note."""
+    capsys.readouterr()
+    rules = ["--rule", "target:10", "--rule", "knee"]
+    assert main(["stop", str(demo_t1), *rules, "--format", "json"]) == 0
+    target, knee = json.loads(capsys.readouterr().out)
+    assert target["sample_cost"] == "estimated from the other relevance" and knee["sample_cost"] is None
+    assert main(["stop", str(demo_t1), *rules, "--format", "csv"]) == 0
+    csv = capsys.readouterr().out
+    assert csv.splitlines()[0].split(",")[-2:] == ["sample_cost", "cost_judge"] and "note" not in csv
+    assert main(["stop", str(demo_t1), *rules]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4 and "sample_cost" in lines[0] and "estimated from the other relevance" in lines[1]
+    assert lines[3].startswith("note: sample_cost 'estimated from the other relevance'") and "sample_costs" in lines[3]
+    # counts print as counts beside a row without a sample (n/a): 594, not 594.000; judgments too
+    size, judged = int(target["sample_size"]), int(target["effort_judge"])  # floats in JSON (a column with a null)
+    assert f" {size} " in lines[1] and f"{size}.000" not in lines[1]
+    assert f" {judged} " in lines[1] and f"{judged}.000" not in lines[1]
+    assert "n/a" in lines[2] and f"{target['recall']:.3f}" in lines[1]  # fractions keep their decimals
+    t2 = demo_runs / "ledgers" / "T2.jsonl"  # non-relevant documents judged too: estimated from the same relevance
+    assert main(["stop", str(t2), "--rule", "target:10", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["sample_cost"] == "estimated"
+    assert main(["stop", str(t2), "--rule", "target:10"]) == 0
+    text = capsys.readouterr().out
+    assert "estimated" in text and "note:" not in text and len(text.splitlines()) == 2
+
+
+def test_a_target_refusal_names_the_ledger(two_collections, tmp_path, capsys):
+    small = two_collections["runs"] / "small"
+    prefix = f"tarsim: error: {small / 'ledgers' / 'T1.jsonl'}: stopping rule 'target:2' needs the collection's"
+    assert _refused(capsys, "stop", small, *TARGET_RULES).startswith(prefix)
+    plot = ["plot", small, "--out", tmp_path / "f.png", "--stopping", "target:2"]
+    assert _refused(capsys, *plot).startswith(prefix)
+
+
+@pytest.fixture(scope="module")
+def demo_sweep(tmp_path_factory):
+    """A sweep's output: the demo's T1 under one policy, seeds 0 and 1, with [sweep] stopping rules."""
+    base = tmp_path_factory.mktemp("demo-sweep")
+    config = base / "study.toml"
+    config.write_text(
+        '[sweep]\nout = "out"\nseeds = 2\npolicies = ["relevance"]\nstopping = ["knee", "target:10"]\n\n'
+        '[[collections]]\npath = "demo"\ntopics = ["T1"]\n\n[review]\nmax_effort = "R"\n',
+        encoding="utf-8",
+    )
+    assert main(["sweep", str(config)]) == 0
+    return base / "out"
+
+
+def test_report_refuses_a_sweep_output_and_names_what_reads_it(demo_sweep, tmp_path, capsys):
+    """Not `...seed1.jsonl: written with another configuration than ...seed0.jsonl`; also before the sweep wrote
+    its results table (ledgers only)."""
+    capsys.readouterr()
+    err = _refused(capsys, "report", demo_sweep)
+    assert err.startswith(f"tarsim: error: {demo_sweep}: is a `tarsim sweep` output")
+    assert "results.csv" in err and f"tarsim compare {demo_sweep}" in err and f"tarsim stop {demo_sweep}" in err
+    ledgers_only = tmp_path / "ledgers-only"
+    (ledgers_only / "ledgers").mkdir(parents=True)
+    for path in (demo_sweep / "ledgers").iterdir():
+        (ledgers_only / "ledgers" / path.name).write_bytes(path.read_bytes())
+    assert "is a `tarsim sweep` output" in _refused(capsys, "report", ledgers_only)
+
+
+def test_stop_without_rules_on_sweep_ledgers_says_they_record_none(demo_sweep, capsys):
+    capsys.readouterr()
+    err = _refused(capsys, "stop", demo_sweep)
+    assert "sweep ledgers do not record the [sweep] stopping rules" in err and "give the rules with --rule" in err
+    assert main(["stop", str(demo_sweep), "--rule", "knee", "--format", "json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 2

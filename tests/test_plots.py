@@ -167,3 +167,31 @@ def test_a_stop_beyond_an_explicit_xmax_is_drawn_hollow_at_the_right_edge():
         assert "stop: target:2 beyond the axis (at its right edge)" in labels
     figure = plot_recall_effort(ledgers, stopping=["target:2"], replay=replay)  # nothing beyond: no such entry
     assert not any("beyond" in text.get_text() for text in figure.axes[0].get_legend().get_texts())
+
+
+def legend_labels(figure, per_topic):
+    legend = figure.legends[0] if per_topic else figure.axes[0].get_legend()
+    return [text.get_text() for text in legend.get_texts()]
+
+
+def test_the_legend_lists_only_the_marks_drawn():
+    """With --xmax short of the aR+b marks and of every stop, the legend lists neither the marks nor the filled stop
+    marker (only the hollow one on the edge); a mark drawn inside is listed alone; a rule that never fired is not
+    listed."""
+    ledgers, replay = target_study()  # R = 5
+    for per_topic in (True, False):
+        figure = plot_recall_effort(ledgers, per_topic=per_topic, stopping=["target:2"], replay=replay, xmax=4)
+        labels = legend_labels(figure, per_topic)
+        assert not any(label.startswith("Recall@") for label in labels)
+        assert [label for label in labels if label.startswith("stop:")] == [
+            "stop: target:2 beyond the axis (at its right edge)"
+        ]
+        marks = [(0.5, 0), (4, 100)]  # 2.5 inside the axis, 120 beyond it
+        figure = plot_recall_effort(ledgers, per_topic=per_topic, marks=marks, xmax=4, stopping=["knee"])
+        labels = legend_labels(figure, per_topic)
+        assert [label.split(" (")[0] for label in labels if label.startswith("Recall@")] == ["Recall@0.5R+0"]
+        assert not any(label.startswith("stop:") for label in labels)  # knee never fires on 10 judgments
+    marks = [(1, 0), (2, 0)]  # everything inside the axis: all listed
+    figure = plot_recall_effort(ledgers, stopping=["target:2"], replay=replay, marks=marks)
+    labels = legend_labels(figure, False)
+    assert "Recall@1R+0, 2R+0 (mean)" in labels and "stop: target:2 (mean where fired)" in labels

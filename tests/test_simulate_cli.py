@@ -214,3 +214,17 @@ def test_an_output_directory_never_mixes_configurations(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "already holds ledgers of another configuration" in err
     assert main(["report", str(tmp_path / "nothing")]) == 2
+
+
+def test_fractions_print_three_decimals_even_when_every_one_is_whole(tmp_path, capsys):
+    """One topic that found every relevant document: its Recall@2R+100 reads 1.000 (it read 1, as a count would),
+    in simulate's per-topic table and in the Recall@E grid of `tarsim metrics`."""
+    out = tmp_path / "out"
+    assert main(["simulate", "--topic", "T1", "--effort", "judge", "--out", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[lines.index("Per topic") + 1].split()[-1] == "Recall@2R+100"
+    row = lines[lines.index("Per topic") + 2].split()
+    assert row[0] == "T1" and row[1:3] == ["51", "51"] and row[-1] == "1.000"  # counts stay counts
+    assert main(["metrics", str(out)]) == 0
+    grid = capsys.readouterr().out.split("Mean Recall@E, E = aR+b records screened\n")[1].splitlines()[1:]
+    assert len(grid) == 9 and all(line.split()[-1] == "1.000" for line in grid)

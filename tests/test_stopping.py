@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -165,10 +166,37 @@ def test_target_sample_is_seeded_and_replayable():
     assert len(samples) > 1  # the seed changes the sample
 
 
+def test_target_says_how_the_sample_was_costed():
+    """`sample_cost`: exact when every sampled document the review did not present is costed (by `sample_costs`);
+    estimated from judgments of the same relevance when the ledger has some; from the other relevance when it has
+    none (a review that presented only relevant documents costs the non-relevant sampled ones at the relevant mean).
+    """
+    ledger, docids, qrels = target_case()  # both relevances judged
+    estimated = evaluate_stopping(ledger, "target:2", docids=docids, qrels=qrels)
+    assert estimated.sample_cost == "estimated" and estimated.sample_effort_estimated
+    unseen = set(draw_target_sample(docids, qrels["t"], 2, 0, "t").sampled) - set(ledger.docids[:6])
+    costs = {docid: {"judge": 1, "sent": 9} for docid in unseen}
+    exact = evaluate_stopping(ledger, "target:2", docids=docids, qrels=qrels, sample_costs=costs)
+    assert exact.sample_cost == "exact" and not exact.sample_effort_estimated
+    assert exact.to_row()["sample_cost"] == "exact"
+    relevant_only = make_ledger([1, 2], docids=["d4", "d17"], size=30, sent=[3, 3])
+    fallback = evaluate_stopping(relevant_only, "target:2", docids=docids, qrels=qrels)
+    assert fallback.sample_cost == "estimated from the other relevance" and fallback.sample_effort_estimated
+    assert fallback.effort["sent"] == 3 * (2 + len(unseen_of(relevant_only, docids, qrels)))  # the relevant mean
+    assert evaluate_stopping(ledger, "knee").sample_cost is None
+
+
+def unseen_of(ledger, docids, qrels):
+    """The target:2 sample's documents the ledger never presented."""
+    return set(draw_target_sample(docids, qrels["t"], 2, 0, "t").sampled) - set(ledger.docids)
+
+
 def test_target_needs_the_collection():
     ledger, _, _ = target_case()
-    with pytest.raises(ConfigError, match="target:2"):
+    with pytest.raises(ConfigError, match=r"^stopping rule 'target:2' needs"):  # a ledger in memory: no path
         evaluate_stopping(ledger, "target:2")
+    with pytest.raises(ConfigError, match=r"^runs/T1\.jsonl: stopping rule 'target:2' needs"):  # which ledger
+        evaluate_stopping(dataclasses.replace(ledger, source="runs/T1.jsonl"), "target:2")
 
 
 # ---- specs ----------------------------------------------------------------------------------------------------

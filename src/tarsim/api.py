@@ -70,8 +70,12 @@ class SimulationResult:
         directory = Path(out) / "ledgers"
         if not directory.is_dir():
             raise InputError(directory, None, "no ledgers directory (is this a `tarsim simulate` output?)")
+        if any((Path(out) / name).exists() for name in SWEEP_TABLES):
+            raise InputError(out, None, _sweep_output_problem(out))
         ledgers: dict[str, Ledger] = {}
         for ledger in map(read_ledger, iter_ledger_paths(directory)):
+            if "sweep" in ledger.header:  # a run of a sweep (one whose tables are not written yet, or were removed)
+                raise InputError(out, None, _sweep_output_problem(out))
             if not ledger.complete:
                 raise InputError(ledger.source, None, "ledger has no end record (an unfinished review)")
             first = next(iter(ledgers.values()), None)
@@ -82,6 +86,18 @@ class SimulationResult:
                 raise InputError(ledger.source, None, f"a second ledger of topic {ledger.topic!r}")
             ledgers[ledger.topic] = ledger
         return cls(ledgers=ledgers, effort_models=tuple(effort_models), out=Path(out))
+
+
+SWEEP_TABLES = ("results.csv", "results.parquet")
+"""What `tarsim sweep` writes beside OUT/ledgers (tarsim.sweep.tables.write_results): a sweep's output folder."""
+
+
+def _sweep_output_problem(out: PathLike) -> str:
+    """Why a sweep's output is no simulation's, and what reads it (its runs differ in seed, policy, collection...)."""
+    return (
+        "is a `tarsim sweep` output, not a `tarsim simulate` one: read its results.csv or results.parquet, or use "
+        f"`tarsim compare {out} --baseline NAME` or `tarsim stop {out} --rule SPEC`"
+    )
 
 
 def resolve_dataset(

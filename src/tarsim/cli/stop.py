@@ -7,10 +7,14 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from tarsim.stopping import DEFAULT_STOP_EFFORT_MODELS, DEFAULT_TARGET_RECALL
+from tarsim.stopping import DEFAULT_STOP_EFFORT_MODELS, DEFAULT_TARGET_RECALL, SAMPLE_COST_OTHER_RELEVANCE
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pandas as pd
+
+    from tarsim.data.ledger import Ledger
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -77,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
             row[f"cost_{models[0]}"] = cost_at_stop(ledger, rule, args.target_recall, models[0], **inputs)
             rows.append(row)
     if not rows:
-        raise ConfigError("no stopping rule to replay: give --rule, or ledgers whose configuration records some")
+        raise ConfigError(_no_rule_message(ledgers))
     frame = pd.DataFrame(rows)
     if args.format == "csv":
         sys.stdout.write(frame.to_csv(index=False, lineterminator="\n"))
@@ -86,7 +90,31 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(records, indent=2, sort_keys=True) + "\n")
     else:
         sys.stdout.write(_table(frame) + "\n")
+        if (frame["sample_cost"] == SAMPLE_COST_OTHER_RELEVANCE).any():
+            sys.stdout.write(OTHER_RELEVANCE_NOTE + "\n")
     return 0
+
+
+OTHER_RELEVANCE_NOTE = (
+    f"note: sample_cost {SAMPLE_COST_OTHER_RELEVANCE!r}: sampled documents the review never presented were costed "
+    "with the ledger's mean effort over judgments of the other relevance (it judged none of theirs, e.g. no "
+    "non-relevant one), which may be far off; for exact costs pass sample_costs to "
+    "tarsim.stopping.evaluate_stopping (docs/studies.md)"
+)
+"""Printed under the text table when a row's target:T sample effort was estimated from the other relevance."""
+
+COUNT_COLUMNS = ("position", "sample_size", "effort_judge", "cost_judge")
+"""Columns of counts (judgments, documents): printed without decimals when every value is whole."""
+
+
+def _no_rule_message(ledgers: Sequence[Ledger]) -> str:
+    """Why nothing was replayed: a sweep's ledgers record none of the sweep's rules, other ledgers may."""
+    if any("sweep" in ledger.header for ledger in ledgers):
+        return (
+            "no stopping rule to replay: sweep ledgers do not record the [sweep] stopping rules (they are replayed "
+            "on each whole ledger, not part of a run's configuration; docs/sweeps.md); give the rules with --rule"
+        )
+    return "no stopping rule to replay: give --rule, or ledgers whose configuration records some"
 
 
 def _table(frame: pd.DataFrame) -> str:
@@ -107,4 +135,16 @@ def _table(frame: pd.DataFrame) -> str:
     else:
         shown = shown.drop(columns=["ledger"])
     shown = shown.fillna(value=np.nan).infer_objects()
-    return shown.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="n/a")
+    whole = {  # 594, not 594.000 beside an n/a (a column with a missing value is a float column)
+        column: _whole
+        for column in COUNT_COLUMNS
+        if column in shown and shown[column].dtype.kind == "f" and (shown[column].dropna() % 1 == 0).all()
+    }
+    spaced = {column: len(column) + 1 for column in whole}  # two blanks before the column, as before numbers
+    return shown.to_string(
+        index=False, float_format=lambda v: f"{v:.3f}", na_rep="n/a", formatters=whole, col_space=spaced
+    )
+
+
+def _whole(value: float) -> str:
+    return f"{value:.0f}"

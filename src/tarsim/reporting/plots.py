@@ -13,8 +13,8 @@ effort to judgments with each topic's mean cost per judgment in the plotted ledg
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -124,6 +124,22 @@ def _stop_marks(runs: Sequence[Ledger], rule: str, model, replay: ReplayInputs) 
     return marks
 
 
+@dataclass
+class Drawn:
+    """What panels drew, for the legend (which lists only that): the aR+b marks drawn inside the axes, the indices
+    of the rules with a stop mark inside them and of those with one beyond an explicit xmax (hollow, on its edge)."""
+
+    marks: set[tuple[float, float]] = field(default_factory=set)
+    inside: set[int] = field(default_factory=set)
+    beyond: set[int] = field(default_factory=set)
+
+    def __ior__(self, other: Drawn) -> Drawn:
+        self.marks |= other.marks
+        self.inside |= other.inside
+        self.beyond |= other.beyond
+        return self
+
+
 PanelStops = dict[str, list[list[StopMark]]]
 """A panel's stop marks: per group, one list per stopping rule (in the order the rules were given)."""
 
@@ -176,9 +192,10 @@ def _draw_panel(
     marks: Sequence[tuple[float, float]],
     stops: PanelStops,
     recall: str = "presented",
-) -> set[int]:
+) -> Drawn:
     """Draw one panel up to effort `xmax`; a stop mark beyond it (an explicit --xmax) is drawn hollow at the right
-    edge (gid `stop-beyond`). Returns the indices of the rules that had such a mark, for the legend."""
+    edge (gid `stop-beyond`). Returns what was drawn (aR+b marks inside the axes, rules with stop marks inside and
+    beyond), for the legend."""
     grid = np.linspace(0.0, xmax, GRID_POINTS)
     everyone = [ledger for runs in groups.values() for ledger in runs]
     topics: dict[tuple, Ledger] = {}
@@ -205,7 +222,7 @@ def _draw_panel(
     ax.plot(
         grid, np.mean(random_line, axis=0), ls=":", lw=1.2, color="0.35", gid="random", label=f"random review{suffix}"
     )
-    beyond_rules: set[int] = set()
+    drawn = Drawn()
     for group, runs in groups.items():
         colour, linestyle = styles[group]
         curves = _seed_curves(runs, grid, model, recall)
@@ -223,12 +240,15 @@ def _draw_panel(
             if x <= xmax:
                 xs.append(x)
                 ys.append(float(np.mean(recalls)))
+                drawn.marks.add((a, b))
         if xs:
             ax.plot(xs, ys, ls="none", marker="o", ms=5, mfc="white", mec=colour, mew=1.4, gid="marks")
         for index, rule_marks in enumerate(stops[group]):
             marker = STOP_MARKERS[index % len(STOP_MARKERS)]
             inside = [s for s in rule_marks if s.effort <= xmax]
             beyond = [s for s in rule_marks if s.effort > xmax]
+            if inside:
+                drawn.inside.add(index)
             ax.plot(
                 [s.effort for s in inside],
                 [s.recall for s in inside],
@@ -241,7 +261,7 @@ def _draw_panel(
                 gid="stop",
             )
             if beyond:  # not silently lost past the axis: hollow, on its right edge, at the stop's recall
-                beyond_rules.add(index)
+                drawn.beyond.add(index)
                 ax.plot(
                     [xmax] * len(beyond),
                     [s.recall for s in beyond],
@@ -257,17 +277,18 @@ def _draw_panel(
     ax.set_xlim(0, xmax)
     ax.set_ylim(0, 1.04)
     ax.grid(True, color="0.9", lw=0.6)
-    return beyond_rules
+    return drawn
 
 
-def _legend_handles(
-    stopping: Sequence[str], marks: Sequence[tuple[float, float]], average: bool, beyond: Collection[int] = ()
-):
+def _legend_handles(stopping: Sequence[str], marks: Sequence[tuple[float, float]], average: bool, drawn: Drawn):
+    """Legend entries of the aR+b marks and stop marks that some panel drew (none for a mark past the axis, nor for
+    a rule that never fired): the legend lists only what the figure shows."""
     from matplotlib.lines import Line2D
 
     handles = []
-    if marks:
-        label = ", ".join(f"{a:g}R+{b:g}" for a, b in marks)
+    shown = [(a, b) for a, b in marks if (a, b) in drawn.marks]
+    if shown:
+        label = ", ".join(f"{a:g}R+{b:g}" for a, b in shown)
         handles.append(
             Line2D(
                 [],
@@ -282,18 +303,19 @@ def _legend_handles(
         )
     for index, rule in enumerate(stopping):
         marker = STOP_MARKERS[index % len(STOP_MARKERS)]
-        handles.append(
-            Line2D(
-                [],
-                [],
-                ls="none",
-                marker=marker,
-                color="0.2",
-                ms=7,
-                label=f"stop: {rule}" + (" (mean where fired)" if average else ""),
+        if index in drawn.inside:
+            handles.append(
+                Line2D(
+                    [],
+                    [],
+                    ls="none",
+                    marker=marker,
+                    color="0.2",
+                    ms=7,
+                    label=f"stop: {rule}" + (" (mean where fired)" if average else ""),
+                )
             )
-        )
-        if index in beyond:
+        if index in drawn.beyond:
             handles.append(
                 Line2D(
                     [],
@@ -344,7 +366,7 @@ def plot_recall_effort(
             fig, ax = plt.subplots(figsize=(7.0, 4.2), layout="constrained")
             stops = _panel_stops(groups, stopping, model, replay, average=True)
             limit = _panel_limit(ledgers, model, recall, stops, xmax)
-            beyond = _draw_panel(ax, groups, styles, model, limit, marks, stops, recall=recall)
+            drawn = _draw_panel(ax, groups, styles, model, limit, marks, stops, recall=recall)
             topics = len({pair_key(ledger)[:2] for ledger in ledgers})
             seeds = len({pair_key(ledger)[2] for ledger in ledgers})
             ax.set_title(
@@ -356,7 +378,7 @@ def plot_recall_effort(
             ax.set_ylabel(ylabel)
             handles, _ = ax.get_legend_handles_labels()
             ax.legend(
-                handles=handles + _legend_handles(stopping, marks, True, beyond),
+                handles=handles + _legend_handles(stopping, marks, True, drawn),
                 loc="upper center",
                 bbox_to_anchor=(0.5, -0.2),
                 ncols=2,
@@ -370,14 +392,14 @@ def plot_recall_effort(
         fig, axes = plt.subplots(
             nrows, ncols, figsize=(3.1 * ncols + 0.4, 2.6 * nrows + 0.9), squeeze=False, layout="constrained"
         )
-        beyond: set[int] = set()
+        drawn = Drawn()
         for ax, key in zip(axes.flat, keys, strict=False):
             subset = {g: [run for run in runs if pair_key(run)[:2] == key] for g, runs in groups.items()}
             subset = {g: runs for g, runs in subset.items() if runs}
             members = [run for runs in subset.values() for run in runs]
             stops = _panel_stops(subset, stopping, model, replay, average=False)
             limit = _panel_limit(members, model, recall, stops, xmax)
-            beyond |= _draw_panel(ax, subset, styles, model, limit, marks, stops, recall=recall)
+            drawn |= _draw_panel(ax, subset, styles, model, limit, marks, stops, recall=recall)
             sample = members[0]
             ax.set_title(f"{key[1]}\nR={sample.relevant}, N={sample.collection_size}", fontsize="medium")
         for ax in axes.flat[n:]:
@@ -397,7 +419,7 @@ def plot_recall_effort(
             ),
             Line2D([], [], ls=":", color="0.35", label="random review" + ("" if model.name == "judge" else " (est.)")),
         ]
-        handles += _legend_handles(stopping, marks, False, beyond)
+        handles += _legend_handles(stopping, marks, False, drawn)
         seeds = len({pair_key(ledger)[2] for ledger in ledgers})
         fig.legend(
             handles=handles, loc="outside lower center", ncols=min(len(handles), 2 if ncols < 3 else 3), frameon=False

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -146,8 +146,10 @@ def _is_fraction(value) -> bool:
     return isinstance(value, float) and value == value and not value.is_integer()
 
 
-def _text_table(header: Sequence[str], rows: Sequence[Sequence]) -> str:
-    fixed = [any(_is_fraction(row[i]) for row in rows) for i in range(len(header))]
+def _text_table(header: Sequence[str], rows: Sequence[Sequence], fractions: Collection[str] = ()) -> str:
+    """Rows under a header, aligned; the columns named in `fractions` (and any column with a non-whole value) print
+    3 decimals, so that a fraction reads 1.000 even when every row's is whole (one topic, all recall reached)."""
+    fixed = [header[i] in fractions or any(_is_fraction(row[i]) for row in rows) for i in range(len(header))]
     cells = [list(header)] + [
         [v if isinstance(v, str) else _number(v, fixed=fixed[i]) for i, v in enumerate(row)] for row in rows
     ]
@@ -187,7 +189,7 @@ def format_topic_table(ledgers: Iterable[Ledger], recall: str = "presented") -> 
     """The per-topic table printed before the mean Recall@E table."""
     rows = topic_table_rows(ledgers, recall)
     header = ["topic", "R", "judged", "docs to 95%", "WSS@95", "Recall@2R+100"]
-    return "Per topic\n" + _text_table(header, [list(row.values()) for row in rows])
+    return "Per topic\n" + _text_table(header, [list(row.values()) for row in rows], fractions=header[4:])
 
 
 def hours_to_recall(ledgers: Sequence[Ledger], effort_models: Sequence[str], recall: str = "presented") -> pd.DataFrame:
@@ -247,10 +249,12 @@ def format_metrics_table(document: Mapping) -> str:
         rows.append([f"mean ({mean['runs']})", tool] + [mean[key] for key, _ in columns[2:]])
     recall = document.get("recall", "presented")
     text = f"Measures as ASReview Insights' `asreview metrics` (priors {document['priors']}d; recall {recall})\n"
-    text += _text_table([title for _, title in columns], rows)
+    titles = [title for _, title in columns]
+    text += _text_table(titles, rows, fractions=[title for key, title in columns if key in levels])
     budgets = list(next(iter(document["mean"].values()))["recall_at_effort"]) if document["mean"] else []
     grid = [[budget] + [mean["recall_at_effort"][budget] for mean in document["mean"].values()] for budget in budgets]
-    text += "\n\nMean Recall@E, E = aR+b records screened\n" + _text_table(["E", *document["mean"]], grid)
+    tools = list(document["mean"])
+    text += "\n\nMean Recall@E, E = aR+b records screened\n" + _text_table(["E", *tools], grid, fractions=tools)
     return text
 
 

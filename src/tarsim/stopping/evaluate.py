@@ -14,6 +14,14 @@ from tarsim.stopping.rules import ReplayContext, StoppingRule, TargetRule, parse
 
 DEFAULT_STOP_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds")
 DEFAULT_TARGET_RECALL = 0.8
+SAMPLE_COST_EXACT = "exact"
+SAMPLE_COST_ESTIMATED = "estimated"
+SAMPLE_COST_OTHER_RELEVANCE = "estimated from the other relevance"
+SAMPLE_COSTS = (SAMPLE_COST_EXACT, SAMPLE_COST_ESTIMATED, SAMPLE_COST_OTHER_RELEVANCE)
+"""How a `target:T` sample's effort was costed, from the most to the least exact: every sampled document costed
+by the ledger or by `sample_costs`; some estimated from the ledger's judgments of the same relevance; some from
+those of the other relevance (the ledger judged no document of theirs: e.g. a review that presented only relevant
+ones, whose non-relevant sampled documents get the relevant mean)."""
 
 
 @dataclass(frozen=True)
@@ -23,7 +31,8 @@ class StopOutcome:
     `stopped` is False when the rule had not fired by the ledger's end: position, recall and effort are then those
     of the whole ledger (recall is exact, since a review that went on could only find more; effort a lower bound).
     For `target:T`, `position` counts the review's judgments and `effort` adds the sample's documents that the
-    review had not presented by then (`sample_size` documents were sampled).
+    review had not presented by then (`sample_size` documents were sampled); `sample_cost` says how those were
+    costed (one of SAMPLE_COSTS), and `sample_effort_estimated` whether any was estimated rather than exact.
     """
 
     rule: str
@@ -36,6 +45,7 @@ class StopOutcome:
     target_met: bool
     sample_size: int | None = None
     sample_effort_estimated: bool = False
+    sample_cost: str | None = None
     config: dict = field(default_factory=dict, repr=False, compare=False)
 
     def to_row(self) -> dict:
@@ -51,31 +61,35 @@ class StopOutcome:
         }
         row.update({f"effort_{model}": value for model, value in self.effort.items()})
         row["sample_size"] = self.sample_size
+        row["sample_cost"] = self.sample_cost
         return row
 
 
 def _sample_increments(
     ledger: Ledger, docids: Sequence[str], relevant: Mapping[str, int], costs: Mapping[str, Mapping[str, float]] | None
-) -> tuple[dict[str, float], bool]:
-    """Effort increments of judging sample documents the ledger does not cost: given costs, else an estimate.
+) -> tuple[dict[str, float], str]:
+    """Effort increments of judging sample documents the ledger does not cost: given costs, else an estimate; and
+    how they were costed (one of SAMPLE_COSTS, the least exact case that occurred).
 
     The estimate is the ledger's mean increment over judgments of the same relevance (relevant or not), one
-    judgment each; it is flagged in the outcome.
+    judgment each; when the ledger has no judgment of that relevance, the mean over all its judgments (those of
+    the other relevance), which can be far off (non-relevant documents are often longer).
     """
     totals = dict.fromkeys(EFFORT_KEYS, 0.0)
-    estimated = False
+    how = SAMPLE_COST_EXACT
     truth = ledger.truth > 0
     for docid in docids:
         if costs is not None and docid in costs:
             for key in EFFORT_KEYS:
                 totals[key] += float(costs[docid].get(key, 0.0))
             continue
-        estimated = True
         same = truth == (relevant.get(docid, 0) > 0)
         mask = same if same.any() else np.ones(len(ledger), dtype=bool)
+        case = SAMPLE_COST_ESTIMATED if same.any() else SAMPLE_COST_OTHER_RELEVANCE
+        how = max(how, case, key=SAMPLE_COSTS.index)
         for key in EFFORT_KEYS:
             totals[key] += 1.0 if key == "judge" else (float(ledger.effort[key][mask].mean()) if mask.any() else 0.0)
-    return totals, estimated
+    return totals, how
 
 
 def evaluate_stopping(
@@ -90,7 +104,7 @@ def evaluate_stopping(
 ) -> StopOutcome:
     """Replay `rule` on a finished ledger. `docids` (the collection's, in collection order) and `qrels` are needed
     only by `target:T`, which draws its sample from them; `sample_costs` (docid -> effort increments) prices the
-    sampled documents the review never presented (default: estimated from the ledger, flagged)."""
+    sampled documents the review never presented (default: estimated from the ledger, flagged in `sample_cost`)."""
     rule = parse_stopping_rule(rule) if isinstance(rule, str) else rule
     context = ReplayContext(docids=docids, qrels=qrels)
     fired = rule.stop_position(ledger, context)
@@ -99,13 +113,13 @@ def evaluate_stopping(
     recall = float(curve.recall[position - 1]) if position else 0.0
     increments = {key: float(ledger.effort[key][:position].sum()) for key in EFFORT_KEYS}
     sample_size = None
-    estimated = False
+    sample_cost = None
     if isinstance(rule, TargetRule):
         sample = rule.sample(ledger, context)
         sample_size = len(sample.sampled)
         seen = set(ledger.docids[:position])
         unseen = [docid for docid in sample.sampled if docid not in seen]
-        extra, estimated = _sample_increments(ledger, unseen, qrels.get(ledger.topic, {}), sample_costs)
+        extra, sample_cost = _sample_increments(ledger, unseen, qrels.get(ledger.topic, {}), sample_costs)
         increments = {key: increments[key] + extra[key] for key in EFFORT_KEYS}
     increments["time"] = float(ledger.time[position - 1]) if position else 0.0  # `clock`: the clock at the stop
     effort = {}
@@ -122,7 +136,8 @@ def evaluate_stopping(
         target_recall=target_recall,
         target_met=recall >= target_recall - 1e-12,
         sample_size=sample_size,
-        sample_effort_estimated=estimated,
+        sample_effort_estimated=sample_cost not in (None, SAMPLE_COST_EXACT),
+        sample_cost=sample_cost,
         config=ledger.header.get("config", {}),
     )
 

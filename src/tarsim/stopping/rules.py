@@ -177,9 +177,10 @@ class TargetRule(StoppingRule):
 
     def sample(self, ledger: Ledger, context: ReplayContext) -> TargetSample:
         if context.docids is None or context.qrels is None:
+            where = "" if ledger.source.startswith("<") else f"{ledger.source}: "  # which ledger (not <memory>)
             raise ConfigError(
-                f"stopping rule {self.spec!r} needs the collection's docids and the qrels to draw its target sample "
-                "(give the collection, e.g. --collection DIR)"
+                f"{where}stopping rule {self.spec!r} needs the collection's docids and the qrels to draw its target "
+                "sample (give the collection, e.g. --collection DIR)"
             )
         judged = context.qrels.get(ledger.topic, {})
         return draw_target_sample(context.docids, judged, self.targets, ledger.header.get("seed", 0), ledger.topic)
