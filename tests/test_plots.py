@@ -176,8 +176,8 @@ def legend_labels(figure, per_topic):
 
 def test_the_legend_lists_only_the_marks_drawn():
     """With --xmax short of the aR+b marks and of every stop, the legend lists neither the marks nor the filled stop
-    marker (only the hollow one on the edge); a mark drawn inside is listed alone; a rule that never fired is not
-    listed."""
+    marker (only the hollow one on the edge); a mark drawn inside is listed alone; a rule that never fired is listed
+    as such, with no marker."""
     ledgers, replay = target_study()  # R = 5
     for per_topic in (True, False):
         figure = plot_recall_effort(ledgers, per_topic=per_topic, stopping=["target:2"], replay=replay, xmax=4)
@@ -190,7 +190,9 @@ def test_the_legend_lists_only_the_marks_drawn():
         figure = plot_recall_effort(ledgers, per_topic=per_topic, marks=marks, xmax=4, stopping=["knee"])
         labels = legend_labels(figure, per_topic)
         assert [label.split(" (")[0] for label in labels if label.startswith("Recall@")] == ["Recall@0.5R+0"]
-        assert not any(label.startswith("stop:") for label in labels)  # knee never fires on 10 judgments
+        assert [label for label in labels if label.startswith("stop:")] == [  # knee never fires on 10 judgments
+            "stop: knee did not stop in any run"
+        ]
     marks = [(1, 0), (2, 0)]  # everything inside the axis: all listed
     figure = plot_recall_effort(ledgers, stopping=["target:2"], replay=replay, marks=marks)
     labels = legend_labels(figure, False)

@@ -281,8 +281,8 @@ def _draw_panel(
 
 
 def _legend_handles(stopping: Sequence[str], marks: Sequence[tuple[float, float]], average: bool, drawn: Drawn):
-    """Legend entries of the aR+b marks and stop marks that some panel drew (none for a mark past the axis, nor for
-    a rule that never fired): the legend lists only what the figure shows."""
+    """Legend entries of the aR+b marks and stop marks that some panel drew (none for a mark past the axis), and a
+    text-only entry for a rule that never fired: the legend lists what the figure shows and what it cannot."""
     from matplotlib.lines import Line2D
 
     handles = []
@@ -329,6 +329,8 @@ def _legend_handles(stopping: Sequence[str], marks: Sequence[tuple[float, float]
                     label=f"stop: {rule} beyond the axis (at its right edge)",
                 )
             )
+        if index not in drawn.inside and index not in drawn.beyond:  # asked for, so say why nothing is drawn
+            handles.append(Line2D([], [], ls="none", marker="none", label=f"stop: {rule} did not stop in any run"))
     return handles
 
 
