@@ -303,32 +303,12 @@ def _legend_handles(stopping: Sequence[str], marks: Sequence[tuple[float, float]
         )
     for index, rule in enumerate(stopping):
         marker = STOP_MARKERS[index % len(STOP_MARKERS)]
-        if index in drawn.inside:
-            handles.append(
-                Line2D(
-                    [],
-                    [],
-                    ls="none",
-                    marker=marker,
-                    color="0.2",
-                    ms=7,
-                    label=f"stop: {rule}" + (" (mean where fired)" if average else ""),
-                )
-            )
-        if index in drawn.beyond:
-            handles.append(
-                Line2D(
-                    [],
-                    [],
-                    ls="none",
-                    marker=marker,
-                    mfc="white",
-                    mec="0.2",
-                    mew=1.4,
-                    ms=7,
-                    label=f"stop: {rule} beyond the axis (at its right edge)",
-                )
-            )
+        if index in drawn.inside:  # filled, as drawn inside the axis
+            label = f"stop: {rule}" + (" (mean where fired)" if average else "")
+            handles.append(Line2D([], [], ls="none", marker=marker, color="0.2", ms=7, label=label))
+        if index in drawn.beyond:  # hollow, as drawn on the right edge
+            label = f"stop: {rule} beyond the axis (at its right edge)"
+            handles.append(Line2D([], [], ls="none", marker=marker, mfc="white", mec="0.2", mew=1.4, ms=7, label=label))
         if index not in drawn.inside and index not in drawn.beyond:  # asked for, so say why nothing is drawn
             handles.append(Line2D([], [], ls="none", marker="none", label=f"stop: {rule} did not stop in any run"))
     return handles

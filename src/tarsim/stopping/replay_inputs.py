@@ -88,12 +88,8 @@ class CollectionReplay:
             return demo
         if same_documents:
             names = " or ".join(collection.name for collection in same_documents)
-            raise InputError(
-                ledger.source,
-                None,
-                f"was reviewed on the documents of {names} but with other qrels for topic {ledger.topic!r} (its "
-                "qrels digest differs): give the collection it was reviewed on",
-            )
+            problem = f"was reviewed on the documents of {names} but with other qrels for topic {ledger.topic!r}"
+            raise InputError(ledger.source, None, f"{problem} (its qrels digest differs): give the right collection")
         collections = [collection for same in self.given.values() for collection in same]
         if len(collections) == 1:  # one collection: it serves a ledger that records none (older, converted ledgers)
             (only,) = collections
@@ -120,12 +116,8 @@ class CollectionReplay:
             if all(candidate.inputs["qrels"] == candidates[0].inputs["qrels"] for candidate in candidates):
                 return candidates[0]
             names = " and ".join(candidate.name for candidate in candidates)
-            raise InputError(
-                ledger.source,
-                None,
-                f"records no qrels digest, so which of {names} (the same documents, other "
-                "qrels) it was reviewed on cannot be told; give one of them",
-            )
+            problem = f"records no qrels digest, so which of {names} (the same documents, other qrels) it was"
+            raise InputError(ledger.source, None, f"{problem} reviewed on cannot be told; give one of them")
         for candidate in candidates:
             if candidate.qrels_digest(ledger.topic) == recorded:
                 return candidate
