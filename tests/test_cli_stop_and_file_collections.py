@@ -495,7 +495,9 @@ def test_stop_says_how_a_target_sample_was_costed(demo_t1, demo_runs, capsys):
     assert len(lines) == 4 and "sample_cost" in lines[0] and "estimated from the other relevance" in lines[1]
     assert lines[3].startswith("note: sample_cost 'estimated from the other relevance'") and "sample_costs" in lines[3]
     # counts print as counts beside a row without a sample (n/a): 594, not 594.000; judgments too
-    size, judged = int(target["sample_size"]), int(target["effort_judge"])  # floats in JSON (a column with a null)
+    size, judged = target["sample_size"], target["effort_judge"]
+    assert type(size) is int and type(judged) is int  # counts, not 594.0, beside a rule with no sample (null)
+    assert f",{size}," in csv.splitlines()[1] and f"{size}.0" not in csv
     assert f" {size} " in lines[1] and f"{size}.000" not in lines[1]
     assert f" {judged} " in lines[1] and f"{judged}.000" not in lines[1]
     assert "n/a" in lines[2] and f"{target['recall']:.3f}" in lines[1]  # fractions keep their decimals

@@ -84,9 +84,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(_no_rule_message(ledgers))
     frame = pd.DataFrame(rows)
     if args.format == "csv":
-        sys.stdout.write(frame.to_csv(index=False, lineterminator="\n"))
+        sys.stdout.write(_counts_as_integers(frame).to_csv(index=False, lineterminator="\n"))
     elif args.format == "json":
-        records = json.loads(frame.to_json(orient="records"))
+        records = json.loads(_counts_as_integers(frame).to_json(orient="records"))
         sys.stdout.write(json.dumps(records, indent=2, sort_keys=True) + "\n")
     else:
         sys.stdout.write(_table(frame) + "\n")
@@ -105,6 +105,16 @@ OTHER_RELEVANCE_NOTE = (
 
 COUNT_COLUMNS = ("position", "sample_size", "effort_judge", "cost_judge")
 """Columns of counts (judgments, documents): printed without decimals when every value is whole."""
+
+
+def _counts_as_integers(frame: pd.DataFrame) -> pd.DataFrame:
+    """Count columns as integers that may be missing (pandas' Int64): CSV and JSON write 594, not 594.0, where
+    another rule's row has none (the text table prints them so itself, with n/a)."""
+    frame = frame.copy()
+    for column in COUNT_COLUMNS:
+        if column in frame and frame[column].dtype.kind == "f" and (frame[column].dropna() % 1 == 0).all():
+            frame[column] = frame[column].astype("Int64")
+    return frame
 
 
 def _no_rule_message(ledgers: Sequence[Ledger]) -> str:
