@@ -551,3 +551,22 @@ def test_stop_without_rules_on_sweep_ledgers_says_they_record_none(demo_sweep, c
     assert "sweep ledgers do not record the [sweep] stopping rules" in err and "give the rules with --rule" in err
     assert main(["stop", str(demo_sweep), "--rule", "knee", "--format", "json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2
+
+
+def test_stop_without_rules_says_which_ledgers_it_left_out(demo_sweep, tmp_path, capsys):
+    """A folder of ledgers that record rules beside a sweep's, which record none: the first are replayed, and one
+    warning says how many were left out and why, instead of a table that silently lacks them."""
+    import shutil
+
+    mixed = tmp_path / "mixed"
+    shutil.copytree(demo_sweep / "ledgers", mixed / "sweep")
+    recorded = mixed / "simulate"
+    assert main(["simulate", "--topic", "T1", "--max-effort", "R+40", "--stop", "knee", "--out", str(recorded)]) == 0
+    capsys.readouterr()
+    assert main(["stop", str(mixed), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert [row["rule"] for row in json.loads(captured.out)] == ["knee"]
+    assert captured.err.count("\n") == 1 and "tarsim: warning: 2 of 3 ledgers record no stopping rule" in captured.err
+    assert "sweep ledgers do not record [sweep] stopping" in captured.err and "--rule" in captured.err
+    assert main(["stop", str(recorded), "--format", "json"]) == 0
+    assert capsys.readouterr().err == ""  # every ledger records its rules: nothing to say

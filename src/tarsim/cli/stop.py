@@ -82,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
             rows.append(row)
     if not rows:
         raise ConfigError(_no_rule_message(ledgers))
+    if not args.rule:
+        _warn_of_ledgers_without_rules(ledgers)
     frame = pd.DataFrame(rows)
     if args.format == "csv":
         sys.stdout.write(_counts_as_integers(frame).to_csv(index=False, lineterminator="\n"))
@@ -115,6 +117,28 @@ def _counts_as_integers(frame: pd.DataFrame) -> pd.DataFrame:
         if column in frame and frame[column].dtype.kind == "f" and (frame[column].dropna() % 1 == 0).all():
             frame[column] = frame[column].astype("Int64")
     return frame
+
+
+def _warn_of_ledgers_without_rules(ledgers: Sequence[Ledger]) -> None:
+    """Without --rule, ledgers that record no rule (a sweep's, among others that do) are replayed with none: say so
+    once rather than leave them out of the table without a word."""
+    import warnings
+
+    from tarsim.errors import InputWarning
+
+    bare = [ledger for ledger in ledgers if not ledger.header.get("config", {}).get("stopping")]
+    if bare:
+        why = (
+            " (sweep ledgers do not record [sweep] stopping)"
+            if any("sweep" in ledger.header for ledger in bare)
+            else ""
+        )
+        warnings.warn(
+            f"{len(bare)} of {len(ledgers)} ledgers record no stopping rule and are not in the table{why}, e.g. "
+            f"{bare[0].source}; give the rules with --rule to replay them",
+            InputWarning,
+            stacklevel=2,
+        )
 
 
 def _no_rule_message(ledgers: Sequence[Ledger]) -> str:
