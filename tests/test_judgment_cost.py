@@ -180,10 +180,11 @@ def test_the_gold_oracle_is_fitted_once_per_features_topic_and_seed(demo, demo_f
     oracle.classifier_labels(demo_features, labels["T2"], threshold=0.5)
     oracle.classifier_labels(demo_features, labels["T2"], random_state=1)
     assert len(fits) == 4
+    remembered = len(oracle._ORACLES)
     other = replace(demo_features)  # equal arrays, another object: not assumed to be the same features
     again = oracle.classifier_labels(other, labels["T2"])
     assert len(fits) == 5 and np.array_equal(again.coef, first.coef)
-    key = id(other)
+    assert len(oracle._ORACLES) == remembered + 1 and other in oracle._ORACLES
     del other, again
     gc.collect()
-    assert key not in oracle._ORACLES
+    assert len(oracle._ORACLES) == remembered  # its oracles went with it

@@ -74,7 +74,7 @@ class SimulationResult:
             raise InputError(out, None, _sweep_output_problem(out))
         ledgers: dict[str, Ledger] = {}
         for ledger in map(read_ledger, iter_ledger_paths(directory)):
-            if "sweep" in ledger.header:  # a run of a sweep (one whose tables are not written yet, or were removed)
+            if ledger.from_sweep:  # a run of a sweep (one whose tables are not written yet, or were removed)
                 raise InputError(out, None, _sweep_output_problem(out))
             if not ledger.complete:
                 raise InputError(ledger.source, None, "ledger has no end record (an unfinished review)")

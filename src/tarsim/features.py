@@ -83,9 +83,12 @@ LATER_SETTINGS = {"tokens": "bmi", "sentence_weights": "bmi"}
 """Settings added after ledgers and caches were first written: left out of records at these defaults."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Features:
     """Document and sentence matrices over one vocabulary, plus what is needed to vectorise a query.
+
+    Compared and hashed by identity (arrays have no single truth value), so that what is derived from one features
+    object can be remembered with it (tarsim.simulator.oracle).
 
     Built for documents only (`sentences`, `sentence_offsets` and `sentence_words` None), a document's sentences
     come from `lazy` when a review asks for them (tarsim.sentences); the per-document accessors below serve both.

@@ -80,7 +80,7 @@ class TfidfSettings:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TfidfFeatures(Features):
     """Features whose ad hoc rows (a topic's query) are transformed by the fitted tf-idf vectoriser."""
 

@@ -126,7 +126,7 @@ def kill_workers(pool: ProcessPoolExecutor) -> None:
 
 
 def parallel_map(
-    function, argument_lists: list[tuple], jobs: int, fork: bool | None = None, while_waiting: Callable | None = None
+    function, argument_lists: list[tuple], jobs: int, fork: bool | None = None, while_waiting: Callable = lambda: None
 ) -> list:
     """function(*arguments) for each tuple, results in order, on up to `jobs` local processes: forked from this
     one when `fork` (default: fork_is_safe()), else joblib's loky workers; in this process for one tuple or job.
@@ -134,20 +134,15 @@ def parallel_map(
     `while_waiting()` is called once, in this process, while forked workers run (otherwise before the work): the
     place for what this process needs next, such as a slow import, so that it overlaps the workers' work."""
     if jobs <= 1 or len(argument_lists) <= 1:
-        _call(while_waiting)
+        while_waiting()
         return [function(*arguments) for arguments in argument_lists]
     workers = min(jobs, len(argument_lists))
     if fork_is_safe() if fork is None else fork:
         with forked_workers(workers) as pool:
             results = pool.map(function, *zip(*argument_lists, strict=True))  # every task submitted now
-            _call(while_waiting)
+            while_waiting()
             return list(results)
     from joblib import delayed
 
-    _call(while_waiting)
+    while_waiting()
     return local_parallel(workers)(delayed(function)(*arguments) for arguments in argument_lists)
-
-
-def _call(hook: Callable | None) -> None:
-    if hook is not None:
-        hook()

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from tarsim.errors import ConfigError
     from tarsim.metrics.tar import cost_at_stop
     from tarsim.reporting.compare import load_ledgers
-    from tarsim.stopping import evaluate_stopping, parse_stopping_rule
+    from tarsim.stopping import evaluate_stopping, parse_stopping_rule, recorded_rules
     from tarsim.stopping.replay_inputs import replay_inputs
 
     if not 0.0 < args.target_recall <= 1.0:
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     replay = replay_inputs(args.collection, ledgers)
     rows = []
     for ledger in ledgers:
-        rules = args.rule or ledger.header.get("config", {}).get("stopping", [])
+        rules = args.rule or recorded_rules(ledger)
         inputs = replay(ledger)  # docids and qrels of the collection this ledger was reviewed on
         for rule in rules:
             outcome = evaluate_stopping(ledger, rule, effort_models=models, target_recall=args.target_recall, **inputs)
@@ -112,11 +112,16 @@ COUNT_COLUMNS = ("position", "sample_size", "effort_judge", "cost_judge")
 def _counts_as_integers(frame: pd.DataFrame) -> pd.DataFrame:
     """Count columns as integers that may be missing (pandas' Int64): CSV and JSON write 594, not 594.0, where
     another rule's row has none (the text table prints them so itself, with n/a)."""
-    frame = frame.copy()
-    for column in COUNT_COLUMNS:
-        if column in frame and frame[column].dtype.kind == "f" and (frame[column].dropna() % 1 == 0).all():
-            frame[column] = frame[column].astype("Int64")
-    return frame
+    return frame.astype(dict.fromkeys(_whole_count_columns(frame), "Int64"))
+
+
+def _whole_count_columns(frame: pd.DataFrame) -> list[str]:
+    """The count columns that are floats only because a value is missing (every other value whole)."""
+    return [
+        column
+        for column in COUNT_COLUMNS
+        if column in frame and frame[column].dtype.kind == "f" and (frame[column].dropna() % 1 == 0).all()
+    ]
 
 
 def _warn_of_ledgers_without_rules(ledgers: Sequence[Ledger]) -> None:
@@ -125,14 +130,11 @@ def _warn_of_ledgers_without_rules(ledgers: Sequence[Ledger]) -> None:
     import warnings
 
     from tarsim.errors import InputWarning
+    from tarsim.stopping import recorded_rules
 
-    bare = [ledger for ledger in ledgers if not ledger.header.get("config", {}).get("stopping")]
+    bare = [ledger for ledger in ledgers if not recorded_rules(ledger)]
     if bare:
-        why = (
-            " (sweep ledgers do not record [sweep] stopping)"
-            if any("sweep" in ledger.header for ledger in bare)
-            else ""
-        )
+        why = " (sweep ledgers do not record [sweep] stopping)" if any(ledger.from_sweep for ledger in bare) else ""
         warnings.warn(
             f"{len(bare)} of {len(ledgers)} ledgers record no stopping rule and are not in the table{why}, e.g. "
             f"{bare[0].source}; give the rules with --rule to replay them",
@@ -143,7 +145,7 @@ def _warn_of_ledgers_without_rules(ledgers: Sequence[Ledger]) -> None:
 
 def _no_rule_message(ledgers: Sequence[Ledger]) -> str:
     """Why nothing was replayed: a sweep's ledgers record none of the sweep's rules, other ledgers may."""
-    if any("sweep" in ledger.header for ledger in ledgers):
+    if any(ledger.from_sweep for ledger in ledgers):
         return (
             "no stopping rule to replay: sweep ledgers do not record the [sweep] stopping rules (they are replayed "
             "on each whole ledger, not part of a run's configuration; docs/sweeps.md); give the rules with --rule"
@@ -169,11 +171,7 @@ def _table(frame: pd.DataFrame) -> str:
     else:
         shown = shown.drop(columns=["ledger"])
     shown = shown.fillna(value=np.nan).infer_objects()
-    whole = {  # 594, not 594.000 beside an n/a (a column with a missing value is a float column)
-        column: _whole
-        for column in COUNT_COLUMNS
-        if column in shown and shown[column].dtype.kind == "f" and (shown[column].dropna() % 1 == 0).all()
-    }
+    whole = dict.fromkeys(_whole_count_columns(shown), _whole)  # 594, not 594.000, beside an n/a
     spaced = {column: len(column) + 1 for column in whole}  # two blanks before the column, as before numbers
     return shown.to_string(
         index=False, float_format=lambda v: f"{v:.3f}", na_rep="n/a", formatters=whole, col_space=spaced

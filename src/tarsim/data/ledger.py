@@ -129,6 +129,11 @@ class Ledger:
         return int(self.header["collection_size"])
 
     @property
+    def from_sweep(self) -> bool:
+        """Whether a sweep wrote it (its header has the run's `sweep` record)."""
+        return "sweep" in self.header
+
+    @property
     def complete(self) -> bool:
         return self.end is not None
 

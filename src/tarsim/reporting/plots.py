@@ -160,6 +160,25 @@ def _panel_stops(
     return stops
 
 
+def _plot_panel(
+    ax,
+    groups: Mapping[str, Sequence[Ledger]],
+    styles: Mapping[str, tuple],
+    model,
+    xmax: float | None,
+    marks: Sequence[tuple[float, float]],
+    stopping: Sequence[str],
+    replay: ReplayInputs,
+    average: bool,
+    recall: str,
+) -> Drawn:
+    """One panel: its stop marks computed once, its axis limit from them and from its runs, then drawn."""
+    stops = _panel_stops(groups, stopping, model, replay, average)
+    ledgers = [run for runs in groups.values() for run in runs]
+    limit = _panel_limit(ledgers, model, recall, stops, xmax)
+    return _draw_panel(ax, groups, styles, model, limit, marks, stops, recall)
+
+
 def _panel_limit(ledgers: Sequence[Ledger], model, recall: str, stops: PanelStops, xmax: float | None) -> float:
     """The panel's right edge: `xmax` when given; else a little past both the effort at which the slowest run found
     its last relevant document and the furthest stop mark (a target:T stop may lie far beyond the former)."""
@@ -346,9 +365,7 @@ def plot_recall_effort(
     with plt.rc_context(STYLE):
         if not per_topic:
             fig, ax = plt.subplots(figsize=(7.0, 4.2), layout="constrained")
-            stops = _panel_stops(groups, stopping, model, replay, average=True)
-            limit = _panel_limit(ledgers, model, recall, stops, xmax)
-            drawn = _draw_panel(ax, groups, styles, model, limit, marks, stops, recall=recall)
+            drawn = _plot_panel(ax, groups, styles, model, xmax, marks, stopping, replay, True, recall)
             topics = len({pair_key(ledger)[:2] for ledger in ledgers})
             seeds = len({pair_key(ledger)[2] for ledger in ledgers})
             ax.set_title(
@@ -378,11 +395,8 @@ def plot_recall_effort(
         for ax, key in zip(axes.flat, keys, strict=False):
             subset = {g: [run for run in runs if pair_key(run)[:2] == key] for g, runs in groups.items()}
             subset = {g: runs for g, runs in subset.items() if runs}
-            members = [run for runs in subset.values() for run in runs]
-            stops = _panel_stops(subset, stopping, model, replay, average=False)
-            limit = _panel_limit(members, model, recall, stops, xmax)
-            drawn |= _draw_panel(ax, subset, styles, model, limit, marks, stops, recall=recall)
-            sample = members[0]
+            drawn |= _plot_panel(ax, subset, styles, model, xmax, marks, stopping, replay, False, recall)
+            sample = next(iter(subset.values()))[0]
             ax.set_title(f"{key[1]}\nR={sample.relevant}, N={sample.collection_size}", fontsize="medium")
         for ax in axes.flat[n:]:
             ax.remove()

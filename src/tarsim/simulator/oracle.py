@@ -104,7 +104,7 @@ def classifier_labels(
     one topic that differ only in policy, priors or strategy get the same oracle without fitting it again."""
     if document_labels.min() == document_labels.max():
         return inherit_labels(features, document_labels)
-    memo = _oracle_memo(features)
+    memo = _ORACLES.setdefault(features, {})
     key = (np.asarray(document_labels, dtype=np.int8).tobytes(), float(threshold), random_state)
     if key not in memo:
         while len(memo) >= ORACLES_REMEMBERED:
@@ -116,18 +116,8 @@ def classifier_labels(
 ORACLES_REMEMBERED = 16
 """Gold oracles kept per features object (each holds one coefficient vector and its relevant sentences' labels)."""
 
-_ORACLES: dict[int, tuple[weakref.ReferenceType, dict]] = {}
-
-
-def _oracle_memo(features: Features) -> dict:
-    """The oracles fitted on this features object (by identity: Features hold arrays and are not hashable); the
-    entry goes when the features do."""
-    key = id(features)
-    entry = _ORACLES.get(key)
-    if entry is None or entry[0]() is not features:
-        entry = (weakref.ref(features, lambda _, key=key: _ORACLES.pop(key, None)), {})
-        _ORACLES[key] = entry
-    return entry[1]
+_ORACLES: weakref.WeakKeyDictionary[Features, dict] = weakref.WeakKeyDictionary()
+"""The oracles fitted on each features object (by identity), dropped with the features."""
 
 
 def _fit_classifier_labels(

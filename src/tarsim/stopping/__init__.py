@@ -15,6 +15,7 @@ from tarsim.stopping.evaluate import (
     StopOutcome,
     evaluate_recorded_rules,
     evaluate_stopping,
+    recorded_rules,
 )
 from tarsim.stopping.rules import (
     ACCEPTED,
@@ -53,5 +54,6 @@ __all__ = [
     "evaluate_recorded_rules",
     "evaluate_stopping",
     "parse_stopping_rule",
+    "recorded_rules",
     "slope_ratio",
 ]

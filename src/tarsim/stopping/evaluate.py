@@ -142,7 +142,11 @@ def evaluate_stopping(
     )
 
 
+def recorded_rules(ledger: Ledger) -> list[str]:
+    """The stopping rules recorded in the ledger header's configuration (`config.stopping`; none in a sweep's)."""
+    return list(ledger.header.get("config", {}).get("stopping", []))
+
+
 def evaluate_recorded_rules(ledger: Ledger, **options) -> list[StopOutcome]:
     """Replay every rule recorded in the ledger header's configuration (`config.stopping`)."""
-    specs = ledger.header.get("config", {}).get("stopping", [])
-    return [evaluate_stopping(ledger, spec, **options) for spec in specs]
+    return [evaluate_stopping(ledger, spec, **options) for spec in recorded_rules(ledger)]

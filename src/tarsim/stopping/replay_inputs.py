@@ -10,9 +10,13 @@ import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tarsim.data.ledger import Ledger
 from tarsim.errors import InputError, InputWarning
+
+if TYPE_CHECKING:
+    from tarsim.data.dataset import Dataset
 
 ReplayInputs = Callable[[Ledger], Mapping]
 """A ledger's replay inputs: what stopping rules that draw from the collection need (docids and qrels for target:T;
@@ -24,17 +28,45 @@ def _recorded_collection(ledger: Ledger) -> str | None:
     return ledger.header.get("inputs", {}).get("collection")
 
 
+def _recorded_qrels(ledger: Ledger) -> str | None:
+    """The digest of its topic's qrels the ledger was reviewed with, as its header records it (None: not recorded)."""
+    return ledger.header.get("inputs", {}).get("qrels")
+
+
+@dataclass
+class GivenCollection:
+    """A collection to replay ledgers with (a --collection, or the built-in demo): the name it goes by, its replay
+    inputs and (made on first need) its topics' qrels digests, as ledger headers record them."""
+
+    name: str
+    inputs: dict  # {"docids": ..., "qrels": ...}
+    _qrels_digests: dict[str, str] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, name: str, dataset: Dataset) -> GivenCollection:
+        return cls(name, {"docids": dataset.collection.docids, "qrels": dataset.qrels})
+
+    def qrels_digest(self, topic: str) -> str:
+        if topic not in self._qrels_digests:
+            from tarsim.simulator.run import topic_qrels_digest
+
+            self._qrels_digests[topic] = topic_qrels_digest(self.inputs["qrels"].get(topic, {}))
+        return self._qrels_digests[topic]
+
+    def judged_as(self, ledger: Ledger) -> bool:
+        """Whether the ledger was reviewed with this collection's qrels of its topic (its header's qrels digest)."""
+        return _recorded_qrels(ledger) == self.qrels_digest(ledger.topic)
+
+
 @functools.cache
-def _demo_replay() -> tuple[str, dict[str, str], dict]:
-    """The built-in demo's collection digest, each topic's qrels digest and its replay inputs, built on first need and
+def _demo_replay() -> tuple[str, GivenCollection]:
+    """The built-in demo's collection digest and the demo as a collection to replay with, built on first need and
     kept (the demo is the same on every build: synthetic.demo_dataset is fully determined by its seed)."""
     from tarsim.features import collection_digest
-    from tarsim.simulator.run import topic_qrels_digest
     from tarsim.synthetic import demo_dataset
 
     dataset = demo_dataset()
-    qrels = {topic: topic_qrels_digest(judged) for topic, judged in dataset.qrels.items()}
-    return collection_digest(dataset.collection), qrels, {"docids": dataset.collection.docids, "qrels": dataset.qrels}
+    return collection_digest(dataset.collection), GivenCollection.of("the built-in demo", dataset)
 
 
 def _demo_inputs(ledger: Ledger) -> dict | None:
@@ -46,26 +78,8 @@ def _demo_inputs(ledger: Ledger) -> dict | None:
     recorded = _recorded_collection(ledger)
     if not isinstance(recorded, str) or ledger.header.get("collection_size") != SyntheticSpec().n_documents:
         return None
-    digest, qrels, inputs = _demo_replay()
-    recorded_qrels = ledger.header.get("inputs", {}).get("qrels")
-    return inputs if recorded == digest and recorded_qrels == qrels.get(ledger.topic) else None
-
-
-@dataclass
-class GivenCollection:
-    """One --collection: the name it was given by, its replay inputs and (made on first need) its topics' qrels
-    digests, as ledger headers record them."""
-
-    name: str
-    inputs: dict  # {"docids": ..., "qrels": ...}
-    _qrels_digests: dict[str, str] = field(default_factory=dict, repr=False)
-
-    def qrels_digest(self, topic: str) -> str:
-        if topic not in self._qrels_digests:
-            from tarsim.simulator.run import topic_qrels_digest
-
-            self._qrels_digests[topic] = topic_qrels_digest(self.inputs["qrels"].get(topic, {}))
-        return self._qrels_digests[topic]
+    digest, demo = _demo_replay()
+    return demo.inputs if recorded == digest and demo.judged_as(ledger) else None
 
 
 @dataclass(frozen=True)
@@ -111,17 +125,13 @@ class CollectionReplay:
     def _by_qrels(ledger: Ledger, candidates: list[GivenCollection]) -> GivenCollection | None:
         """Of the given collections with the ledger's documents, the one with its topic's judgments (None: none
         has them): target:T drawn with other qrels would sample other targets and report another recall."""
-        recorded = ledger.header.get("inputs", {}).get("qrels")
-        if not isinstance(recorded, str):  # an older ledger: only the documents can be matched
+        if not isinstance(_recorded_qrels(ledger), str):  # an older ledger: only the documents can be matched
             if all(candidate.inputs["qrels"] == candidates[0].inputs["qrels"] for candidate in candidates):
                 return candidates[0]
             names = " and ".join(candidate.name for candidate in candidates)
             problem = f"records no qrels digest, so which of {names} (the same documents, other qrels) it was"
             raise InputError(ledger.source, None, f"{problem} reviewed on cannot be told; give one of them")
-        for candidate in candidates:
-            if candidate.qrels_digest(ledger.topic) == recorded:
-                return candidate
-        return None
+        return next((candidate for candidate in candidates if candidate.judged_as(ledger)), None)
 
     def _checked(self, ledger: Ledger, collection: GivenCollection) -> dict:
         """The inputs of a collection for a ledger that records no digest, once its docids are all found there:
@@ -151,8 +161,7 @@ def _load_replay_collections(names: Sequence[str]) -> CollectionReplay:
         with warnings.catch_warnings():  # a screening file with unlabelled rows was reviewed without them
             warnings.simplefilter("ignore", InputWarning)
             dataset = load_dataset(name, unlabelled="skip")
-        inputs = {"docids": dataset.collection.docids, "qrels": dataset.qrels}
-        given.setdefault(collection_digest(dataset.collection), []).append(GivenCollection(name, inputs))
+        given.setdefault(collection_digest(dataset.collection), []).append(GivenCollection.of(name, dataset))
     return CollectionReplay(given)
 
 
