@@ -14,7 +14,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from conftest import shared_dataset
 from tarsim.data.collection import read_collection
-from tarsim.features import _document_text, make_analyser
+from tarsim.features import _TOKEN, _document_text, _words, analyser_parts, make_analyser
 from tarsim.processes import parallel_map
 from tarsim.segmentation import segment_document
 from tarsim.term_counts import count_terms
@@ -25,8 +25,10 @@ def _texts(*parts: str, limit: int) -> list[str]:
     return [_document_text(document) for document in itertools.islice(collection, limit)]
 
 
-def assert_same_as_count_vectorizer(texts: list[str], analyse) -> None:
-    counts, terms = count_terms(texts, analyse)
+def assert_same_as_count_vectorizer(texts: list[str], analyse, parts=None) -> None:
+    """count_terms(texts, analyse), or count_terms(texts, *parts) when the analyser is given in two parts, gives
+    CountVectorizer(analyzer=analyse)'s matrix and vocabulary."""
+    counts, terms = count_terms(texts, *(parts or (analyse,)))
     vectoriser = CountVectorizer(analyzer=analyse, dtype=np.int32)
     expected = vectoriser.fit_transform(texts).tocsr()
     expected.sort_indices()
@@ -58,10 +60,47 @@ def test_reuters_documents_are_counted_as_count_vectorizer_counts_them(stem: boo
     assert_same_as_count_vectorizer(_texts("reuters21578", limit=1500), make_analyser(stem, tokens))
 
 
+@pytest.mark.parametrize("stem", [True, False])
+@pytest.mark.parametrize("tokens", ["bmi", "hical"])
+def test_the_analyser_in_two_parts_counts_as_the_whole_analyser(stem: bool, tokens: str) -> None:
+    """Feature builds count the tokens and stem each distinct word once (analyser_parts): the same matrix and
+    vocabulary as CountVectorizer with the analyser that stems every token."""
+    texts = _texts("reuters21578", limit=1500)
+    assert_same_as_count_vectorizer(texts, make_analyser(stem, tokens), analyser_parts(stem, tokens))
+
+
+def test_words_with_one_stem_are_summed_into_one_column() -> None:
+    """Several words mapping to one term (connect, connected, connecting) share its column; their counts add."""
+    texts = ["connected connecting Connect", "", "connection connects zebra", "Ärger ärgerlich ärger"]
+    assert_same_as_count_vectorizer(texts, make_analyser(True), analyser_parts(True))
+    counts, terms = count_terms(texts, *analyser_parts(True))
+    assert counts[0, list(terms).index("connect")] == 3
+
+
+def test_a_word_map_must_give_one_term_per_word() -> None:
+    with pytest.raises(ValueError, match="gave 1 terms for 2 words"):
+        count_terms(["a b"], str.split, lambda words: words[:1])
+
+
+def test_ascii_text_is_tokenised_as_the_unicode_pattern_tokenises_it() -> None:
+    """_words reads lower-cased ASCII text with [a-z]{2,}: the same tokens as the Unicode letter class there
+    (digits, underscores and apostrophes split words; one letter is not a word); other text keeps the class."""
+    texts = [
+        "U.S. GNP rose 2.5% in Q3_1986; it's the A1 B2 co-op's 3rd rise",
+        "x_y a_bc __init__ don't O'Neill e-mail AT&T 10x 1st",
+        "Müller's Café naïve ΑΒΓ straße",
+        *_texts("reuters21578", limit=300),
+        *_texts("srd", "Cohen_2006_Triptans", limit=300),
+    ]
+    for text in texts:
+        assert _words(text) == _TOKEN.findall(text.lower())
+
+
 def test_srd_sentences_are_counted_as_count_vectorizer_counts_them() -> None:
     collection = read_collection(shared_dataset("srd", "Cohen_2006_Triptans", "docs.jsonl"))
     sentences = [s for document in itertools.islice(collection, 150) for s in segment_document(document)]
     assert_same_as_count_vectorizer(sentences, make_analyser(True))
+    assert_same_as_count_vectorizer(sentences, make_analyser(True), analyser_parts(True))
 
 
 def test_texts_without_a_term_give_no_columns() -> None:

@@ -186,20 +186,45 @@ def make_analyser(stem: bool, tokens: str = "bmi") -> Callable[[str], list[str]]
     if tokens == "hical":
         return _hical_analyser(stem)
     if not stem:
-        return lambda text: _TOKEN.findall(text.lower())
-    import Stemmer
-
-    stemmer = Stemmer.Stemmer("porter")
+        return _words
+    stem_words = _porter_stems()
     cache: dict[str, str] = {}
 
     def analyse(text: str) -> list[str]:
-        tokens = _TOKEN.findall(text.lower())
+        tokens = _words(text)
         unknown = [t for t in set(tokens) if t not in cache]
         if unknown:
-            cache.update(zip(unknown, stemmer.stemWords(unknown), strict=True))
+            cache.update(zip(unknown, stem_words(unknown), strict=True))
         return [cache[t] for t in tokens]
 
     return analyse
+
+
+def analyser_parts(
+    stem: bool, tokens: str = "bmi"
+) -> tuple[Callable[[str], list[str]], Callable[[list[str]], list[str]] | None]:
+    """make_analyser(stem, tokens) as a tokeniser and a per-word map (None: none), for count_terms to stem each
+    distinct word once instead of every token."""
+    if tokens == "bmi" and stem:
+        return _words, _porter_stems()
+    return make_analyser(stem, tokens), None
+
+
+_ASCII_TOKEN = re.compile(r"[a-z]{2,}")
+"""_TOKEN on lower-cased ASCII text: its only letters are a-z (a third faster than the Unicode class)."""
+
+
+def _words(text: str) -> list[str]:
+    """Alphabetic runs of >= 2 letters, lower-cased (the unstemmed `bmi` tokens)."""
+    lowered = text.lower()
+    return (_ASCII_TOKEN if lowered.isascii() else _TOKEN).findall(lowered)
+
+
+def _porter_stems() -> Callable[[list[str]], list[str]]:
+    """PyStemmer's Porter stemmer over a list of words."""
+    import Stemmer
+
+    return Stemmer.Stemmer("porter").stemWords
 
 
 _HICAL_TOKEN = re.compile(r"[A-Za-z0-9]+", re.ASCII)
@@ -368,7 +393,7 @@ def _count_chunk(documents: Sequence[Document], stem: bool, tokens: str = "bmi")
     lengths = np.fromiter((len(s) for s in sentence_lists), dtype=np.int64, count=len(sentence_lists))
     flat = [sentence for sentences in sentence_lists for sentence in sentences]
     words = np.fromiter((len(s.split()) for s in flat), dtype=np.int32, count=len(flat))
-    counts, terms = count_terms(flat, make_analyser(stem, tokens))
+    counts, terms = count_terms(flat, *analyser_parts(stem, tokens))
     return _ChunkCounts(lengths, words, counts, terms)
 
 
@@ -401,7 +426,7 @@ def _document_text(document: Document) -> str:
 
 def _count_documents_chunk(documents: Sequence[Document], stem: bool) -> _ChunkCounts:
     """Count a chunk's document terms straight from the text, without segmenting it."""
-    counts, terms = count_terms((_document_text(document) for document in documents), make_analyser(stem))
+    counts, terms = count_terms((_document_text(document) for document in documents), *analyser_parts(stem))
     return _ChunkCounts(np.ones(len(documents), dtype=np.int64), np.zeros(0, dtype=np.int32), counts, terms)
 
 

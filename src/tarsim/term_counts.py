@@ -14,10 +14,17 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def count_terms(texts: Iterable[str], analyse: Callable[[str], list[str]]) -> tuple[sp.csr_matrix, np.ndarray]:
+def count_terms(
+    texts: Iterable[str],
+    analyse: Callable[[str], list[str]],
+    map_words: Callable[[list[str]], list[str]] | None = None,
+) -> tuple[sp.csr_matrix, np.ndarray]:
     """Counts (texts x terms, int32, canonical CSR) of each text's terms and the terms in sorted order, as
     `CountVectorizer(analyzer=analyse, dtype=np.int32).fit_transform(texts)` and its `get_feature_names_out()`
-    (no terms at all: a matrix of no columns and an empty vocabulary, where CountVectorizer raises)."""
+    (no terms at all: a matrix of no columns and an empty vocabulary, where CountVectorizer raises).
+
+    map_words: the analyser's last step, given apart: a text's terms are then `[map_words([w])[0] for w in
+    analyse(text)]`, and map_words is called once, on the distinct words (it must map each word on its own)."""
     index: dict[str, int] = {}  # term -> column in order of first occurrence
     columns: list[int] = []
     ends = [0]
@@ -34,6 +41,16 @@ def count_terms(texts: Iterable[str], analyse: Callable[[str], list[str]]) -> tu
             known = list(map(column_of, terms))
         columns.extend(known)
         ends.append(len(columns))
+    if map_words is not None:  # words -> terms: the columns of words with one term are summed below
+        words = list(index)
+        terms_of_words = map_words(words)
+        if len(terms_of_words) != len(words):
+            raise ValueError(f"map_words gave {len(terms_of_words)} terms for {len(words)} words")
+        index = {}
+        word_column = np.fromiter(
+            (index.setdefault(term, len(index)) for term in terms_of_words), dtype=np.int64, count=len(words)
+        )
+        columns = word_column[np.asarray(columns, dtype=np.int64)] if columns else []
     ordered = sorted(index)  # CountVectorizer sorts its vocabulary the same way (str order)
     rank = np.empty(len(index), dtype=np.int32)  # column of first occurrence -> column in sorted order
     rank[np.fromiter((index[term] for term in ordered), dtype=np.int64, count=len(ordered))] = np.arange(len(ordered))
