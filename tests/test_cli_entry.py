@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,6 +39,20 @@ def test_a_user_error_still_exits_2_with_one_line(tmp_path):
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("tarsim: error:")
     assert done.stdout.rstrip().endswith("frozen objects at exit: True")
+
+
+def test_argparse_exits_are_frozen_too():
+    """--version (like --help and usage errors) leaves main() through argparse's SystemExit."""
+    done = _run("--version")
+    assert done.returncode == 0 and done.stdout.startswith("tarsim ")
+    assert done.stdout.rstrip().endswith("frozen objects at exit: True")
+
+
+@pytest.mark.parametrize("module", ["tarsim", "tarsim.cli"])
+def test_python_dash_m_runs_the_command(module: str):
+    done = subprocess.run([sys.executable, "-m", module, "list"], capture_output=True, text=True, env=ENV, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "bmi" in done.stdout
 
 
 def test_every_way_of_starting_tarsim_goes_through_run():

@@ -300,3 +300,17 @@ def test_requeued_background_work_returns_every_document_once_with_its_sentences
     assert sorted(doc for doc, _ in returned) == list(range(len(documents)))  # each once, none lost in the requeue
     for doc, sentences in returned[::17]:
         assert sentences == tarsim.segmentation.segment_document(documents[doc])
+
+
+def test_a_build_that_fails_stops_its_background_workers_at_once(monkeypatch, background_workers):
+    """A small collection's build starts segmenting in the background before it counts; when the count refuses
+    the collection, the workers stop then (their queue dropped), not when the interpreter exits after them."""
+    from tarsim.data.collection import Collection, Document
+    from tarsim.errors import InputError
+
+    started = []
+    monkeypatch.setattr(tarsim.sentences, "Background", _recorded(tarsim.sentences.Background, started))
+    collection = Collection([Document(f"d{i}", f"{i} 2 3. 4 5 6.") for i in range(400)])
+    with pytest.raises(InputError, match="every document is empty"):
+        build_features(collection, sentences=False, segment_ahead=True)
+    assert len(started) == 1 and not started[0]._stop.alive  # close() ran: the finalizer is spent

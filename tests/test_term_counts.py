@@ -77,6 +77,24 @@ def test_words_with_one_stem_are_summed_into_one_column() -> None:
     assert counts[0, list(terms).index("connect")] == 3
 
 
+@pytest.mark.parametrize(
+    "mapping",
+    [
+        {"b": "a"},  # a word's term is another word (which keeps its own term)
+        {"a": "b", "b": "c", "c": "a"},  # a chain: every term is some other word
+        {"a": "z", "b": "z", "c": "z"},  # everything to one term no text has as a word
+    ],
+)
+def test_any_per_word_map_counts_as_the_composite_analyser(mapping: dict[str, str]) -> None:
+    texts = ["a b c", "b b", "", "c a d", "d"]
+
+    def map_words(words):
+        return np.array([mapping.get(word, word) for word in words], dtype=object)  # any sequence will do
+
+    composite = lambda text: [mapping.get(word, word) for word in text.split()]  # noqa: E731
+    assert_same_as_count_vectorizer(texts, composite, (str.split, map_words))
+
+
 def test_a_word_map_must_give_one_term_per_word() -> None:
     with pytest.raises(ValueError, match="gave 1 terms for 2 words"):
         count_terms(["a b"], str.split, lambda words: words[:1])
@@ -89,6 +107,7 @@ def test_ascii_text_is_tokenised_as_the_unicode_pattern_tokenises_it() -> None:
         "U.S. GNP rose 2.5% in Q3_1986; it's the A1 B2 co-op's 3rd rise",
         "x_y a_bc __init__ don't O'Neill e-mail AT&T 10x 1st",
         "Müller's Café naïve ΑΒΓ straße",
+        "300 \u212aelvin (Kelvin sign) at İstanbul's ſtation",  # lower() makes ASCII 'k' of U+212A; İ is 'i' + U+0307
         *_texts("reuters21578", limit=300),
         *_texts("srd", "Cohen_2006_Triptans", limit=300),
     ]
