@@ -88,6 +88,9 @@ def test_plot_and_compare_take_projects_and_order_files(tmp_path, capsys):
     assert main(["plot", str(project), str(order), "--kind", "wss", "--out", str(figure)]) == 0
     assert "2 review(s) plotted" in capsys.readouterr().out
     assert figure.read_bytes().startswith(b"\x89PNG")
+    short = tmp_path / "short.png"  # -o, as `tarsim retrieve` takes it
+    assert main(["plot", str(project), "--kind", "wss", "-o", str(short)]) == 0
+    assert short.read_bytes().startswith(b"\x89PNG")
     from tarsim.reporting.compare import load_ledgers
 
     tools = [ledger.header["tool"] for ledger in load_ledgers([project, order])]

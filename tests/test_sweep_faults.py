@@ -200,7 +200,7 @@ def test_ctrl_c_stops_forked_workers_at_once_outside_a_sweep():
     import tarsim
 
     code = "import time; from tarsim.processes import parallel_map; print('go', flush=True); "
-    code += "parallel_map(time.sleep, [(60,), (60,)], 2, fork=True)"
+    code += "parallel_map(time.sleep, [(0,), (60,)], 2, fork=True)"  # one worker idle, one busy
     env = {**os.environ, "PYTHONPATH": str(Path(tarsim.__file__).parents[1])}
     process = subprocess.Popen(
         [sys.executable, "-c", code], env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -213,6 +213,8 @@ def test_ctrl_c_stops_forked_workers_at_once_outside_a_sweep():
         os.killpg(process.pid, signal.SIGINT)
         process.wait(timeout=30)
         assert time.monotonic() - started < 10  # with workers that ignore Ctrl-C it waited for the 60 s sleeps
+        err = process.stderr.read().decode()
+        assert "KeyboardInterrupt" in err and "ForkProcess" not in err  # the parent's traceback only, no worker's
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)

@@ -63,9 +63,10 @@ def fork_is_safe() -> bool:
 
 def forked_worker_start(parent: int, ignore_interrupt: bool) -> None:
     """In a forked worker: exit as soon as `parent` is gone (exit_with_parent); with `ignore_interrupt`, ignore Ctrl-C
-    (the terminal sends SIGINT to the whole process group; the parent decides what stops, see stop_pool)."""
-    if ignore_interrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    (the terminal sends SIGINT to the whole process group; the parent decides what stops, see stop_pool), else let
+    Ctrl-C end the worker quietly (the default action: Python's KeyboardInterrupt would print a worker's traceback
+    under the parent's one-line `tarsim: interrupted`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN if ignore_interrupt else signal.SIG_DFL)
     exit_with_parent(parent)
 
 

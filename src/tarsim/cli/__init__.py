@@ -35,7 +35,11 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("tarsim.cli.bench", "run a legal-retrieval benchmark's BM25 baseline and its measure table"),
     "data": ("tarsim.cli.data", "list, fetch and convert datasets"),
     "cache": ("tarsim.cli.cache", "show (info) or empty (clear) the user's feature cache"),
-    "list": ("tarsim.cli.list", "list learners, policies, batch schedules, effort models, oracles and stopping rules"),
+    "list": (
+        "tarsim.cli.list",
+        "list learners, feature extractors, policies, batch schedules, effort models, oracles, stopping rules and "
+        "presets",
+    ),
 }
 
 

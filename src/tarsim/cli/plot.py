@@ -25,7 +25,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         default="presented",
         help="recall counts relevant documents presented (the paper's, default) or presented and labelled relevant",
     )
-    parser.add_argument("--out", required=True, metavar="FIG", help="output figure: .png, .svg or .pdf")
+    parser.add_argument("--out", "-o", required=True, metavar="FIG", help="output figure: .png, .svg or .pdf")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
         "--average", dest="per_topic", action="store_false", help="one panel, recall averaged over topics (default)"

@@ -20,7 +20,13 @@ class TerminalProgress:
             return None
         from tqdm import tqdm
 
-        self._bar = tqdm(total=total, initial=done, unit=self.unit, desc=self.desc, file=sys.stderr)
+        class Bar(tqdm):
+            """tqdm without its monitor thread: a second thread makes forking unsafe (tarsim.processes.fork_is_safe),
+            which turned off the counting and segmenting workers of every run on a terminal."""
+
+            monitor_interval = 0
+
+        self._bar = Bar(total=total, initial=done, unit=self.unit, desc=self.desc, file=sys.stderr)
         return self.tick
 
     def tick(self) -> None:
