@@ -117,18 +117,30 @@ class Outcome:
     detail: dict = field(default_factory=dict)
 
 
+TERMINAL = False
+"""Run every tool with a pseudo-terminal as its stdout and stderr (`--terminal`): as a user at a terminal runs it
+(progress bars and anything else that checks isatty() behave as they would there)."""
+
+
 def run_measured(
     command: list[str], timeout: float, env: dict | None = None, cwd: Path | None = None
 ) -> tuple[float, float, int, str]:
-    """Run a command; return (wall seconds, peak RSS in MB of the process tree it waited for, exit code, stderr).
+    """Run a command; return (wall seconds, peak RSS in MB of the process tree it waited for, exit code, output).
 
     The wait blocks until the process ends (a timer kills its process group at the limit), so the time is exact;
     polling every 50 ms rounded every tool's time up by up to 50 ms. Exit code -9 with the time at the limit means
-    it was killed at the timeout.
+    it was killed at the timeout. With TERMINAL the output goes to a pseudo-terminal, read as it comes.
     """
     start = time.perf_counter()
     with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as out:
-        process = subprocess.Popen(command, stdout=out, stderr=err, start_new_session=True, env=env, cwd=cwd)
+        terminal = _Terminal() if TERMINAL else None
+        outputs = (terminal.follower, terminal.follower) if terminal else (out, err)
+        process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=outputs[0], stderr=outputs[1], start_new_session=True, env=env,
+            cwd=cwd,
+        )  # fmt: skip
+        if terminal:
+            terminal.started()
         timer = threading.Timer(timeout, os.killpg, (process.pid, signal.SIGKILL))
         timer.start()
         try:
@@ -136,15 +148,48 @@ def run_measured(
         finally:
             timer.cancel()
         seconds = time.perf_counter() - start
+        text = terminal.output() if terminal else None
         if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL and seconds >= timeout:
             process.returncode = -9
             return seconds, usage.ru_maxrss / 1024, -9, ""
         process.returncode = os.waitstatus_to_exitcode(status)
+        if text is not None:
+            return seconds, usage.ru_maxrss / 1024, process.returncode, text
         err.seek(0)
         out.seek(0)
         stderr = err.read().decode("utf-8", "replace")
         stdout = out.read().decode("utf-8", "replace")
         return seconds, usage.ru_maxrss / 1024, process.returncode, stdout + "\n" + stderr
+
+
+class _Terminal:
+    """A pseudo-terminal for one process's output, drained on a thread (a full terminal would block the process)."""
+
+    def __init__(self) -> None:
+        import pty
+
+        self.leader, self.follower = pty.openpty()
+        self._chunks: list[bytes] = []
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+
+    def started(self) -> None:
+        os.close(self.follower)  # the process holds it now: reading ends when the process closes it
+        self._reader.start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.leader, 65536)
+            except OSError:  # EIO: every writer has closed its end
+                return
+            if not chunk:
+                return
+            self._chunks.append(chunk)
+
+    def output(self) -> str:
+        self._reader.join(timeout=10)
+        os.close(self.leader)
+        return b"".join(self._chunks).decode("utf-8", "replace").replace("\r\n", "\n")
 
 
 def order_ledger(tool: str, topic: str, docids: list[str], grades: dict[str, int], relevant: int, n: int) -> Ledger:
@@ -439,6 +484,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="also append one JSON line per run to this file")
     parser.add_argument(
+        "--terminal", action="store_true", help="give every tool a pseudo-terminal for its output, as at a terminal"
+    )
+    parser.add_argument(
         "--blas-threads",
         default="1",
         help="threads of BLAS/OpenMP in every tool's process (default 1; 'default' leaves each library's choice)",
@@ -452,12 +500,15 @@ def main(argv: list[str] | None = None) -> int:
         # The same limit for every tool. With OpenBLAS's default (one thread per core) ASReview's lbfgs fits of
         # a few thousand records spend most of their time synchronising threads: 7x slower on 2 cores.
         os.environ.update({name: args.blas_threads for name in BLAS_THREAD_VARIABLES})
+    global TERMINAL
+    TERMINAL = args.terminal
     peers = [t for t in args.tools if not t.startswith("tarsim")]
     if peers and not (args.peers_python and _importable(args.peers_python)):
         print("peers not importable (give --peers-python with asreview and tarexp installed): tarsim only")
         args.tools = [t for t in args.tools if t.startswith("tarsim")]
         peers = []
-    print(f"machine: {describe_machine()}; until={args.until}; BLAS threads: {args.blas_threads}")
+    output = "a pseudo-terminal" if args.terminal else "files"
+    print(f"machine: {describe_machine()}; until={args.until}; BLAS threads: {args.blas_threads}; output to {output}")
     floor = {"tarsim": start_up_floor(sys.executable, _tarsim_env())}
     if peers:
         floor["peers"] = start_up_floor(args.peers_python, _peer_env())
@@ -490,6 +541,7 @@ def main(argv: list[str] | None = None) -> int:
                         "relevant": job.relevant,
                         "documents": len(job.docids),
                         "blas_threads": args.blas_threads,
+                        "terminal": args.terminal,
                         "detail": o.detail,
                         "recall": {f"{r['a']}R+{r['b']}": r["recall"] for r in rows},
                     }
