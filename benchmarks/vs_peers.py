@@ -117,30 +117,26 @@ class Outcome:
     detail: dict = field(default_factory=dict)
 
 
-TERMINAL = False
-"""Run every tool with a pseudo-terminal as its stdout and stderr (`--terminal`): as a user at a terminal runs it
-(progress bars and anything else that checks isatty() behave as they would there)."""
-
-
 def run_measured(
-    command: list[str], timeout: float, env: dict | None = None, cwd: Path | None = None
+    command: list[str], timeout: float, env: dict | None = None, cwd: Path | None = None, terminal: bool = False
 ) -> tuple[float, float, int, str]:
     """Run a command; return (wall seconds, peak RSS in MB of the process tree it waited for, exit code, output).
 
     The wait blocks until the process ends (a timer kills its process group at the limit), so the time is exact;
     polling every 50 ms rounded every tool's time up by up to 50 ms. Exit code -9 with the time at the limit means
-    it was killed at the timeout. With TERMINAL the output goes to a pseudo-terminal, read as it comes.
+    it was killed at the timeout. With `terminal` (`--terminal`) the output goes to a pseudo-terminal, read as it
+    comes: the tool runs as at a user's terminal (progress bars and anything else that checks isatty()).
     """
     start = time.perf_counter()
     with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as out:
-        terminal = _Terminal() if TERMINAL else None
-        outputs = (terminal.follower, terminal.follower) if terminal else (out, err)
+        pseudo = _Terminal() if terminal else None
+        outputs = (pseudo.follower, pseudo.follower) if pseudo else (out, err)
         process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=outputs[0], stderr=outputs[1], start_new_session=True, env=env,
             cwd=cwd,
         )  # fmt: skip
-        if terminal:
-            terminal.started()
+        if pseudo:
+            pseudo.started()
         timer = threading.Timer(timeout, os.killpg, (process.pid, signal.SIGKILL))
         timer.start()
         try:
@@ -148,7 +144,7 @@ def run_measured(
         finally:
             timer.cancel()
         seconds = time.perf_counter() - start
-        text = terminal.output() if terminal else None
+        text = pseudo.output() if pseudo else None
         if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL and seconds >= timeout:
             process.returncode = -9
             return seconds, usage.ru_maxrss / 1024, -9, ""
@@ -275,12 +271,12 @@ def run_tarsim(job: Job, work: Path, args: argparse.Namespace, tool: str) -> Out
     cache.mkdir()
     if tool == "tarsim-warm":
         warm_up = tarsim_command(job, work / f"{tool}-warm-up-{name}", args.until, args.seed, cache, prior)
-        _, _, code, text = run_measured(warm_up, args.timeout, env=_tarsim_env())
+        _, _, code, text = run_measured(warm_up, args.timeout, env=_tarsim_env(), terminal=args.terminal)
         if code:  # without its cache the timed run would be a cold one
             return Outcome(tool, failed="warm-up run: " + _failure(code, args.timeout, text))
     out = work / f"{tool}-{name}"
     command = tarsim_command(job, out, args.until, args.seed, cache, prior)
-    seconds, peak, code, text = run_measured(command, args.timeout, env=_tarsim_env())
+    seconds, peak, code, text = run_measured(command, args.timeout, env=_tarsim_env(), terminal=args.terminal)
     if code:
         return Outcome(tool, seconds, peak, _failure(code, args.timeout, text))
     ledger = read_ledger(next((out / "ledgers").glob("*.jsonl")))
@@ -325,7 +321,7 @@ def run_asreview(job: Job, work: Path, args: argparse.Namespace, model: str) -> 
     project.unlink(missing_ok=True)
     # Run in the scratch folder: ASReview leaves a synergy_cache.sqlite in its working directory.
     command = asreview_command(job, project, args, model)
-    seconds, peak, code, text = run_measured(command, args.timeout, env=_peer_env(), cwd=work)
+    seconds, peak, code, text = run_measured(command, args.timeout, env=_peer_env(), cwd=work, terminal=args.terminal)
     if code:
         return Outcome(tool, seconds, peak, _failure(code, args.timeout, text))
     order_file = work / f"{tool}-{job.name.replace(':', '_')}.order.json"
@@ -350,7 +346,8 @@ def tarexp_ledger(job: Job, order_file: Path) -> tuple[Ledger, dict]:
 
 def run_tarexp(job: Job, work: Path, args: argparse.Namespace) -> Outcome:
     order_file = work / f"tarexp-{job.name.replace(':', '_')}.json"
-    seconds, peak, code, text = run_measured(tarexp_command(job, order_file, args), args.timeout, env=_peer_env())
+    command = tarexp_command(job, order_file, args)
+    seconds, peak, code, text = run_measured(command, args.timeout, env=_peer_env(), terminal=args.terminal)
     if code:
         return Outcome("tarexp", seconds, peak, _failure(code, args.timeout, text))
     ledger, timing = tarexp_ledger(job, order_file)
@@ -500,8 +497,6 @@ def main(argv: list[str] | None = None) -> int:
         # The same limit for every tool. With OpenBLAS's default (one thread per core) ASReview's lbfgs fits of
         # a few thousand records spend most of their time synchronising threads: 7x slower on 2 cores.
         os.environ.update({name: args.blas_threads for name in BLAS_THREAD_VARIABLES})
-    global TERMINAL
-    TERMINAL = args.terminal
     peers = [t for t in args.tools if not t.startswith("tarsim")]
     if peers and not (args.peers_python and _importable(args.peers_python)):
         print("peers not importable (give --peers-python with asreview and tarexp installed): tarsim only")

@@ -185,13 +185,13 @@ def make_analyser(stem: bool, tokens: str = "bmi") -> Callable[[str], list[str]]
     """
     if tokens == "hical":
         return _hical_analyser(stem)
-    if not stem:
-        return _words
-    stem_words = _porter_stems()
+    tokenise, stem_words = analyser_parts(stem, tokens)
+    if stem_words is None:
+        return tokenise
     cache: dict[str, str] = {}
 
     def analyse(text: str) -> list[str]:
-        tokens = _words(text)
+        tokens = tokenise(text)
         unknown = [t for t in set(tokens) if t not in cache]
         if unknown:
             cache.update(zip(unknown, stem_words(unknown), strict=True))
@@ -204,9 +204,9 @@ def analyser_parts(
     stem: bool, tokens: str = "bmi"
 ) -> tuple[Callable[[str], list[str]], Callable[[list[str]], list[str]] | None]:
     """make_analyser(stem, tokens) as a tokeniser and a per-word map (None: none), for count_terms to stem each
-    distinct word once instead of every token."""
-    if tokens == "bmi" and stem:
-        return _words, _porter_stems()
+    distinct word once instead of every token; make_analyser composes the two for `bmi` tokens."""
+    if tokens == "bmi":
+        return _words, _porter_stems() if stem else None
     return make_analyser(stem, tokens), None
 
 
@@ -418,9 +418,7 @@ def _merge_counts(parts: Sequence[_ChunkCounts]) -> tuple[sp.csr_matrix, np.ndar
                 (matrix.data, columns[matrix.indices], matrix.indptr), shape=(matrix.shape[0], len(vocabulary))
             )
         )
-    terms = np.empty(len(vocabulary), dtype=object)
-    terms[:] = vocabulary
-    return sp.vstack(blocks, format="csr"), terms
+    return sp.vstack(blocks, format="csr"), np.array(vocabulary, dtype=object)
 
 
 def _document_text(document: Document) -> str:
