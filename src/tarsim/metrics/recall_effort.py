@@ -10,6 +10,7 @@ model (tarsim.effort_models); Recall@E counts the relevant documents whose prese
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -41,11 +42,18 @@ class RecallCurve:
     effort: np.ndarray
     recall: np.ndarray
     relevant: int
+    known_until: float = math.inf
+    """The effort up to which recall is known: what the review spent when its effort budget stopped it short of
+    full recall (it says nothing about recall at a larger effort), else unbounded."""
 
     def recall_at(self, effort: float) -> float:
-        """Recall reached within `effort` (0 before the first judgment)."""
+        """Recall reached within `effort` (0 before the first judgment), as if the review went no further."""
         index = int(np.searchsorted(self.effort, effort + 1e-9, side="right"))
         return float(self.recall[index - 1]) if index else 0.0
+
+    def known_recall_at(self, effort: float) -> float | None:
+        """Recall@E: recall_at(effort), or None where `effort` lies beyond what a budget-stopped review spent."""
+        return None if effort > self.known_until + 1e-9 else self.recall_at(effort)
 
     def effort_to(self, recall: float) -> float | None:
         """Least effort at which `recall` was reached, or None if the ledger never reaches it."""
@@ -94,7 +102,15 @@ def recall_curve(
     effort = np.cumsum(model.costs(ledger.effort_columns)) if len(ledger) else np.zeros(0)
     found = np.cumsum(first_relevant_presentations(ledger, qrels, recall)) if len(ledger) else np.zeros(0)
     reached = found / relevant if relevant else np.zeros_like(found, dtype=np.float64)
-    return RecallCurve(effort=effort.astype(np.float64), recall=reached.astype(np.float64), relevant=relevant)
+    known_until = math.inf
+    if _stopped_by_budget(ledger) and len(ledger) and reached[-1] < 1.0:
+        known_until = float(effort[-1])
+    return RecallCurve(effort.astype(np.float64), reached.astype(np.float64), relevant, known_until)
+
+
+def _stopped_by_budget(ledger: Ledger) -> bool:
+    """Whether the review ended because its effort budget (--max-effort) was spent."""
+    return bool(ledger.end and str(ledger.end.get("reason", "")).startswith("effort budget"))
 
 
 def recall_at_effort(
@@ -112,14 +128,10 @@ def recall_at_effort(
     """
     model = _model(effort_model)
     curve = recall_curve(ledger, model, qrels, recall)
-    cut_short = bool(ledger.end and str(ledger.end.get("reason", "")).startswith("effort budget"))
-    spent = float(curve.effort[-1]) if len(curve.effort) else 0.0
     rows = []
     for a in grid_a:
         for b in grid_b:
             effort = a * curve.relevant + b
-            # A review stopped by its budget says nothing about recall at a larger effort: unknown, not a guess.
-            unknown = cut_short and effort > spent + 1e-9 and curve.recall_at(effort) < 1.0
             rows.append(
                 {
                     "topic": ledger.topic,
@@ -128,7 +140,7 @@ def recall_at_effort(
                     "a": a,
                     "b": b,
                     "effort": effort,
-                    "recall": None if unknown else curve.recall_at(effort),
+                    "recall": curve.known_recall_at(effort),
                 }
             )
     return rows

@@ -261,7 +261,7 @@ def run_scores(
             for a in grid_a:
                 for b in grid_b:
                     rows.append(
-                        {**base, "measure": budget_name(a, b), "value": curve.recall_at(a * curve.relevant + b)}
+                        {**base, "measure": budget_name(a, b), "value": curve.known_recall_at(a * curve.relevant + b)}
                     )
             wss = tar.wss(ledger, wss_recall, kind=recall)  # as ASReview Insights computes it
             rows.append({**base, "measure": f"WSS@{level}", "value": wss})
@@ -394,7 +394,8 @@ def format_comparison(result: Comparison) -> str:
     runs = max((row["runs"] for row in result.rows), default=0)
     lines = [
         f"Mean ± sd over topics and seeds (effort model {result.effort_model}; recall {result.recall}; "
-        f"up to {runs} runs per group; (n/m): measure reached in n of m runs)",
+        f"up to {runs} runs per group; (n/m): measure known in n of m runs: recall level not reached, or Recall@E "
+        "beyond a run's effort budget)",
         side.to_string(),
         "",
         f"Paired tests against the baseline {result.baseline!r} (pairs: same collection, topic and seed; another "

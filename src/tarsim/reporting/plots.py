@@ -91,11 +91,14 @@ def _x_limit(ledgers: Sequence[Ledger], model, recall: str = "presented") -> flo
 
 
 def _recall_on(grid: np.ndarray, ledger: Ledger, model, recall: str = "presented") -> np.ndarray:
+    """The run's recall at each effort of the grid; NaN (no line) beyond what a budget-stopped run spent, where its
+    recall is unknown (RecallCurve.known_recall_at)."""
     curve = recall_curve(ledger, model, recall=recall)
     if not len(curve.effort):
         return np.zeros_like(grid)
     index = np.searchsorted(curve.effort, grid + 1e-9, side="right")
-    return np.where(index > 0, curve.recall[np.maximum(index - 1, 0)], 0.0)
+    values = np.where(index > 0, curve.recall[np.maximum(index - 1, 0)], 0.0)
+    return np.where(grid > curve.known_until + 1e-9, np.nan, values)
 
 
 def _cost_per_judgment(ledgers: Sequence[Ledger], model) -> float:
@@ -253,10 +256,11 @@ def _draw_panel(
         for a, b in marks:
             budgets = [a * ledger.relevant + b for ledger in runs]
             recalls = [
-                recall_curve(ledger, model, recall=recall).recall_at(e) for ledger, e in zip(runs, budgets, strict=True)
+                recall_curve(ledger, model, recall=recall).known_recall_at(e)
+                for ledger, e in zip(runs, budgets, strict=True)
             ]
             x = float(np.mean(budgets))
-            if x <= xmax:
+            if x <= xmax and None not in recalls:  # no mark where a run's budget leaves its recall unknown
                 xs.append(x)
                 ys.append(float(np.mean(recalls)))
                 drawn.marks.add((a, b))

@@ -91,7 +91,7 @@ def run_rows(
         add("total_effort", curve.effort[-1] if len(ledger) else 0.0, model.name)
         for a in GRID_A:
             for b in GRID_B:
-                add(f"recall@{a}R+{b}", curve.recall_at(a * curve.relevant + b), model.name)
+                add(f"recall@{a}R+{b}", curve.known_recall_at(a * curve.relevant + b), model.name)
         for key, value in tar_measures(ledger, effort_model=model.name).items():
             if not key.startswith(JUDGMENT_MEASURES):
                 add(key, value, model.name)
