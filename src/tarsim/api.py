@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +15,7 @@ from tarsim.data.lines import PathLike
 from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import resolve_cache_dir
-from tarsim.metrics.recall_effort import RecallCurve, recall_curve
+from tarsim.metrics.recall_effort import RecallCurve, check_recall_kind, recall_curve
 from tarsim.policies import SeedingChoice
 from tarsim.reporting.tables import (
     DEFAULT_EFFORT_MODELS,
@@ -41,19 +41,24 @@ class SimulationResult:
     skipped: dict[str, str] = field(default_factory=dict)
     effort_models: tuple[str, ...] = DEFAULT_EFFORT_MODELS
     out: Path | None = None
+    recall: str = "presented"
+    """What counts toward recall in the tables (`presented` or `found`; the files in `out` were written so)."""
+    earlier: dict[str, Ledger] = field(default_factory=dict)
+    """Ledgers of other topics that an earlier run of the same configuration left in OUT/ledgers: the tables
+    written to `out` cover them too (an output folder's tables describe all of its ledgers)."""
 
     def recall_at_effort(self, effort_models: Sequence[str] | None = None) -> pd.DataFrame:
         """Tidy Recall@E table: topic, strategy, effort_model, a, b, effort, recall."""
-        return recall_at_effort_frame(self.ledgers.values(), effort_models or self.effort_models)
+        return recall_at_effort_frame(self.ledgers.values(), effort_models or self.effort_models, self.recall)
 
     def curves(self, effort_model: str = "judge") -> dict[str, RecallCurve]:
         """The recall-effort curve of every topic under one effort model."""
         validate("effort", effort_model)
-        return {topic: recall_curve(ledger, effort_model) for topic, ledger in self.ledgers.items()}
+        return {topic: recall_curve(ledger, effort_model, recall=self.recall) for topic, ledger in self.ledgers.items()}
 
     def summary(self) -> pd.DataFrame:
         """Per topic: R, judgments, documents to reach 80/95/100% recall, WSS@95."""
-        return summary_frame(self.ledgers.values())
+        return summary_frame(self.ledgers.values(), self.recall)
 
     def to_frame(self) -> pd.DataFrame:
         """The Recall@E table as a pandas DataFrame (same as recall_at_effort())."""
@@ -133,6 +138,7 @@ def simulate(
     progress: Callable[[str], None] | None = None,
     unlabelled: str = "error",
     cache_dir: PathLike | None = None,
+    recall: str = "presented",
     **settings,
 ) -> SimulationResult:
     """Simulate the review of each topic and return its ledgers and Recall@E tables.
@@ -141,12 +147,15 @@ def simulate(
     files). Review settings are a ReviewConfig or its settings as keywords, by the CLI's names and values
     (feedback="sentence", seeding="random", seed_doc=[...], strategy="sentence/document", seed=3, ...).
     `learner` is a named learner (`tarsim list learner`) or any scikit-learn classifier.
-    With `out`, ledgers and tables are written there as by the CLI. `unlabelled="skip"` leaves out the unlabelled
-    records of a screening file (default: they are an error). Features are cached per user: in `cache_dir`, else
-    $TARSIM_CACHE_DIR, else platformdirs' user cache dir (`tarsim cache info`).
+    With `out`, ledgers and tables are written there as by the CLI; the tables cover every ledger in OUT/ledgers,
+    other topics an earlier run of this configuration reviewed into it too (`SimulationResult.earlier`), and count
+    recall as `recall` says (`presented`, or `found`: presented and labelled relevant). `unlabelled="skip"` leaves
+    out the unlabelled records of a screening file (default: they are an error). Features are cached per user: in
+    `cache_dir`, else $TARSIM_CACHE_DIR, else platformdirs' user cache dir (`tarsim cache info`).
     """
     for model in effort:
         validate("effort", model)
+    check_recall_kind(recall)
     if isinstance(learner, str):  # a named learner is part of the configuration, recorded in every ledger
         settings["learner"], learner = learner, None
     from tarsim.presets import check_query_seeding, default_preset
@@ -165,15 +174,33 @@ def simulate(
             data, config, wanted, None, learner=learner, resume=resume, progress=progress, cache_dir=cache
         )
         _check_reviewed(batch.ledgers, batch.skipped)
-        return SimulationResult(batch.ledgers, batch.config, batch.skipped, tuple(effort), None)
+        return SimulationResult(batch.ledgers, batch.config, batch.skipped, tuple(effort), None, recall)
     with output_lock(out):  # taken before any work, held until the tables are written: one writer per output
         data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
         batch = review_topics(
             data, config, wanted, Path(out), learner=learner, resume=resume, progress=progress, cache_dir=cache
         )
         _check_reviewed(batch.ledgers, batch.skipped)
-        write_simulation_reports(Path(out), list(batch.ledgers.values()), effort, batch.skipped)
-    return SimulationResult(batch.ledgers, batch.config, batch.skipped, tuple(effort), Path(out))
+        earlier = earlier_ledgers(Path(out), batch.ledgers.values())
+        write_simulation_reports(Path(out), [*batch.ledgers.values(), *earlier.values()], effort, batch.skipped, recall)
+    return SimulationResult(batch.ledgers, batch.config, batch.skipped, tuple(effort), Path(out), recall, earlier)
+
+
+def earlier_ledgers(out: Path, current: Iterable[Ledger]) -> dict[str, Ledger]:
+    """The complete ledgers in OUT/ledgers of topics other than `current`'s, by topic (sorted by file name).
+
+    tarsim simulate refuses an --out holding ledgers of another configuration or collection before it starts
+    (check_output_ledgers), so these are of this run's configuration."""
+    reviewed = {Path(ledger.source).name for ledger in current}  # this run's files, in the same folder
+    found: dict[str, Ledger] = {}
+    for path in iter_ledger_paths(Path(out) / "ledgers"):
+        if path.name in reviewed:
+            continue
+        ledger = read_ledger(path)
+        if not ledger.complete:
+            raise InputError(path, None, "ledger has no end record (an unfinished review)")
+        found[ledger.topic] = ledger
+    return found
 
 
 def _check_reviewed(ledgers: dict, skipped: dict[str, str]) -> None:

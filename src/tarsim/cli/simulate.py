@@ -45,7 +45,8 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--recall",
         choices=("presented", "found"),
         default="presented",
-        help="recall of the printed tables: relevant documents presented (default) or presented and labelled relevant",
+        help="recall of the tables printed and written: relevant documents presented (default) or presented and "
+        "labelled relevant",
     )
     output.add_argument("--out", default="tarsim-out", metavar="DIR", help="output directory (default: tarsim-out)")
     output.add_argument(
@@ -107,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
                 resume=args.resume,
                 cache_dir=args.cache_dir,
                 progress=(lambda topic: tick()) if tick else None,
+                recall=args.recall,
             )
         finally:
             bar.close()
@@ -117,6 +119,10 @@ def run(args: argparse.Namespace) -> int:
         f"{len(dataset.collection)} documents, strategy {config.strategy}, seed {config.seed}{_priors(result.config)}"
         + (f", preset {config.preset}" if config.preset else "")
     )
-    print(format_review_tables(result.ledgers.values(), result.effort_models, args.recall))
-    print(f"ledgers, recall_at_effort.csv and summary.json written to {args.out}")
+    print(format_review_tables([*result.ledgers.values(), *result.earlier.values()], result.effort_models, args.recall))
+    if result.earlier:  # the tables describe the whole output folder, as `tarsim report` does
+        shown = ", ".join(sorted(result.earlier))
+        print(f"(the tables include {len(result.earlier)} topic(s) an earlier run left in {args.out}: {shown})")
+    kind = "" if args.recall == "presented" else f" (recall {args.recall})"
+    print(f"ledgers, recall_at_effort.csv and summary.json{kind} written to {args.out}")
     return 0
