@@ -18,6 +18,8 @@ from concurrent.futures import ProcessPoolExecutor
 from joblib import Parallel
 from joblib.parallel import get_active_backend
 
+from tarsim.termination import Terminated
+
 
 def exit_with_parent(parent: int, interval: float = 0.2) -> None:
     """In a worker process: exit as soon as process `parent` is gone (checked every `interval` seconds).
@@ -65,8 +67,10 @@ def forked_worker_start(parent: int, ignore_interrupt: bool) -> None:
     """In a forked worker: exit as soon as `parent` is gone (exit_with_parent); with `ignore_interrupt`, ignore Ctrl-C
     (the terminal sends SIGINT to the whole process group; the parent decides what stops, see stop_pool), else let
     Ctrl-C end the worker quietly (the default action: Python's KeyboardInterrupt would print a worker's traceback
-    under the parent's one-line `tarsim: interrupted`)."""
+    under the parent's one-line `tarsim: interrupted`). SIGTERM always ends a worker at once (the default action, not
+    the parent's Terminated, which it would inherit)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN if ignore_interrupt else signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     exit_with_parent(parent)
 
 
@@ -94,19 +98,24 @@ def forked_pool(workers: int, ignore_interrupt: bool = False) -> ProcessPoolExec
 @contextlib.contextmanager
 def forked_workers(workers: int, ignore_interrupt: bool = False) -> Iterator[ProcessPoolExecutor]:
     """forked_pool(workers, ignore_interrupt) for a with-block: shut down when the block ends, after its tasks; a
-    block left by an exception (Ctrl-C) first drops the tasks not started (stop_pool)."""
+    block left by an exception (Ctrl-C) first drops the tasks not started (stop_pool), and one left by SIGTERM
+    (Terminated) ends the workers at once."""
     pool = forked_pool(workers, ignore_interrupt)
     try:
         yield pool
-    except BaseException:
-        stop_pool(pool)
+    except BaseException as exc:
+        stop_pool(pool, at_once=isinstance(exc, Terminated))
         raise
     pool.shutdown(wait=True)
 
 
-def stop_pool(pool: ProcessPoolExecutor) -> None:
+def stop_pool(pool: ProcessPoolExecutor, at_once: bool = False) -> None:
     """Drop a pool's tasks not started and wait for the running ones (the workers ignore Ctrl-C, so they finish);
-    a second Ctrl-C meanwhile kills the workers at once (their unfinished work is lost) and is raised."""
+    a second Ctrl-C meanwhile kills the workers at once (their unfinished work is lost) and is raised. `at_once`
+    (SIGTERM: the job is being ended) kills them without waiting."""
+    if at_once:
+        kill_workers(pool)
+        return
     try:
         pool.shutdown(wait=True, cancel_futures=True)
     except KeyboardInterrupt:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from tarsim import __version__
 from tarsim.errors import InputWarning, TarsimError
+from tarsim.termination import Terminated, terminate_on_sigterm
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     # name: (module, one-line help)
@@ -83,7 +84,8 @@ def _silence_stdout() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; user errors print one line to stderr and return 2, Ctrl-C returns 130."""
+    """Run the CLI; user errors print one line to stderr and return 2, Ctrl-C returns 130, SIGTERM 143 (both after
+    the same clean-up: no partial file left, the output lock released)."""
     arguments = [*(sys.argv[1:] if argv is None else argv)]  # not list(): importing tarsim.cli.list shadows it
     command = next((a for a in arguments if not a.startswith("-")), None)
     parser = build_parser(command if command in SUBCOMMANDS else None)
@@ -93,7 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     warnings.showwarning = _show_warning
     try:
-        status = int(args.handler(args) or 0)
+        with terminate_on_sigterm():
+            status = int(args.handler(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in the flush at interpreter exit
         return status
     except BrokenPipeError:  # `tarsim ... | head -1`: the reader has gone; exit quietly as Unix tools do
@@ -106,6 +109,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"tarsim: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
+    except Terminated:
+        print("tarsim: terminated", file=sys.stderr)
+        return 143  # 128 + SIGTERM, as for a process the signal ended
     except KeyboardInterrupt:
         print("tarsim: interrupted", file=sys.stderr)
         return 130

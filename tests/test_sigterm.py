@@ -1,0 +1,97 @@
+"""SIGTERM (kill, timeout, a batch scheduler's end of job) ends tarsim as Ctrl-C does: one line, nothing partial.
+
+Found by two new users' trials: `timeout -s TERM` left a hidden partial ledger and printed nothing (exit 143 from
+the signal's default action).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+import tarsim
+from tarsim.cli import main
+from tarsim.termination import Terminated, terminate_on_sigterm
+
+
+def test_sigterm_mid_review_leaves_finished_ledgers_only_and_resume_completes(tmp_path, monkeypatch, capsys):
+    import tarsim.simulator.review as review
+
+    out = tmp_path / "out"
+    real_run = review.ReviewSimulation.run
+    calls = {"n": 0}
+
+    def terminated_in_second_topic(self):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(30)  # the handler raises here
+        return real_run(self)
+
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(review.ReviewSimulation, "run", terminated_in_second_topic)
+    assert main(["simulate", "--out", str(out)]) == 143
+    assert capsys.readouterr().err == "tarsim: terminated\n"
+    assert signal.getsignal(signal.SIGTERM) is before  # the caller's handler is back
+    assert sorted(p.name for p in (out / "ledgers").iterdir()) == ["T1.jsonl"]  # no partial file
+    monkeypatch.setattr(review.ReviewSimulation, "run", real_run)
+    assert main(["simulate", "--out", str(out), "--resume"]) == 0
+    fresh = tmp_path / "fresh"
+    assert main(["simulate", "--out", str(fresh)]) == 0
+    for name in ("T1.jsonl", "T2.jsonl", "T3.jsonl"):
+        assert (out / "ledgers" / name).read_bytes() == (fresh / "ledgers" / name).read_bytes()
+
+
+def test_terminated_is_caught_where_ctrl_c_is():
+    """Every clean-up written for Ctrl-C (`except KeyboardInterrupt`, `except BaseException`) runs for SIGTERM."""
+    assert issubclass(Terminated, KeyboardInterrupt)
+    with terminate_on_sigterm():
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(30)
+        except KeyboardInterrupt as exc:
+            assert isinstance(exc, Terminated)
+
+
+def test_sigterm_ends_a_sweeps_workers_at_once():
+    """A sweep's forked workers finish their run on Ctrl-C; on SIGTERM to the parent alone they are ended at once,
+    and none is left behind."""
+    code = (
+        "import sys, time\n"
+        "from tarsim.processes import forked_workers\n"
+        "from tarsim.termination import Terminated, terminate_on_sigterm\n"
+        "try:\n"
+        "    with terminate_on_sigterm(), forked_workers(2, ignore_interrupt=True) as pool:\n"
+        "        futures = [pool.submit(time.sleep, 60) for _ in range(2)]\n"
+        "        print('go', flush=True)\n"
+        "        [f.result() for f in futures]\n"
+        "except Terminated:\n"
+        "    sys.exit(143)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(tarsim.__file__).parents[1])}
+    process = subprocess.Popen(
+        [sys.executable, "-c", code], env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        process.stdout.readline()
+        deadline = time.monotonic() + 20
+        while len(psutil.Process(process.pid).children()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        workers = psutil.Process(process.pid).children()
+        assert len(workers) >= 2
+        time.sleep(0.3)
+        started = time.monotonic()
+        os.kill(process.pid, signal.SIGTERM)  # the parent only, as `kill PID` does
+        assert process.wait(timeout=30) == 143
+        assert time.monotonic() - started < 10  # not after the 60 s runs
+        _, alive = psutil.wait_procs(workers, timeout=5)
+        assert not alive
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
