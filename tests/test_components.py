@@ -111,8 +111,8 @@ def test_every_simulate_option_has_help_and_its_default_from_the_schema():
     assert "--stop" in [s for a in actions for s in a.option_strings]
     defaults = ReviewConfig()
     for action in actions:
-        if action.dest == "stopping":
-            assert action.default is None and defaults.stopping == ()  # repeatable: no occurrence, no rule
+        if action.dest in ("stopping", "prior_idx"):  # repeatable: no occurrence, nothing (option_values: ())
+            assert action.default is None and getattr(defaults, action.dest) == ()
         elif action.dest not in ("seeding", "features"):  # both given as text, None for features: "bmi"
             assert action.default == getattr(defaults, action.dest), action.dest
 

@@ -163,6 +163,7 @@ def test_a_collection_directory_keeps_the_query_start(demo):
         (["--prior-idx", "-1"], "prior_idx must be an integer >= 0, got -1"),
         (["--prior-idx", "3", "--n-prior-included", "1"], "give prior_idx or n_prior_included/n_prior_excluded"),
         (["--prior-idx", "3", "3"], "prior_idx lists a record twice"),
+        (["--prior-idx", "3", "--prior-idx", "3"], "prior_idx lists a record twice"),  # a repeated flag adds
         (["--prior-idx", "3", "--prior-seed", "1"], "it does not apply to prior_idx"),
         (["--n-prior-included", "1", "--seeding", "random"], "priors are the seeding"),
         (["--seeding", "query"], "topic 'tiny' has no query text (a screening file): leave --seeding out"),
@@ -305,3 +306,18 @@ def test_a_sweeps_bmi_feature_settings_choose_bmi_features_for_a_screening_file_
     assert main(["sweep", str(config), "--out", str(tmp_path / "l"), "--dry-run"]) == 2
     error = capsys.readouterr().err
     assert "the preset asreview-default" in error and 'preset = "bmi"' in error and len(error.splitlines()) == 1
+
+
+def test_a_repeated_prior_idx_flag_adds_its_rows(tmp_path):
+    """`--prior-idx 3 --prior-idx 20` means rows 3 and 20, as `--prior-idx 3 20` (the last flag used to win)."""
+    from tarsim.data.ledger import read_ledger
+
+    source = write_csv(tmp_path / "tiny.csv")
+    for name, options in (
+        ("repeated", ["--prior-idx", "3", "--prior-idx", "20"]),
+        ("listed", ["--prior-idx", "3", "20"]),
+    ):
+        assert main(["simulate", "--collection", str(source), *options, "--out", str(tmp_path / name)]) == 0
+    repeated, listed = (read_ledger(tmp_path / name / "ledgers" / "tiny.jsonl") for name in ("repeated", "listed"))
+    assert repeated.header["config"]["prior_idx"] == [3, 20]
+    assert repeated.docids == listed.docids and int(repeated.prior.sum()) == 2

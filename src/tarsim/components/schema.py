@@ -106,8 +106,8 @@ def add_options(group: Any, cls: type) -> None:
             options.update(action="append", default=None, help=declaration.help_text() + " (repeatable)")
         if declaration.component is None and param.parse is None and param.kind in (int, float):
             options["type"] = _option_type(declaration.flag, param)
-        if declaration.many and declaration.component is None:  # a list of values after one flag
-            options.update(nargs="+", default=())
+        if declaration.many and declaration.component is None:  # values after the flag; a repeated flag adds more
+            options.update(nargs="+", action="extend", default=None)
         if param.choices is not None:
             options["choices"] = list(param.choices)
         elif declaration.metavar:
