@@ -189,7 +189,11 @@ def format_topic_table(ledgers: Iterable[Ledger], recall: str = "presented") -> 
     """The per-topic table printed before the mean Recall@E table."""
     rows = topic_table_rows(ledgers, recall)
     header = ["topic", "R", "judged", "docs to 95%", "WSS@95", "Recall@2R+100"]
-    return "Per topic\n" + _text_table(header, [list(row.values()) for row in rows], fractions=header[4:])
+    note = (  # two conventions side by side (two new users asked why they disagree)
+        "docs to 95%: judgments, priors included, to find ceil(0.95 R) relevant (as Recall@E counts);\n"
+        "WSS@95: ASReview Insights', priors excluded, at its floor(0.95 R)-th relevant"
+    )
+    return "Per topic\n" + _text_table(header, [list(row.values()) for row in rows], fractions=header[4:]) + "\n" + note
 
 
 def hours_to_recall(ledgers: Sequence[Ledger], effort_models: Sequence[str], recall: str = "presented") -> pd.DataFrame:
