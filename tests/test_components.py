@@ -76,6 +76,14 @@ def test_one_error_format(key, spec, message):
     assert str(error.value) == message
 
 
+@pytest.mark.parametrize("path", ["/no/such/qrels.txt", "sentence-qrels.txt", "qrels/sentences"])
+def test_a_missing_sentence_qrels_file_is_reported_missing_not_unknown(path):
+    """A sentence oracle that reads as a path (a folder or a suffix: no oracle's name has either) is a file."""
+    with pytest.raises(ConfigError) as error:
+        make("oracle", path)
+    assert str(error.value) == f"sentence oracle {path!r}: no such sentence qrels file"
+
+
 def test_every_component_is_declared():
     for key in KINDS:
         names = kind(key).names()

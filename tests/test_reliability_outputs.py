@@ -265,6 +265,21 @@ def _header_without(key: str) -> list[str]:
     return [json.dumps(header), *lines[1:]]
 
 
+def _judgment_changed(index: int, problem: str, **fields) -> tuple[list[str], str]:
+    """The lines with the index-th judgment's fields set (None: the field removed), and `problem` after its line
+    number, as the error names it."""
+    lines = _lines()
+    positions = [i for i, line in enumerate(lines) if json.loads(line)["type"] == "judgment"]
+    record = json.loads(lines[positions[index]])
+    for key, value in fields.items():
+        if value is None:
+            del record[key]
+        else:
+            record[key] = value
+    lines[positions[index]] = json.dumps(record)
+    return lines, f":{positions[index] + 1}: {problem}"
+
+
 FAULTS = {
     "empty": ([], ": empty"),
     "truncated": (_lines()[:-1], "no end record"),
@@ -274,6 +289,8 @@ FAULTS = {
     "no config in header": (_header_without("config"), ":1: ledger header lacks 'config'"),
     "relevant too small": (_lines(relevant=0), ": header says relevant=0 but 3 judged documents are relevant"),
     "relevant negative": (_lines(relevant=-1), ":1: header says relevant=-1; it must be >= 0"),
+    "a judgment's truth not a number": _judgment_changed(3, "malformed judgment record", truth="x"),
+    "a judgment without its label": _judgment_changed(2, "judgment record lacks field 'label'", label=None),
 }
 
 

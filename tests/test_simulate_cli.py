@@ -126,6 +126,20 @@ def test_a_run_that_reviews_no_topic_is_an_error_and_writes_nothing(tmp_path, ca
     assert not out.exists()  # no empty tables that look like a finished run
 
 
+def test_a_topics_file_without_the_qrels_topics_says_so(tmp_path, capsys):
+    """No topic selected by default (the qrels' topics are not in the topics file): the error says why."""
+    data = _tiny_collection(tmp_path / "c")
+    write_topics(data / "topics.tsv", {"other": "alpha"})
+    out = tmp_path / "o"
+    assert main(["simulate", "--collection", str(data), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (
+        "tarsim: error: no topic to review: none has both qrels and a query in the topics file "
+        "(qrels topics: t1, t2; topics file: other)"
+    )
+    assert not out.exists()
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

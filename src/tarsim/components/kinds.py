@@ -3,6 +3,7 @@ built-ins' signatures (for option help without importing them; tests/test_speed_
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tarsim.components.registry import KINDS, Kind, declare_kind
@@ -15,9 +16,14 @@ def _fixed_batch(text: str) -> Spec | None:
 
 
 def _oracle_file(text: str) -> Spec | None:
-    """A sentence oracle that is not a registered name but an existing file is a sentence qrels file."""
+    """A sentence oracle that is not a registered name but an existing file, or that reads as a path (a folder or
+    a suffix in it: no oracle's name has either), is a sentence qrels file: a missing one is then reported as
+    missing, not as an unknown oracle."""
     name = text.partition(":")[0]
-    if KINDS["oracle"].get(name) is None and Path(text).is_file():
+    if KINDS["oracle"].get(name) is not None:
+        return None
+    path = Path(text)
+    if path.is_file() or "/" in text or os.sep in text or path.suffix:
         return Spec(text, "file", (text,))
     return None
 

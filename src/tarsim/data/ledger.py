@@ -145,6 +145,22 @@ class Ledger:
         return len(self.docids)
 
 
+def _bad_judgment_line(judgments: list[dict], lines: list[int]) -> int | None:
+    """The line of the first judgment whose fields the columns cannot take (each read alone, as the columns read
+    them all at once: found only after a column failed, so the common path pays nothing for it)."""
+    for record, number in zip(judgments, lines, strict=True):
+        try:
+            for key in EFFORT_KEYS:
+                np.float64(record["effort"][key])
+            for key in ("label", "truth", "reviewer", "round"):
+                np.array([record[key]], dtype=np.int64)
+            np.array([-1 if record["sentence"] is None else record["sentence"]], dtype=np.int64)
+            np.array([record["time"]], dtype=np.float64)
+        except (KeyError, TypeError, ValueError, OverflowError):
+            return number
+    return None
+
+
 def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> Ledger:
     """Parse numbered ledger lines; every malformed line is reported with its number."""
     header: dict | None = None
@@ -152,6 +168,7 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
     rounds: list[dict] = []
     end: dict | None = None
     judgments: list[dict] = []
+    judgment_lines: list[int] = []
     for number, line in lines:
         try:
             record = json.loads(line)
@@ -170,6 +187,7 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
             if not isinstance(record.get("docid"), str):
                 raise InputError(source, number, f"judgment docid must be a string, got {record.get('docid')!r}")
             judgments.append(record)
+            judgment_lines.append(number)
         elif kind == "round":
             rounds.append(record)
         elif kind == "end":
@@ -198,9 +216,12 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
         )
         found = {docid for docid, grade in zip(ledger.docids, ledger.truth, strict=True) if grade > 0}
     except KeyError as exc:
-        raise InputError(source, None, f"judgment record lacks field {exc}") from None
+        raise InputError(
+            source, _bad_judgment_line(judgments, judgment_lines), f"judgment record lacks field {exc}"
+        ) from None
     except (TypeError, ValueError, OverflowError) as exc:
-        raise InputError(source, None, f"malformed judgment record: {exc}") from None
+        line = _bad_judgment_line(judgments, judgment_lines)
+        raise InputError(source, line, f"malformed judgment record: {exc}") from None
     if len(found) > relevant:
         raise InputError(
             source, None, f"header says relevant={relevant} but {len(found)} judged documents are relevant"

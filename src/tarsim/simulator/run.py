@@ -166,6 +166,12 @@ def check_topics(dataset: Dataset, topics: Sequence[str] | None) -> list[str]:
                 raise ConfigError(f"topic {topic!r} has no query text in the topics file")
         return list(dict.fromkeys(topics))
     ordered = [t for t in dataset.topics if t in dataset.qrels]
+    if not ordered:  # say why, not only that nothing was reviewed
+        topics_file = _preview(dataset.topics) or "none"
+        raise ConfigError(
+            f"no topic to review: none has both qrels and a query in the topics file (qrels topics: "
+            f"{_preview(dataset.qrels) or 'none'}; topics file: {topics_file})"
+        )
     return ordered
 
 
