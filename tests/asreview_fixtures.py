@@ -23,9 +23,10 @@ def write_project(
 ) -> Path:
     """A project file in ASReview 3's layout: `records` (record_id, dataset_row, dataset_id, included,
     duplicate_of), or (record_id, included) for a record table that does not say where records come from; `results`
-    (record_id, label, querier) in results.db, with `model` (classifier, balancer, feature_extractor values) on
-    every result a querier chose (priors have none); `data` = (file name, bytes): the imported file under data/ and
-    project.json's `datasets` entry for dataset id "data" (bytes None: named, but left out of the zip)."""
+    (record_id, label, querier[, training_set, time]) in results.db (default: each result its own step), with
+    `model` (classifier, balancer, feature_extractor values) on every result a querier chose (priors have none);
+    `data` = (file name, bytes): the imported file under data/ and project.json's `datasets` entry for dataset id
+    "data" (bytes None: named, but left out of the zip)."""
     database = path.parent / f"{path.stem}.results.db"
     database.unlink(missing_ok=True)
     connection = sqlite3.connect(database)
@@ -49,10 +50,14 @@ def write_project(
         "user_id INTEGER)"
     )
     chosen = [(model or {}).get(column) for column in MODEL_COLUMNS]
+    rows = []
+    for step, (rid, label, querier, *when) in enumerate(results):
+        training_set, time = when if when else (step, float(step))  # each result its own step unless given
+        rows.append((rid, label, querier, *(chosen if querier else [None] * 3), training_set, time))
     connection.executemany(
-        "INSERT INTO results (record_id, label, querier, classifier, balancer, feature_extractor, time) "
-        "VALUES (?, ?, ?, ?, ?, ?, 0)",
-        [(rid, label, querier, *(chosen if querier else [None] * 3)) for rid, label, querier in results],
+        "INSERT INTO results (record_id, label, querier, classifier, balancer, feature_extractor, training_set, time) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
     )
     connection.execute("PRAGMA user_version = 3")
     connection.commit()

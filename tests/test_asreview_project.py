@@ -20,9 +20,20 @@ from tarsim.errors import InputWarning
 # Records 1..8 (ASReview numbers them from 1); 2, 5 and 7 are included in the data; 8 is a duplicate of 5.
 INCLUDED = {1: 0, 2: 1, 3: 0, 4: 0, 5: 1, 6: 0, 7: 1, 8: 1}
 GROUP = {8: 5}
-# (record_id, label, querier): two priors (querier NULL), then the model's picks; 8 is labelled with its group,
-# 6 is pending (no label yet).
-RESULTS = [(2, 1, None), (3, 0, None), (4, 0, "max"), (5, 1, "max"), (8, 1, "max"), (1, 0, "max"), (6, None, "max")]
+# (record_id, label, querier[, training_set, time]): two priors (querier NULL), then the model's picks; 8 is labelled
+# with its group (the same training set and time as 5: LAB, or `asreview simulate --group-similar-records`), so each
+# group counts once; 6 is pending (no label yet).
+RESULTS = [
+    (2, 1, None, 0, 0.0),
+    (3, 0, None, 0, 0.0),
+    (4, 0, "max", 2, 1.0),
+    (5, 1, "max", 3, 2.0),
+    (8, 1, "max", 3, 2.0),
+    (1, 0, "max", 4, 3.0),
+    (6, None, "max", 5, 4.0),
+]
+SCREENED_APART = [(*row[:3], step, float(step)) for step, row in enumerate(RESULTS)]
+"""The same review as a default `asreview simulate` makes it: 8 ranked and screened on its own, a step of its own."""
 
 
 def make_project(path, name="Tiny review", results=RESULTS, data=None):
@@ -44,6 +55,17 @@ def test_project_as_a_ledger(tmp_path):
     assert (ledger.collection_size, ledger.relevant) == (7, 3)  # 8 records, 8 in 5's group: 7; included 2, 5, 7
     with pytest.warns(InputWarning, match="names no data file"):
         assert read_review(tmp_path / "tiny.asreview").docids == ledger.docids
+
+
+def test_duplicates_screened_on_their_own_count_as_records(tmp_path):
+    """A default `asreview simulate` screens a duplicate as any record (ASReview 3.0.8 ranks every record unless
+    --group-similar-records), as tarsim reviews every row of the data file: the project then counts it too, so that
+    the same order gets the same N, R and measures read from the project or from tarsim's review."""
+    with pytest.warns(InputWarning, match="names no data file"):
+        ledger = read_asreview_project(make_project(tmp_path / "apart.asreview", results=SCREENED_APART))
+    assert ledger.docids == ["2", "3", "4", "5", "8", "1"]  # pending 6 left out
+    assert ledger.truth.tolist() == [1, 0, 0, 1, 1, 0]
+    assert (ledger.collection_size, ledger.relevant) == (8, 4)  # every record; included 2, 5, 7, 8
 
 
 def test_metrics_of_a_project(tmp_path, capsys):
