@@ -59,7 +59,9 @@ with tempfile.TemporaryDirectory() as tmp:
         return str(data["record_id"].iloc[row_of[record_id]])
     out = {}
     for priors in (False, True):
-        table = project.db.get_results_table(columns=["record_id", "label"], priors=priors)
+        # groups=True: every screened record, duplicates too, as `asreview simulate` screens them and tarsim's
+        # project reader counts them (ASReview 3's default, groups=False, would keep base records only)
+        table = project.db.get_results_table(columns=["record_id", "label"], priors=priors, groups=True)
         labels = [int(v) for v in table["label"]]
         used = n_records - (0 if priors else n_priors)
         ids = [name(int(r)) for r in table["record_id"]]
