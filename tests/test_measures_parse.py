@@ -80,3 +80,14 @@ def test_measures_are_frozen_and_hashable():
     with pytest.raises(AttributeError):
         measure.cutoff = 5  # type: ignore[misc]
     assert {measure, parse_measure("R@10")} == {measure}
+
+
+@pytest.mark.parametrize(
+    "trec_name",
+    ["ndcg_cut.10", "P.10", "recall.100", "map_cut.100", "recip_rank", "Rprec", "success.5", "map", "ndcg"],
+)
+def test_trec_eval_names_mean_what_ir_measures_reads_them_as(trec_name):
+    """`-m ndcg_cut.10` as trec_eval takes it (and P_10 as it prints it): the measure ir_measures parses it to."""
+    (expected,) = ir_measures.parse_trec_measure(trec_name)
+    assert parse_measure(trec_name).name.lower() == str(expected).lower()
+    assert parse_measure(trec_name.replace(".", "_")) == parse_measure(trec_name)

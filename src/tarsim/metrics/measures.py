@@ -33,9 +33,14 @@ ALIASES: dict[str, str] = {
     "rprec": "RPrec",
     "r-prec": "RPrec",
     "ndcg_cut": "nDCG",
+    "map_cut": "AP",
+    "recip_rank": "RR",
     "hitrate": "Success",
     "hits": "Success",
 }
+
+_TREC_EVAL = re.compile(r"^(?P<family>[A-Za-z][A-Za-z_-]*?)[._](?P<cutoff>[0-9]+)$")
+"""trec_eval's names with a cutoff: `-m ndcg_cut.10`, `P.10`, `map_cut.100` as given, `P_10` as it prints them."""
 
 _PATTERN = re.compile(r"^(?P<family>[A-Za-z][A-Za-z_-]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[^@]+))?$")
 
@@ -79,11 +84,15 @@ def _parse_int(text: str, what: str, measure: str) -> int:
 
 
 def parse_measure(text: str | Measure) -> Measure:
-    """Parse a measure name such as `R@100`, `nDCG@20`, `RPrec`, `AP(rel=2)@100` (ir_measures syntax)."""
+    """Parse a measure name such as `R@100`, `nDCG@20`, `RPrec`, `AP(rel=2)@100` (ir_measures syntax), or trec_eval's
+    `ndcg_cut.10`, `P_10`, `recall.100`, `map_cut.100`, `recip_rank`, `Rprec`."""
     if isinstance(text, Measure):
         return text
     raw = text
     text = text.strip()
+    dotted = _TREC_EVAL.match(text)
+    if dotted is not None and dotted["family"].lower() in ALIASES:
+        text = f"{dotted['family']}@{dotted['cutoff']}"
     match = _PATTERN.match(text)
     if match is None:
         raise ConfigError(
