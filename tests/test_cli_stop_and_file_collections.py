@@ -570,3 +570,15 @@ def test_stop_without_rules_says_which_ledgers_it_left_out(demo_sweep, tmp_path,
     assert "sweep ledgers do not record [sweep] stopping" in captured.err and "--rule" in captured.err
     assert main(["stop", str(recorded), "--format", "json"]) == 0
     assert capsys.readouterr().err == ""  # every ledger records its rules: nothing to say
+
+
+def test_sentences_read_print_as_a_count(demo_t1, capsys):
+    """effort_sent is a count of sentences: 176, not 176.000, when every row's is whole (a trial's finding)."""
+    capsys.readouterr()
+    assert main(["stop", str(demo_t1), "--rule", "knee", "--rule", "budget:R:sent", "--format", "json"]) == 0
+    sentences = [row["effort_sent"] for row in json.loads(capsys.readouterr().out)]
+    assert all(float(value).is_integer() for value in sentences)
+    assert main(["stop", str(demo_t1), "--rule", "knee", "--rule", "budget:R:sent"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    column = lines[0].split().index("effort_sent")
+    assert [line.split()[column] for line in lines[1:3]] == [f"{value:.0f}" for value in sentences]

@@ -105,8 +105,8 @@ OTHER_RELEVANCE_NOTE = (
 )
 """Printed under the text table when a row's target:T sample effort was estimated from the other relevance."""
 
-COUNT_COLUMNS = ("position", "sample_size", "effort_judge", "cost_judge")
-"""Columns of counts (judgments, documents): printed without decimals when every value is whole."""
+COUNT_COLUMNS = ("position", "sample_size", "effort_judge", "effort_sent", "cost_judge")
+"""Columns of counts (judgments, documents, sentences): printed without decimals when every value is whole."""
 
 
 def _counts_as_integers(frame: pd.DataFrame) -> pd.DataFrame:

@@ -33,7 +33,7 @@ def paired_tests(
     x = np.array([a[topic] for topic in topics], dtype=np.float64)
     y = np.array([b[topic] for topic in topics], dtype=np.float64)
     result: dict[str, float] = {
-        "n": float(len(topics)),
+        "n": len(topics),  # a count (it used to be a float)
         "mean_a": math.fsum(x) / len(x),
         "mean_b": math.fsum(y) / len(y),
     }
