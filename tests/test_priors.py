@@ -321,3 +321,14 @@ def test_a_repeated_prior_idx_flag_adds_its_rows(tmp_path):
     repeated, listed = (read_ledger(tmp_path / name / "ledgers" / "tiny.jsonl") for name in ("repeated", "listed"))
     assert repeated.header["config"]["prior_idx"] == [3, 20]
     assert repeated.docids == listed.docids and int(repeated.prior.sum()) == 2
+
+
+def test_the_banner_names_what_overrides_the_preset(tmp_path, capsys):
+    """`preset asreview-default with learner nb:alpha=3.822`, as tarsim metrics names such a run (a trial's finding:
+    the banner named the preset alone)."""
+    source = write_csv(tmp_path / "tiny.csv")
+    assert main(["simulate", "--collection", str(source), "--out", str(tmp_path / "a")]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("preset asreview-default")
+    argv = ["simulate", "--collection", str(source), "--learner", "nb:alpha=3.822", "--out", str(tmp_path / "b")]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("preset asreview-default with learner nb:alpha=3.822")

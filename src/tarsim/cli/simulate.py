@@ -70,6 +70,15 @@ def _priors(config: ReviewConfig | None) -> str:
     return f", random priors {counts} (prior seed {config.effective_prior_seed})"
 
 
+def _overrides(config: ReviewConfig | None) -> str:
+    """` with learner nb:alpha=3.822; extractor tfidf` where the run's settings replace the preset's (as `tarsim
+    metrics` and `tarsim compare` name such a run), else nothing."""
+    from tarsim.metrics.insights import overrides
+
+    changed = overrides(config.to_dict()) if config is not None else []
+    return f" with {'; '.join(changed)}" if changed else ""
+
+
 def run(args: argparse.Namespace) -> int:
     from tarsim.api import resolve_dataset, simulate
     from tarsim.data.output_lock import output_lock
@@ -117,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{'demo collection' if not (args.collection or args.docs) else dataset.name}: "
         f"{len(dataset.collection)} documents, strategy {config.strategy}, seed {config.seed}{_priors(result.config)}"
-        + (f", preset {config.preset}" if config.preset else "")
+        + (f", preset {config.preset}{_overrides(result.config)}" if config.preset else "")
     )
     print(format_review_tables([*result.ledgers.values(), *result.earlier.values()], result.effort_models, args.recall))
     if result.earlier:  # the tables describe the whole output folder, as `tarsim report` does

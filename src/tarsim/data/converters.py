@@ -24,7 +24,8 @@ COLLECTIONS = ("reuters21578", "20newsgroups", "srd", "trec")
 def describe(dataset: Dataset) -> str:
     """`N documents, T topics, P relevant pairs` for one report line."""
     pairs = sum(1 for judged in dataset.qrels.values() for grade in judged.values() if grade > 0)
-    return f"{len(dataset.collection)} documents, {len(dataset.qrels)} topics, {pairs} relevant pairs"
+    counts = ((len(dataset.collection), "document"), (len(dataset.qrels), "topic"), (pairs, "relevant pair"))
+    return ", ".join(f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in counts)
 
 
 def screening_archive(source: PathLike, report: Callable[[str], None] | None = None) -> list[Dataset]:

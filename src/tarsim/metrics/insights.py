@@ -108,8 +108,12 @@ def tool_of(ledger: Ledger) -> str:
         return str(header["tool"])
     config = header.get("config", {})
     name = f"tarsim {config.get('preset') or config.get('strategy', '')}".strip()
-    overrides = [f"{field.rstrip('_')} {_text(config[field])}" for field in overridden(config)]
-    return "; ".join([name, *overrides])
+    return "; ".join([name, *overrides(config)])
+
+
+def overrides(config: dict) -> list[str]:
+    """`learner nb:alpha=3.822`, ...: each setting of a ledger header's config that its preset does not give."""
+    return [f"{field.rstrip('_')} {_text(config[field])}" for field in overridden(config)]
 
 
 def overridden(config: dict) -> list[str]:
