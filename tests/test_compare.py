@@ -75,6 +75,16 @@ def test_scores_and_paired_test_by_hand():
     assert wss["mean"] == pytest.approx((26 - 1) / 100)
 
 
+def test_one_run_per_group_has_a_difference_but_no_spread_or_test(capsys):
+    """A group of one run has no standard deviation (not 0.000) and its one pair a difference (not `-`); the tests
+    need two pairs (a trial's finding)."""
+    runs = [ledger("t0", "fast", 0, [1, 1] + [0] * 10), ledger("t0", "slow", 0, [0, 0, 1, 1] + [0] * 8)]
+    rows = {(r["group"], r["measure"]): r for r in compare(runs, "fast", grid_a=(1,), grid_b=(0,)).rows}
+    fast, slow = rows[("fast", "Recall@1R+0")], rows[("slow", "Recall@1R+0")]
+    assert fast["sd"] is None and slow["sd"] is None
+    assert slow["pairs"] == 1 and slow["diff"] == pytest.approx(0.0 - 1.0) and slow["p_t"] is None
+
+
 def test_unknown_or_ambiguous_baseline():
     with pytest.raises(ConfigError, match="baseline 'medium' is not a group; groups: fast; slow"):
         compare(study(), "medium")

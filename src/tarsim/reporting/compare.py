@@ -292,7 +292,7 @@ def _summary(values: list[float]) -> dict:
     return {
         "n": len(data),
         "mean": math.fsum(data) / len(data),
-        "sd": float(np.std(data, ddof=1)) if len(data) > 1 else 0.0,
+        "sd": float(np.std(data, ddof=1)) if len(data) > 1 else None,  # no spread from one value
         "min": float(data.min()),
         "max": float(data.max()),
     }
@@ -353,6 +353,9 @@ def compare(
                 if len(shared) >= 2:
                     test = paired_tests(reference, mine, seed=seed, n_resamples=n_resamples)
                     row.update(diff=test["diff"], t=test["t"], p_t=test["p_t"], p_rand=test["p_rand"])
+                elif shared:  # one pair: its difference, but no test
+                    (key,) = shared
+                    row["diff"] = mine[key] - reference[key]
             rows.append(row)
     return Comparison(rows, groups, measures, base, effort_model, recall)
 
@@ -386,7 +389,7 @@ def format_comparison(result: Comparison) -> str:
     """Side by side: one row per measure, one column per group with mean ± sd, then each group's paired test."""
     cells: dict[str, dict[str, str]] = {}
     for row in result.rows:
-        cell = f"{_number(row['mean'])} ± {_number(row['sd'])}"
+        cell = _number(row["mean"]) + (f" ± {_number(row['sd'])}" if row["sd"] is not None else "")
         if row["n"] < row["runs"]:
             cell += f" ({row['n']}/{row['runs']})"
         cells.setdefault(row["measure"], {})[row["group"]] = cell
