@@ -138,3 +138,23 @@ def test_derived_seeds_are_stable_across_processes_and_hash_salts():
     assert len(set(here)) == 3 and all(0 <= s < 2**32 for s in here)
     assert derive_seed(1, "demo", "T1", "relevance", "document/document", 0) != here[0]
     assert derive_seed(0, "demo", "T1", "random", "document/document", 0) != here[0]
+
+
+def test_errors_found_when_the_collections_are_read_name_the_line_of_the_collection(tmp_path, capsys):
+    """Problems seen only once a collection is loaded (an unknown topic, a setting its preset refuses) point at the
+    collection's lines in the sweep file, as parse errors do, and name settings as the file does (`lambda`)."""
+    from tarsim.cli import main
+
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text('[sweep]\nseeds = 1\n\n[[collections]]\npath = "demo"\ntopics = ["nope"]\n')
+    assert main(["sweep", str(unknown), "--out", str(tmp_path / "a")]) == 2
+    assert capsys.readouterr().err == (
+        f"tarsim: error: {unknown}:6: collections 'demo': topic 'nope' is not in the qrels; known topics: T1, T2, T3\n"
+    )
+    rows = ["title,abstract,label_included", *(f"trial {i},abstract {i},{int(i < 3)}" for i in range(12))]
+    (tmp_path / "tiny.csv").write_text("\n".join(rows) + "\n")
+    refused = tmp_path / "refused.toml"
+    refused.write_text('[sweep]\nseeds = 1\n\n[review]\nlambda = 0.001\n\n[[collections]]\npath = "tiny.csv"\n')
+    assert main(["sweep", str(refused), "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tarsim: error: {refused}:7: collections 'tiny': lambda is the bmi learner's regularisation")

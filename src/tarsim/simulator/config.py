@@ -171,7 +171,9 @@ class ReviewConfig:
         check_settings(self)
         self._resolve_priors()
         if not learner_uses_lambda(self.learner) and self.lambda_ != DEFAULT_LAMBDA:
-            raise ConfigError(f"lambda_ is the bmi learner's regularisation; learner {self.learner!r} has none")
+            raise ConfigError(  # named as the CLI (--lambda) and a sweep's [review] (lambda) name it
+                f"lambda is the bmi learner's regularisation; learner {self.learner!r} has none"
+            )
 
     def _coerce(self) -> None:
         """Plain values for nested settings, as the CLI and TOML give them: seeding="random", a time_model dict."""

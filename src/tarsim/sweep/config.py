@@ -66,6 +66,7 @@ class CollectionEntry:
     path: Path | None
     topics: tuple[str, ...] | None  # None: every topic with qrels and a query
     unlabelled: str = "error"  # a screening file's unlabelled records: an error, or "skip" (left out)
+    line: int | None = field(default=None, compare=False)  # where the sweep file declares it (for later errors)
 
 
 @dataclass(frozen=True)
@@ -476,7 +477,9 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
             name = item.get("name") or (DEMO if directory is None else _collection_name(directory))
             if not isinstance(name, str) or not name:
                 check.fail(f"{key}.name", f"expected a non-empty string, got {name!r}", "collections", "name", index)
-            entries.append(CollectionEntry(name, directory, topics, unlabelled))
+            line = check.where.line("collections", "topics", index) if "topics" in item else None
+            line = line or check.where.line("collections", None, index) or check.where.line(None, "collections")
+            entries.append(CollectionEntry(name, directory, topics, unlabelled, line))
     names = [entry.name for entry in entries]
     for name in names:
         if names.count(name) > 1:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tarsim.data.dataset import Dataset, load_dataset
-from tarsim.errors import ConfigError
+from tarsim.errors import ConfigError, InputError
 from tarsim.presets import check_query_seeding
 from tarsim.simulator.review import prior_rows
 from tarsim.simulator.run import check_topics, ledger_name, topic_grades
@@ -64,6 +64,12 @@ def load_collections(config: SweepConfig) -> dict[str, Dataset]:
     return datasets
 
 
+def _collection_error(config: SweepConfig, name: str, error: ConfigError) -> InputError:
+    """`FILE:LINE: collections 'NAME': problem`, the line where the sweep file declares the collection (its topics)."""
+    line = next((entry.line for entry in config.collections if entry.name == name), None)
+    return InputError(config.source, line, f"collections {name!r}: {error}")
+
+
 def check_topic_priors(config: SweepConfig, name: str, dataset: Dataset, topic: str) -> None:
     """Refuse, before anything runs, priors a topic cannot give (counts above a class's size, rows out of range) and
     prior seeds where no random prior is drawn (a topic that starts from its query text)."""
@@ -76,7 +82,7 @@ def check_topic_priors(config: SweepConfig, name: str, dataset: Dataset, topic: 
         grades = topic_grades(dataset.qrels.get(topic, {}), position, len(position))
         prior_rows(review, topic, grades, dataset.unlabelled_rows)
     except ConfigError as exc:
-        raise ConfigError(f"{config.source}: collections {name!r}: {exc}") from None
+        raise _collection_error(config, name, exc) from None
 
 
 def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list[RunSpec], dict[str, str]]:
@@ -90,7 +96,7 @@ def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list
                 check_query_seeding(entry.path, config.review["seeding"])
             topics = check_topics(dataset, entry.topics)
         except ConfigError as exc:
-            raise ConfigError(f"{config.source}: collections {entry.name!r}: {exc}") from None
+            raise _collection_error(config, entry.name, exc) from None
         for topic in topics:
             judged = dataset.qrels.get(topic, {})
             if not any(grade > 0 and docid in dataset.collection for docid, grade in judged.items()):
