@@ -266,6 +266,12 @@ CSV_CASES = [
     ("record_id,title,abstract,label_included\n1,a,b,0\n1,c,d,1\n", 3, "duplicate record_id '1'"),
     ("title,abstract,label_included\na,b,0,extra\n", 2, "more fields than the 3 header columns"),
     ('title,abstract,label_included\na,"multi\nline",0\nc,d,x\n', 4, "label_included is not 0 or 1"),
+    ("title,abstract,label_included\na,b,1\nshort\n", 3, "has no label (the line has 1 of the 3 header columns"),
+    (
+        'title,abstract,label_included\na,b,1\n"c,d,0\ne,f,1\n',
+        3,
+        "a quote opened here is not closed (the record runs on",
+    ),
     ("", None, "empty file"),
 ]
 

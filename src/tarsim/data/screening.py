@@ -158,6 +158,8 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
                 skipped.append(index)
                 continue
             hint = "no ASReview_relevant/ASReview_irrelevant note" if table.unit == "record" else "empty label"
+            if table.unit == "line" and len(cells) < len(table.header):  # the label column is past the line's end
+                hint = f"the line has {len(cells)} of the {len(table.header)} header columns"
             raise InputError(
                 path,
                 line,
@@ -288,7 +290,9 @@ def read_delimited(path: Path, fallback: str) -> Table:
         delimiter = csv.Sniffer().sniff(first_line, delimiters=",;\t|").delimiter
     except csv.Error:
         delimiter = fallback
-    reader = csv.reader(text.splitlines(keepends=True), delimiter=delimiter)
+    lines = text.splitlines(keepends=True)
+    last_line = len(lines)
+    reader = csv.reader(lines, delimiter=delimiter)
     rows: list[tuple[int | None, tuple[str, ...]]] = []
     header: tuple[str, ...] | None = None
     header_line = 1
@@ -301,6 +305,14 @@ def read_delimited(path: Path, fallback: str) -> Table:
             if header is None:
                 header, header_line = tuple(fields), start
                 continue
+            spans = reader.line_num - start  # lines the record runs on over: quoted line breaks, or a quote never
+            if spans and reader.line_num == last_line and len(fields) != len(header):  # closed (the rest swallowed)
+                raise InputError(
+                    path,
+                    start,
+                    f"{len(fields)} fields where the header has {len(header)}: a quote opened here is not closed "
+                    f"(the record runs on over {spans} more line(s))",
+                )
             if len(fields) > len(header):
                 raise InputError(path, start, f"more fields than the {len(header)} header columns")
             rows.append((start, tuple(fields)))
