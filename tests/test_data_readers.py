@@ -295,3 +295,19 @@ def test_asreview_csv_undecodable_and_defaults(tmp_path):
     collection, qrels = read_asreview_csv(path)
     assert collection.docids == ["0", "1"] and qrels == {"s": {"0": 1, "1": 0}}  # row numbers from 0, as ASReview
     assert collection.get("0").text == "one"
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ("title,label_included\na trial,1\nb trial,0\n", "no abstract column"),
+        ("title,abstract,label_included\na trial,,1\nb trial, ,0\n", "every abstract is empty"),
+    ],
+)
+def test_a_file_screened_by_titles_alone_says_so(tmp_path, content, said):
+    """Accepted as ASReview accepts it, with one warning line (a trial's finding: it passed in silence)."""
+    path = tmp_path / "titles.csv"
+    path.write_text(content)
+    with pytest.warns(InputWarning, match=f"{said}: the records are screened by their titles alone"):
+        collection, _ = read_asreview_csv(path)
+    assert [document.title for document in collection] == ["a trial", "b trial"]

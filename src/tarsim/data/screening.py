@@ -179,6 +179,9 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
         documents.append(Document(docid=docid, title=title, text=abstract))
     if not documents:
         raise InputError(path, None, f"no labelled records ({len(skipped)} unlabelled left out)")
+    if not any(document.text for document in documents):  # allowed (ASReview screens such files too), but say so
+        where = "no abstract column" if "abstract" not in columns else "every abstract is empty"
+        warnings.warn(f"{path}: {where}: the records are screened by their titles alone", InputWarning, stacklevel=2)
     return ScreeningSet(topic, Collection(documents, source=str(path)), {topic: labels}, tuple(skipped))
 
 
