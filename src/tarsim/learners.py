@@ -14,6 +14,7 @@ live in tarsim.estimators.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, ClassVar
 
@@ -267,6 +268,12 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+FIT_LOCK = threading.Lock()
+"""Held by every fit of a review's learner and of the gold oracle (simulator.oracle.FittingLabels): liblinear draws
+from one random generator per process, reseeded at the start of each fit, so two fits at once on two threads would
+change each other's coefficients. With the lock, each fit gives the coefficients it gives alone."""
+
+
 def fit_and_score(estimator: BaseEstimator, X: sp.spmatrix, y: np.ndarray, *targets: sp.spmatrix) -> list[np.ndarray]:
     """Fit a fresh clone on (X, y) and return a relevance score for the rows of each target matrix.
 
@@ -275,11 +282,13 @@ def fit_and_score(estimator: BaseEstimator, X: sp.spmatrix, y: np.ndarray, *targ
     uncertainty sampling relies on) and the ranking is the probability's.
     """
     if getattr(estimator, "refit_in_place", False):  # ASReview's way: its random stream runs on over the review
-        model = estimator.fit(X, y)
+        with FIT_LOCK:
+            model = estimator.fit(X, y)
         return [model.relevance_scores(target) for target in targets]
     from sklearn.base import clone
 
-    model = clone(estimator).fit(X, y)
+    with FIT_LOCK:
+        model = clone(estimator).fit(X, y)
     if hasattr(model, "coef_") and hasattr(model, "intercept_") and hasattr(model, "decision_function"):
         weights = np.asarray(model.coef_, dtype=np.float32).ravel()
         bias = np.float32(np.ravel(model.intercept_)[0])

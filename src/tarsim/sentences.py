@@ -154,6 +154,22 @@ class LazySentences:
         if len(missing) >= PARALLEL_MIN_DOCUMENTS:
             self._segment_in_parallel(missing)
 
+    def segment_while(self, docs: Iterable[int], keep_going: Callable[[], bool]) -> int:
+        """Segment these documents, in this order, for as long as `keep_going()` says (checked before each one):
+        time this process would otherwise spend waiting (for the gold oracle's fit on its thread) spent on the
+        documents the review is likely to judge next. Not for a collection segmented in the background (its
+        workers do this). Returns how many it segmented."""
+        if self._background is not None or len(self._documents) < BACKGROUND_MAX_DOCUMENTS:
+            return 0
+        done = 0
+        for doc in docs:
+            if not keep_going():
+                break
+            if int(doc) not in self._known:
+                self._segmented(int(doc))
+                done += 1
+        return done
+
     def _segment_in_parallel(self, missing: list[int]) -> None:
         """Segment on workers forked from this process; where forking is not possible, leave them for later."""
         from tarsim.features import _can_fork, segment_collection

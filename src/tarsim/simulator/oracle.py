@@ -9,7 +9,10 @@
 
 from __future__ import annotations
 
+import threading
 import weakref
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -34,6 +37,14 @@ class DocumentSentenceLabels:
     def needs_rows(self, docs: np.ndarray) -> np.ndarray:
         """Which of these documents' sentence rows `of` will score (vectorised ahead in one batch)."""
         return docs[:0]
+
+    def fit_in_background(self) -> bool:
+        """Start making the oracle on a thread, where it is made so (FittingLabels); whether it is."""
+        return False
+
+    def pending(self) -> bool:
+        """Whether the oracle is still being made on its thread; `of` then waits for it."""
+        return False
 
 
 @dataclass(frozen=True)
@@ -82,6 +93,73 @@ class ClassifiedLabels(DocumentSentenceLabels):
         return _classified(scores, self.threshold)
 
 
+class FittingLabels(DocumentSentenceLabels):
+    """ClassifiedLabels whose gold classifier the review may have fitted on a thread (`fit_in_background`, after its
+    first training) while it segments the documents it ranks first (ReviewSimulation._while_oracle_fits); else it
+    is fitted where first asked for. `of` waits for the fit; the labels are the same either way.
+
+    The fit holds learners.FIT_LOCK, as every learner's does (_fit_classifier_labels): liblinear draws from one
+    random generator per process, reseeded at each fit, so fits on two threads at once would change each other's
+    results. Used where the segmenting is to be done (_fit_on_a_thread): collections of FIT_ON_A_THREAD_DOCUMENTS or
+    more, where the fit takes 0.2 s (Reuters-21578); a smaller collection's review forks its background segmenting
+    at its first ranking, which no other thread may be alive for (tarsim.processes.fork_is_safe)."""
+
+    def __init__(self, fit: Callable[[], ClassifiedLabels], document_labels: np.ndarray) -> None:
+        self.document_labels = document_labels
+        self._fit = fit
+        self._future: Future[ClassifiedLabels] = Future()
+        self._thread: threading.Thread | None = None
+
+    def _run(self) -> None:
+        try:
+            self._future.set_result(self._fit())
+        except BaseException as error:  # handed to the review, raised where it asks for the labels
+            self._future.set_exception(error)
+
+    def fit_in_background(self) -> bool:
+        if self._thread is None and not self._future.done():
+            self._thread = threading.Thread(target=self._run, name="tarsim-gold-oracle", daemon=True)
+            self._thread.start()
+        return self._thread is not None
+
+    def fitted(self) -> ClassifiedLabels:
+        """The oracle, fitted here if no thread was started; else once the thread is done (and has ended, so that
+        forking is safe again after)."""
+        if self._thread is None and not self._future.done():
+            self._run()
+        labels = self._future.result()
+        if self._thread is not None:
+            self._thread.join()
+        return labels
+
+    def pending(self) -> bool:
+        return self._thread is not None and not self._future.done()
+
+    def needs_rows(self, docs: np.ndarray) -> np.ndarray:
+        return docs[self.document_labels[docs] > 0]
+
+    def of(self, features: Features, doc: int) -> np.ndarray:
+        return self.fitted().of(features, doc)
+
+    def __getattr__(self, name: str):  # coef, intercept, threshold, relevant_labels: the fitted oracle's
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.fitted(), name)
+
+
+FIT_ON_A_THREAD_DOCUMENTS = 5000
+"""Collections at least this large may fit the gold oracle on a thread (FittingLabels); the same size above which
+tarsim.sentences segments as judged rather than in the background (BACKGROUND_MAX_DOCUMENTS)."""
+
+
+def _fit_on_a_thread(features: Features) -> bool:
+    """Whether the review has segmenting to do while the oracle fits: a large collection whose sentences no earlier
+    run stored (LazySentences.known_documents). With them stored, a thread only costs (warm Reuters-21578 runs
+    were 0.03-0.05 s slower with it, cold ones 0.07-0.10 s faster: docs/speed.md §12)."""
+    lazy = features.lazy
+    return features.n_documents >= FIT_ON_A_THREAD_DOCUMENTS and lazy is not None and lazy.known_documents == 0
+
+
 def _classified(scores: np.ndarray, threshold: float) -> np.ndarray:
     """A relevant document's sentence labels from their scores: at or above the threshold, and its best sentence."""
     labels = (scores >= threshold).astype(np.int8)
@@ -97,7 +175,7 @@ def inherit_labels(features: Features, document_labels: np.ndarray) -> Inherited
 
 def classifier_labels(
     features: Features, document_labels: np.ndarray, threshold: float = 0.0, random_state: int = 0
-) -> ClassifiedLabels | InheritedLabels:
+) -> ClassifiedLabels | FittingLabels | InheritedLabels:
     """The gold-classifier oracle (DESIGN.md §3), trained once on all document labels of the topic.
 
     Remembered per features object (a sweep worker keeps a collection's features for all its runs): the runs of
@@ -109,7 +187,11 @@ def classifier_labels(
     if key not in memo:
         while len(memo) >= ORACLES_REMEMBERED:
             memo.pop(next(iter(memo)))
-        memo[key] = _fit_classifier_labels(features, _read_only(np.array(document_labels)), threshold, random_state)
+        labels = _read_only(np.array(document_labels))
+        if _fit_on_a_thread(features):
+            memo[key] = FittingLabels(lambda: _fit_classifier_labels(features, labels, threshold, random_state), labels)
+        else:
+            memo[key] = _fit_classifier_labels(features, labels, threshold, random_state)
     return memo[key]
 
 
@@ -124,8 +206,10 @@ def _fit_classifier_labels(
     features: Features, document_labels: np.ndarray, threshold: float, random_state: int
 ) -> ClassifiedLabels:
     from tarsim.estimators import BMILogisticRegression
+    from tarsim.learners import FIT_LOCK
 
-    model = BMILogisticRegression(random_state=random_state).fit(features.documents, document_labels)
+    with FIT_LOCK:  # whichever thread fits it (FittingLabels), as the review's own fits
+        model = BMILogisticRegression(random_state=random_state).fit(features.documents, document_labels)
     coef, intercept = model.coef_.ravel().astype(np.float32), model.intercept_[0]
     scores = _relevant_sentence_scores(features, document_labels, coef, intercept)
     labels = None if scores is None else {doc: _read_only(_classified(s, threshold)) for doc, s in scores.items()}

@@ -1,0 +1,116 @@
+"""The gold oracle fitted on a thread while a cold review of a large collection segments what it ranks first.
+
+The thread and the segmenting ahead change when work is done, never what a review records: the ledgers must be the
+bytes of a review that fits the oracle first. The collection-size thresholds are lowered here so that the demo
+collection (2,000 documents) takes the large-collection path.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import tarsim
+import tarsim.sentences as sentences
+from tarsim.simulator import oracle
+
+
+@pytest.fixture
+def large_path(monkeypatch):
+    """The demo treated as a large collection: segmented as judged, the oracle fitted on a thread."""
+    monkeypatch.setattr(sentences, "BACKGROUND_MAX_DOCUMENTS", 100)
+    monkeypatch.setattr(oracle, "FIT_ON_A_THREAD_DOCUMENTS", 100)
+    oracle._ORACLES.clear()
+
+
+def _ledger_bytes(result) -> dict[str, bytes]:
+    return {topic: (result.out / "ledgers" / f"{topic}.jsonl").read_bytes() for topic in result.ledgers}
+
+
+def test_a_review_with_the_oracle_on_a_thread_records_the_same_ledger(large_path, monkeypatch, tmp_path):
+    ahead: list[int] = []
+    segment_while = sentences.LazySentences.segment_while
+
+    def counted(self, docs, keep_going):
+        ahead.append(segment_while(self, docs, keep_going))
+        return ahead[-1]
+
+    monkeypatch.setattr(sentences.LazySentences, "segment_while", counted)
+    threaded = tarsim.simulate(topic=["T1", "T2"], out=tmp_path / "threaded", cache_dir=tmp_path / "c1")
+    assert ahead and sum(ahead) > 0  # it did segment while the oracle fitted
+    assert threading.active_count() == 1  # the thread ended: forking is safe again
+    oracle._ORACLES.clear()
+    monkeypatch.setattr(oracle, "_fit_on_a_thread", lambda features: False)
+    inline = tarsim.simulate(topic=["T1", "T2"], out=tmp_path / "inline", cache_dir=tmp_path / "c2")
+    assert _ledger_bytes(threaded) == _ledger_bytes(inline)
+
+
+def test_fitting_labels_are_the_fitted_oracles(large_path, tmp_path):
+    import tarsim.features as tf
+    from tarsim.synthetic import demo_dataset
+
+    dataset = demo_dataset()
+    features = tf.with_lazy_sentences(tf.build_features(dataset.collection, sentences=False), dataset.collection)
+    labels = np.zeros(len(dataset.collection), dtype=np.int8)
+    labels[[3, 30, 300]] = 1
+    fitting = oracle.classifier_labels(features, labels)
+    assert isinstance(fitting, oracle.FittingLabels)
+    direct = oracle._fit_classifier_labels(features, labels, 0.0, 0)
+    for doc in (3, 30, 300, 4):
+        assert np.array_equal(fitting.of(features, doc), direct.of(features, doc))
+    assert not fitting.pending() and np.array_equal(fitting.coef, direct.coef)
+    assert list(fitting.needs_rows(np.array([3, 4, 30]))) == [3, 30]
+
+
+def test_a_failed_fit_is_raised_where_the_labels_are_asked(large_path, monkeypatch):
+    def broken(*args):
+        raise RuntimeError("the fit failed")
+
+    labels = oracle.FittingLabels(broken, np.array([0, 1], dtype=np.int8))
+    with pytest.raises(RuntimeError, match="the fit failed"):
+        labels.of(None, 1)
+    assert not labels.pending()
+
+
+def test_stored_sentences_mean_no_thread(large_path, tmp_path):
+    """A collection whose sentences an earlier run stored has nothing to segment while the oracle fits: the fit is
+    done first, as a thread would only cost there."""
+    tarsim.simulate(topic="T2", out=tmp_path / "first", cache_dir=tmp_path / "c")
+    oracle._ORACLES.clear()
+    made = []
+    real = oracle.FittingLabels.__init__
+
+    def spy(self, *args):
+        made.append(1)
+        real(self, *args)
+
+    import unittest.mock
+
+    with unittest.mock.patch.object(oracle.FittingLabels, "__init__", spy):
+        tarsim.simulate(topic="T2", out=tmp_path / "again", cache_dir=tmp_path / "c")
+    assert not made
+
+
+def test_fits_on_two_threads_give_the_coefficients_each_gives_alone(large_path):
+    """liblinear reseeds one process-wide random generator at each fit: the oracle's fit on its thread and the
+    review's fits at the same time would change each other's coefficients, but for learners.FIT_LOCK."""
+    import tarsim.features as tf
+    from tarsim.estimators import BMILogisticRegression
+    from tarsim.learners import fit_and_score
+    from tarsim.synthetic import demo_dataset
+
+    dataset = demo_dataset()
+    features = tf.with_lazy_sentences(tf.build_features(dataset.collection, sentences=False), dataset.collection)
+    labels = np.zeros(len(dataset.collection), dtype=np.int8)
+    labels[::7] = 1
+    alone = oracle._fit_classifier_labels(features, labels, 0.0, 0)
+    X, y = features.documents[:1500], (np.arange(1500) % 5 == 0).astype(np.int64)
+    solo = fit_and_score(BMILogisticRegression(random_state=3), X, y, X)[0]
+    for _ in range(3):
+        fitting = oracle.FittingLabels(lambda: oracle._fit_classifier_labels(features, labels, 0.0, 0), labels)
+        assert fitting.fit_in_background()
+        while_fitting = [fit_and_score(BMILogisticRegression(random_state=3), X, y, X)[0] for _ in range(3)]
+        assert np.array_equal(fitting.coef, alone.coef)
+        assert all(np.array_equal(scores, solo) for scores in while_fitting)
