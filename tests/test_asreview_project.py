@@ -20,9 +20,8 @@ from tarsim.errors import InputWarning
 # Records 1..8 (ASReview numbers them from 1); 2, 5 and 7 are included in the data; 8 is a duplicate of 5.
 INCLUDED = {1: 0, 2: 1, 3: 0, 4: 0, 5: 1, 6: 0, 7: 1, 8: 1}
 GROUP = {8: 5}
-# (record_id, label, querier[, training_set, time]): two priors (querier NULL), then the model's picks; 8 is labelled
-# with its group (the same training set and time as 5: LAB, or `asreview simulate --group-similar-records`), so each
-# group counts once; 6 is pending (no label yet).
+# (record_id, label, querier[, training_set, time]): two priors (querier NULL), then the model's picks in batches of
+# two (n_query 2: one training set and time per batch), 5 and its duplicate 8 in one batch; 6 is pending.
 RESULTS = [
     (2, 1, None, 0, 0.0),
     (3, 0, None, 0, 0.0),
@@ -30,7 +29,7 @@ RESULTS = [
     (5, 1, "max", 3, 2.0),
     (8, 1, "max", 3, 2.0),
     (1, 0, "max", 4, 3.0),
-    (6, None, "max", 5, 4.0),
+    (6, None, "max", 4, 3.0),
 ]
 SCREENED_APART = [(*row[:3], step, float(step)) for step, row in enumerate(RESULTS)]
 """The same review as a default `asreview simulate` makes it: 8 ranked and screened on its own, a step of its own."""
@@ -49,10 +48,10 @@ def test_project_as_a_ledger(tmp_path):
     assert (
         ledger.topic == "Tiny_review" and ledger.header["tool"] == "asreview -q max"
     )  # as tarsim names a file's topic
-    assert ledger.docids == ["2", "3", "4", "5", "1"]  # results order; group member 8 and pending 6 left out
-    assert ledger.prior.tolist() == [True, True, False, False, False]
-    assert ledger.truth.tolist() == [1, 0, 0, 1, 0]
-    assert (ledger.collection_size, ledger.relevant) == (7, 3)  # 8 records, 8 in 5's group: 7; included 2, 5, 7
+    assert ledger.docids == ["2", "3", "4", "5", "8", "1"]  # results order (duplicate 8 too); pending 6 left out
+    assert ledger.prior.tolist() == [True, True, False, False, False, False]
+    assert ledger.truth.tolist() == [1, 0, 0, 1, 1, 0]
+    assert (ledger.collection_size, ledger.relevant) == (8, 4)  # every record; included 2, 5, 7, 8
     with pytest.warns(InputWarning, match="names no data file"):
         assert read_review(tmp_path / "tiny.asreview").docids == ledger.docids
 
@@ -72,21 +71,21 @@ def test_metrics_of_a_project(tmp_path, capsys):
     project = make_project(tmp_path / "tiny.asreview", name="")
     assert main(["metrics", str(project), "--format", "json"]) == 0
     review = json.loads(capsys.readouterr().out)["reviews"][0]
-    # priors excluded: sequence 4, 5, 1 padded to N = 7 - 2 = 5; R = 3 - 1 (record 2 was a prior) = 2
+    # priors excluded: sequence 4, 5, 8, 1 padded to N = 8 - 2 = 6; R = 4 - 1 (record 2 was a prior) = 3
     assert (review["topic"], review["tool"], review["N"], review["R"], review["priors"]) == (
         "tiny",
         "asreview -q max",
-        5,
-        2,
+        6,
+        3,
         2,
     )
-    assert review["td"] == [["5", 2]]
+    assert review["td"] == [["5", 2], ["8", 3]]
     assert review["wss_100"] is None  # record 7 was never found
     assert main(["metrics", str(project), "--priors", "include", "--format", "json"]) == 0
     review = json.loads(capsys.readouterr().out)["reviews"][0]
-    assert (review["N"], review["R"], review["td"]) == (7, 3, [["2", 1], ["5", 4]])
-    assert review["rrf_10"] == 0.0 and review["rrf_5"] == 0.0  # 10% of 7 is less than one record
-    assert review["recall_at_effort"]["1R+0"] == pytest.approx(1 / 3)  # E = 3 records: record 2 found
+    assert (review["N"], review["R"], review["td"]) == (8, 4, [["2", 1], ["5", 4], ["8", 5]])
+    assert review["rrf_10"] == 0.0 and review["rrf_5"] == 0.0  # 10% of 8 is less than one record
+    assert review["recall_at_effort"]["1R+0"] == pytest.approx(2 / 4)  # E = 4 records: records 2 and 5 found
 
 
 def test_bad_project_files(tmp_path, capsys):
@@ -141,11 +140,11 @@ def test_records_are_named_by_the_record_id_column_of_the_data_file(tmp_path, ca
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ledger = read_asreview_project(project)
-    assert ledger.docids == ["w03", "w88", "w42", "w05", "w17"]
-    assert ledger.truth.tolist() == [1, 0, 0, 1, 0] and (ledger.collection_size, ledger.relevant) == (7, 3)
+    assert ledger.docids == ["w03", "w88", "w42", "w05", "w70", "w17"]
+    assert ledger.truth.tolist() == [1, 0, 0, 1, 1, 0] and (ledger.collection_size, ledger.relevant) == (8, 4)
     assert main(["metrics", str(project), "--format", "json"]) == 0
     out, err = capsys.readouterr()
-    assert json.loads(out)["reviews"][0]["td"] == [["w05", 2]] and err == ""
+    assert json.loads(out)["reviews"][0]["td"] == [["w05", 2], ["w70", 3]] and err == ""
 
 
 @pytest.mark.parametrize(
@@ -163,7 +162,7 @@ def test_a_data_file_without_a_record_id_column_keeps_asreviews_ids_without_a_wo
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ledger = read_asreview_project(make_project(tmp_path / "tiny.asreview", data=data))
-    assert ledger.docids == ["2", "3", "4", "5", "1"]
+    assert ledger.docids == ["2", "3", "4", "5", "8", "1"]
 
 
 def two_data_files(path):
@@ -201,7 +200,7 @@ def test_records_keep_asreviews_ids_with_one_warning_when_the_data_file_does_not
     project = make(tmp_path / "tiny.asreview")
     assert main(["metrics", str(project), "--format", "json"]) == 0
     out, err = capsys.readouterr()
-    assert json.loads(out)["reviews"][0]["td"] == [["5", 2]]  # ASReview's record id of the included record found
+    assert json.loads(out)["reviews"][0]["td"] == [["5", 2], ["8", 3]]  # ASReview's record ids of those found
     assert len(err.splitlines()) == 1 and err.startswith(f"tarsim: warning: {project}: {problem}")
     assert "keep ASReview's record ids" in err
 

@@ -4,10 +4,11 @@ The file is a zip holding `project.json` (the project's name) and `results.db`, 
 `record` table (the imported data: `record_id`, `included`, and `group_id` for duplicate groups) and the `results`
 table (one row per labelling decision, in `rowid` order: `record_id`, `label`, `querier`, ...). As ASReview
 does, a result whose `querier` is NULL is a prior and a result without a label is pending (left out). Every record
-and every result counts, duplicates too, as a default `asreview simulate` screens them and as tarsim reviews every
-row of the data file, so that a project and tarsim's review of the same order get the same figures; only a review
-that labelled each duplicate group at once (LAB, `--group-similar-records`: a member's result copied from its base
-record's) counts each group once, as its base record (record_id == group_id). The ledger: topic = the project's
+and every result counts, duplicates too, as a default `asreview simulate` screens them (even with n_query > 1) and as
+tarsim reviews every row of the data file, so that a project and tarsim's review of the same order get the same
+figures. A review that labelled each duplicate group at once (ASReview LAB, `--group-similar-records`) cannot be
+told from its results alone (a batch of n_query records shares one training set and time, as a copied label does):
+its copied member labels count as screened records too. The ledger: topic = the project's
 name (else the file's stem) with white space as `_` (as tarsim names a screening file's topic, so that the two
 pair), docids = the names tarsim gives the same records when it reads the imported data file (`data/<file>` in the
 zip; see record_names), order = the results' order, truth = the data's `included` labels, N = the records counted
@@ -61,7 +62,7 @@ def read_asreview_project(path: PathLike) -> Ledger:
     docids, labels, truth, prior = [], [], [], []
     for record_id, label, querier in results:
         if record_id not in included:
-            continue  # a group member labelled with its base record (a review of groups): counted once, as the base
+            raise InputError(path, None, f"results.db labels record {record_id}, which its record table does not hold")
         docids.append(names.get(record_id, str(record_id)))
         labels.append(int(label == 1))
         truth.append(included[record_id])
@@ -98,27 +99,21 @@ def model_name(models: list[tuple]) -> str:
 
 
 def _read_tables(path: Path, database: Path) -> tuple[list[tuple], list[tuple], list[tuple], list[tuple] | None]:
-    """(record_id, included) of the records (of each duplicate group only its base record when the review labelled
-    groups together: _labels_groups_together), (record_id, label, querier) of the labelled results, the model
-    (classifier, querier, balancer, feature_extractor) of each labelled non-prior result in order, and where each
-    record comes from, (record_id, dataset_row, dataset_id) of every record (None if the table does not say)."""
+    """(record_id, included) of every record (duplicates too), (record_id, label, querier) of the labelled results,
+    the model (classifier, querier, balancer, feature_extractor) of each labelled non-prior result in order, and
+    where each record comes from, (record_id, dataset_row, dataset_id) of every record (None if the table does not
+    say)."""
     connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     try:
         # table_xinfo, not table_info: ASReview 3 declares group_id a generated column, which table_info leaves out
         columns = {row[1] for row in connection.execute("PRAGMA table_xinfo(record)")}
         if not {"record_id", "included"} <= columns:
             raise InputError(path, None, "results.db has no `record` table with record_id and included")
-        recorded = {row[1] for row in connection.execute("PRAGMA table_info(results)")}
-        step = ", ".join(name if name in recorded else "NULL" for name in ("training_set", "time"))
+        records = connection.execute("SELECT record_id, included FROM record ORDER BY record_id").fetchall()
         results = connection.execute(
-            f"SELECT record_id, label, querier, {step} FROM results WHERE label IS NOT NULL ORDER BY rowid"
+            "SELECT record_id, label, querier FROM results WHERE label IS NOT NULL ORDER BY rowid"
         ).fetchall()
-        group = "group_id" if "group_id" in columns else "record_id"
-        records = connection.execute(f"SELECT record_id, included, {group} FROM record ORDER BY record_id").fetchall()
-        if _labels_groups_together(records, results):  # the review's unit was the group: its base records only
-            records = [row for row in records if row[0] == row[2]]
-        records = [row[:2] for row in records]
-        results = [row[:3] for row in results]
+        recorded = {row[1] for row in connection.execute("PRAGMA table_info(results)")}
         chosen = ", ".join(name if name in recorded else "NULL" for name, _ in MODEL_COLUMNS)
         models = connection.execute(
             f"SELECT {chosen} FROM results WHERE label IS NOT NULL AND querier IS NOT NULL ORDER BY rowid"
@@ -132,20 +127,6 @@ def _read_tables(path: Path, database: Path) -> tuple[list[tuple], list[tuple], 
     finally:
         connection.close()
     return records, results, models, rows
-
-
-def _labels_groups_together(records: list[tuple], results: list[tuple]) -> bool:
-    """Whether the review labelled each duplicate group as one record: a group member's result was copied from its
-    base record's (the same training set and time), as ASReview LAB and `asreview simulate --group-similar-records`
-    do. A default `asreview simulate` ranks and screens every record on its own, duplicates too, as tarsim reviews
-    every row of the data file; ASReview 3 marks groups (group_id) in every project either way."""
-    group_of = {record_id: group for record_id, _, group in records}
-    step = {record_id: (training_set, time) for record_id, _, _, training_set, time in results}
-    for record_id, *_ in results:
-        base = group_of.get(record_id, record_id)
-        if base != record_id and base in step and None not in step[record_id] and step[record_id] == step[base]:
-            return True
-    return False
 
 
 class _Unnamed(Exception):
