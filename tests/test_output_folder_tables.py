@@ -46,3 +46,31 @@ def test_written_tables_follow_the_recall_asked_for(tmp_path):
     expected = [None if value != value else float(value) for value in found["recall"]]
     assert written == expected
     assert json.loads((out / "summary.json").read_text())["recall"] == "found"
+
+
+def test_a_folder_the_tables_could_not_describe_is_refused_before_any_review(tmp_path):
+    """Found in review: the tables would have mixed another learner's ledgers in, or counted a copied ledger twice,
+    or failed on an unfinished one after the reviews had run; each is refused first, nothing written."""
+    import shutil
+
+    import pytest
+    from sklearn.linear_model import LogisticRegression
+
+    import tarsim
+    from tarsim.errors import ConfigError, InputError
+
+    out = tmp_path / "out"
+    tarsim.simulate(topic="T1", out=out)
+    before = sorted(p.name for p in (out / "ledgers").iterdir())
+    with pytest.raises(ConfigError, match="another configuration, learner or collection"):
+        tarsim.simulate(topic="T2", out=out, learner=LogisticRegression(C=100))
+    shutil.copy(out / "ledgers" / "T1.jsonl", out / "ledgers" / "T1-copy.jsonl")
+    with pytest.raises(InputError, match="a second ledger of topic 'T1'"):
+        tarsim.simulate(topic="T2", out=out)
+    (out / "ledgers" / "T1-copy.jsonl").unlink()
+    lines = (out / "ledgers" / "T1.jsonl").read_text().splitlines()
+    (out / "ledgers" / "T1.jsonl").write_text("\n".join(lines[:-1]) + "\n")  # its end record lost
+    with pytest.raises(InputError, match="no end record"):
+        tarsim.simulate(topic="T2", out=out)
+    assert sorted(p.name for p in (out / "ledgers").iterdir()) == before  # no review ran
+    assert tarsim.simulate(topic="T1", out=out).ledgers["T1"].complete  # a run of T1 itself rewrites it

@@ -189,8 +189,8 @@ def simulate(
 def earlier_ledgers(out: Path, current: Iterable[Ledger]) -> dict[str, Ledger]:
     """The complete ledgers in OUT/ledgers of topics other than `current`'s, by topic (sorted by file name).
 
-    tarsim simulate refuses an --out holding ledgers of another configuration or collection before it starts
-    (check_output_ledgers), so these are of this run's configuration."""
+    Before any review, tarsim simulate refused an --out holding ledgers of another configuration, learner or
+    collection, two of one topic, or an unfinished one of another topic (check_output_ledgers)."""
     reviewed = {Path(ledger.source).name for ledger in current}  # this run's files, in the same folder
     found: dict[str, Ledger] = {}
     for path in iter_ledger_paths(Path(out) / "ledgers"):

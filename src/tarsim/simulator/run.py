@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -122,9 +123,18 @@ def matches_header(ledger: Ledger, header: dict) -> bool:
     return ledger.complete and normalise_header(recorded) == normalise_header(header)
 
 
-def check_output_ledgers(directory: Path, config: ReviewConfig, collection_sha: str) -> None:
-    """Refuse to mix: every ledger already in `directory` must come from this configuration and collection."""
+def check_output_ledgers(
+    directory: Path,
+    config: ReviewConfig,
+    collection_sha: str,
+    learner_record: str | None = None,
+    topics: Sequence[str] = (),
+) -> None:
+    """Refuse to mix, before any review: every ledger already in `directory` must come from this configuration,
+    learner and collection, one per topic; a ledger of a topic this run does not review (its tables will count it)
+    must be complete."""
     expected = config.to_dict()
+    seen: dict[str, str] = {}
     for path in iter_ledger_paths(directory) if directory.is_dir() else []:
         with open(path, encoding="utf-8", errors="replace") as handle:
             try:
@@ -134,11 +144,30 @@ def check_output_ledgers(directory: Path, config: ReviewConfig, collection_sha: 
         if not isinstance(header, dict) or header.get("type") != "header":
             raise InputError(path, 1, "not a ledger (its first line is not a header record)")
         same_config = normalise_config(header.get("config", {})) == expected
-        if not same_config or header.get("inputs", {}).get("collection") != collection_sha:
+        same_learner = learner_record is None or header.get("learner") == learner_record
+        if not same_config or not same_learner or header.get("inputs", {}).get("collection") != collection_sha:
             raise ConfigError(
-                f"{directory} already holds ledgers of another configuration or collection ({path.name}); "
+                f"{directory} already holds ledgers of another configuration, learner or collection ({path.name}); "
                 "choose another --out (or delete them)"
             )
+        topic = str(header.get("topic"))
+        if topic in seen:
+            raise InputError(path, None, f"a second ledger of topic {topic!r} (the first: {seen[topic]})")
+        seen[topic] = path.name
+        if topic not in topics and not _ends_with_end_record(path):
+            raise InputError(path, None, "ledger has no end record (an unfinished review)")
+
+
+def _ends_with_end_record(path: Path) -> bool:
+    """Whether a ledger file's last line is its end record (read from the end: ledgers can be hundreds of MB)."""
+    with open(path, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, handle.tell() - 65536))
+        lines = [line for line in handle.read().splitlines() if line.strip()]
+    try:
+        return bool(lines) and json.loads(lines[-1]).get("type") == "end"
+    except (ValueError, AttributeError):
+        return False
 
 
 def run_review(
@@ -272,7 +301,8 @@ def _review_each_topic(
     position = {docid: i for i, docid in enumerate(docids)}
     collection_sha = collection_digest(dataset.collection)
     if out is not None:
-        check_output_ledgers(Path(out) / "ledgers", config, collection_sha)
+        record = repr(learner) if learner is not None else LEARNER_RECORDS[config.learner]
+        check_output_ledgers(Path(out) / "ledgers", config, collection_sha, record, selected)
     batch = ReviewBatch(config)
     for topic in selected:
         grades = topic_grades(dataset.qrels.get(topic, {}), position, len(docids))
