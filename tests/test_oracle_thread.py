@@ -64,14 +64,61 @@ def test_fitting_labels_are_the_fitted_oracles(large_path, tmp_path):
     assert list(fitting.needs_rows(np.array([3, 4, 30]))) == [3, 30]
 
 
-def test_a_failed_fit_is_raised_where_the_labels_are_asked(large_path, monkeypatch):
-    def broken(*args):
-        raise RuntimeError("the fit failed")
+class _Flaky:
+    """A fit that fails the first time (as a Ctrl-C in it would), then gives `value`; counts its calls."""
 
-    labels = oracle.FittingLabels(broken, np.array([0, 1], dtype=np.int8))
-    with pytest.raises(RuntimeError, match="the fit failed"):
-        labels.of(None, 1)
-    assert not labels.pending()
+    def __init__(self, error: BaseException, value) -> None:
+        self.error, self.value, self.calls = error, value, 0
+
+    def __call__(self):
+        self.calls += 1
+        if self.calls == 1:
+            raise self.error
+        return self.value
+
+
+@pytest.mark.parametrize("in_background", [False, True])
+def test_a_failed_fit_is_raised_where_the_labels_are_asked_and_not_kept(in_background):
+    """Raised to the review where it asks; not remembered: a later ask (another review of the same topic) fits
+    again (found in review: a Ctrl-C during the fit would otherwise be raised by every later review)."""
+    error = KeyboardInterrupt() if not in_background else RuntimeError("the fit failed")
+    fit = _Flaky(error, "fitted")
+    labels = oracle.FittingLabels(fit, np.array([0, 1], dtype=np.int8))
+    if in_background:
+        assert labels.fit_in_background()
+    with pytest.raises(type(error)):
+        labels.fitted()
+    assert not labels.pending() and labels.fitted() == "fitted" and fit.calls == 2
+    assert labels.fitted() == "fitted" and fit.calls == 2  # kept once made
+
+
+def test_the_fit_is_made_once_whichever_threads_ask_and_lets_go_of_the_features():
+    import gc
+    import weakref
+
+    class Holder:  # stands for the features the fit closes over
+        pass
+
+    holder = Holder()
+    calls = []
+
+    def fit(held=holder):
+        calls.append(1)
+        return "fitted"
+
+    labels = oracle.FittingLabels(fit, np.array([0, 1], dtype=np.int8))
+    alive = weakref.ref(holder)
+    del holder, fit
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(labels.fitted())) for _ in range(4)]
+    labels.fit_in_background()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == ["fitted"] * 4 and len(calls) == 1
+    gc.collect()
+    assert alive() is None  # the memo keeps the labels, not the features
 
 
 def test_stored_sentences_mean_no_thread(large_path, tmp_path):

@@ -106,34 +106,54 @@ class FittingLabels(DocumentSentenceLabels):
 
     def __init__(self, fit: Callable[[], ClassifiedLabels], document_labels: np.ndarray) -> None:
         self.document_labels = document_labels
-        self._fit = fit
-        self._future: Future[ClassifiedLabels] = Future()
+        self._fit: Callable[[], ClassifiedLabels] | None = fit  # dropped once fitted: it holds the features
+        self._labels: ClassifiedLabels | None = None
+        self._future: Future[ClassifiedLabels] | None = None  # the thread's, while there is one
         self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()  # one fit, whichever threads ask
 
-    def _run(self) -> None:
-        try:
-            self._future.set_result(self._fit())
-        except BaseException as error:  # handed to the review, raised where it asks for the labels
-            self._future.set_exception(error)
-
-    def fit_in_background(self) -> bool:
-        if self._thread is None and not self._future.done():
-            self._thread = threading.Thread(target=self._run, name="tarsim-gold-oracle", daemon=True)
-            self._thread.start()
-        return self._thread is not None
-
-    def fitted(self) -> ClassifiedLabels:
-        """The oracle, fitted here if no thread was started; else once the thread is done (and has ended, so that
-        forking is safe again after)."""
-        if self._thread is None and not self._future.done():
-            self._run()
-        labels = self._future.result()
-        if self._thread is not None:
-            self._thread.join()
+    def _fitted_now(self) -> ClassifiedLabels:
+        """Fit, keep the labels and drop what made them (a failure is not kept: the next ask fits again)."""
+        assert self._fit is not None
+        labels = self._fit()
+        self._labels, self._fit = labels, None
         return labels
 
+    def fit_in_background(self) -> bool:
+        with self._lock:
+            if self._labels is None and self._thread is None:
+                future: Future[ClassifiedLabels] = Future()
+
+                def run() -> None:
+                    try:
+                        future.set_result(self._fitted_now())
+                    except BaseException as error:  # handed to the review, raised where it asks for the labels
+                        future.set_exception(error)
+
+                self._future = future
+                self._thread = threading.Thread(target=run, name="tarsim-gold-oracle", daemon=True)
+                self._thread.start()
+            return self._thread is not None
+
+    def fitted(self) -> ClassifiedLabels:
+        """The oracle: fitted here if no thread fits it, else once the thread is done (and has ended, so that
+        forking is safe again after)."""
+        with self._lock:
+            if self._labels is not None:
+                return self._labels
+            if self._thread is None:
+                return self._fitted_now()
+            thread, future = self._thread, self._future
+            assert future is not None
+            try:
+                return future.result()
+            finally:
+                thread.join()
+                self._thread = self._future = None  # done; after a failure, the next ask fits here
+
     def pending(self) -> bool:
-        return self._thread is not None and not self._future.done()
+        future = self._future
+        return future is not None and not future.done()
 
     def needs_rows(self, docs: np.ndarray) -> np.ndarray:
         return docs[self.document_labels[docs] > 0]

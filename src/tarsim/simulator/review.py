@@ -311,7 +311,7 @@ class ReviewSimulation:
         document) and would otherwise wait for the fit at its first relevant document. No judgment, score or random
         draw depends on it (fits hold learners.FIT_LOCK): the ledger is the same."""
         labels, lazy = self.review.sentence_labels, self.features.lazy
-        if lazy is None or not labels.fit_in_background():
+        if lazy is None or not labels.fit_in_background() or not labels.pending():
             return
         top = candidates[np.argsort(-scores[candidates], kind="stable")[:SEGMENT_AHEAD_DOCUMENTS]]
         lazy.segment_while(top, labels.pending)
