@@ -95,3 +95,16 @@ def test_sigterm_ends_a_sweeps_workers_at_once():
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_an_ignored_sigterm_stays_ignored():
+    """A process started with SIGTERM ignored (nohup-like launchers) is not made killable by it."""
+    previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        with terminate_on_sigterm():
+            assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)  # ignored: nothing raised
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -16,16 +16,17 @@ class Terminated(KeyboardInterrupt):
 
 @contextlib.contextmanager
 def terminate_on_sigterm() -> Iterator[None]:
-    """Within the block, SIGTERM raises Terminated in the main thread (elsewhere, or where Python cannot set a
-    handler, nothing changes); the previous handler is restored after it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    """Within the block, SIGTERM raises Terminated in the main thread; the previous handler is restored after it.
+    Elsewhere nothing changes: in another thread, under a handler set outside Python, or where SIGTERM is ignored."""
+    previous = signal.getsignal(signal.SIGTERM) if threading.current_thread() is threading.main_thread() else None
+    if previous is None or previous == signal.SIG_IGN:  # not the main thread; a handler set outside Python; or
+        yield  # SIGTERM ignored by whoever started this process (as Python leaves an ignored SIGINT alone)
         return
 
     def terminated(signum, frame) -> None:
         raise Terminated()
 
-    previous = signal.signal(signal.SIGTERM, terminated)
+    signal.signal(signal.SIGTERM, terminated)
     try:
         yield
     finally:
