@@ -308,8 +308,8 @@ def read_delimited(path: Path, fallback: str) -> Table:
             if header is None:
                 header, header_line = tuple(fields), start
                 continue
-            spans = reader.line_num - start  # lines the record runs on over: quoted line breaks, or a quote never
-            if spans and reader.line_num == last_line and len(fields) != len(header):  # closed (the rest swallowed)
+            spans = reader.line_num - start  # more lines the record took: quoted line breaks, or a quote left open
+            if spans and reader.line_num == last_line and _quote_left_open(lines[start - 1 :], delimiter):
                 raise InputError(
                     path,
                     start,
@@ -324,6 +324,16 @@ def read_delimited(path: Path, fallback: str) -> Table:
     if header and _starts_with_bom(path):
         warn_byte_order_mark(path, header[0])
     return Table(header or (), tuple(rows), header_line=header_line)
+
+
+def _quote_left_open(lines: list[str], delimiter: str) -> bool:
+    """Whether these lines (a record running to the end of the file) end inside a quoted field: the lenient reader
+    closes such a field at the end of the file, the strict one refuses it."""
+    try:
+        list(csv.reader(lines, delimiter=delimiter, strict=True))
+    except csv.Error:
+        return True
+    return False
 
 
 def _starts_with_bom(path: Path) -> bool:
