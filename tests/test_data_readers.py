@@ -272,6 +272,7 @@ CSV_CASES = [
         3,
         "a quote opened here is not closed (the record runs on",
     ),
+    ('title,abstract,label_included\na,b,1\nc,"multi\nline"\n', 3, "has no label (the line has 2 of the 3 header"),
     ("", None, "empty file"),
 ]
 
