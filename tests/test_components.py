@@ -59,6 +59,8 @@ def test_one_grammar_for_short_and_named_forms():
     [
         ("oracle", "clasifier", "sentence oracle 'clasifier' unknown; accepted: inherit, classifier, FILE "
          "(did you mean classifier?)"),
+        ("oracle", "classifer:threshold=0.5", "sentence oracle 'classifer:threshold=0.5' unknown; accepted: inherit, "
+         "classifier, FILE (did you mean classifier?)"),
         ("policy", "mix:share=0.2,othr=random", "policy 'mix:share=0.2,othr=random': unknown parameter 'othr'; "
          "accepted parameters: share, other (did you mean other?)"),
         ("policy", "mix:1.5", "policy 'mix:1.5': share must be a number in [0, 1], got 1.5"),

@@ -124,6 +124,8 @@ def test_compare(files, capsys):
     assert 0.0 <= test["p_t"] <= 1.0 and 0.0 <= test["p_rand"] <= 1.0
     code, out, _ = invoke(capsys, files["qrels"], "--compare", files["run"], files["run_b"])
     assert code == 0 and "p(random)" in out and len(out.splitlines()) == 1 + 8 + 1
+    code, repeated, _ = invoke(capsys, files["qrels"], "--compare", files["run"], "--compare", files["run_b"])
+    assert code == 0 and repeated == out  # a repeated flag adds its runs, as --prior-idx does
 
 
 @pytest.mark.parametrize(

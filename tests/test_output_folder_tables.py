@@ -28,7 +28,7 @@ def test_a_run_of_fewer_topics_into_a_folder_keeps_its_tables_whole(tmp_path, ca
     printed = capsys.readouterr().out
     assert _csv_topics(out) == {"T1", "T2"}
     assert set(json.loads((out / "summary.json").read_text())["topics"]) == {"T1", "T2"}
-    assert "1 topic(s) an earlier run left" in printed and "T2" in printed
+    assert "1 topic an earlier run left" in printed and "T2" in printed
     # the same configuration and seed: the rewritten tables are the first run's, byte for byte
     assert sorted((out / "recall_at_effort.csv").read_bytes().splitlines()) == sorted(before_csv.splitlines())
 

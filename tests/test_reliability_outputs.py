@@ -291,6 +291,7 @@ FAULTS = {
     "relevant negative": (_lines(relevant=-1), ":1: header says relevant=-1; it must be >= 0"),
     "a judgment's truth not a number": _judgment_changed(3, "malformed judgment record", truth="x"),
     "a judgment without its label": _judgment_changed(2, "judgment record lacks field 'label'", label=None),
+    "a judgment's label a list": _judgment_changed(1, "malformed judgment record", label=[1, 2]),
 }
 
 

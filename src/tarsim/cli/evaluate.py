@@ -40,8 +40,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--compare",
         nargs="+",
+        action="extend",
         metavar="RUN",
-        help="compare runs: paired t-test and randomisation test of each run against the first",
+        help="compare runs: paired t-test and randomisation test of each run against the first (repeatable)",
     )
     parser.add_argument(
         "--missing",

@@ -131,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
     print(format_review_tables([*result.ledgers.values(), *result.earlier.values()], result.effort_models, args.recall))
     if result.earlier:  # the tables describe the whole output folder, as `tarsim report` does
         shown = ", ".join(sorted(result.earlier))
-        print(f"(the tables include {len(result.earlier)} topic(s) an earlier run left in {args.out}: {shown})")
+        topics = f"{len(result.earlier)} topic{'' if len(result.earlier) == 1 else 's'}"
+        print(f"(the tables include {topics} an earlier run left in {args.out}: {shown})")
     kind = "" if args.recall == "presented" else f" (recall {args.recall})"
     print(f"ledgers, recall_at_effort.csv and summary.json{kind} written to {args.out}")
     return 0

@@ -22,8 +22,7 @@ def _oracle_file(text: str) -> Spec | None:
     name = text.partition(":")[0]
     if KINDS["oracle"].get(name) is not None:
         return None
-    path = Path(text)
-    if path.is_file() or "/" in text or os.sep in text or path.suffix:
+    if Path(text).is_file() or "/" in text or os.sep in text or Path(name).suffix:  # not `classifer:threshold=0.5`
         return Spec(text, "file", (text,))
     return None
 

@@ -148,14 +148,16 @@ class Ledger:
 def _bad_judgment_line(judgments: list[dict], lines: list[int]) -> int | None:
     """The line of the first judgment whose fields the columns cannot take (each read alone, as the columns read
     them all at once: found only after a column failed, so the common path pays nothing for it)."""
+    columns = [(key, np.int64) for key in ("label", "truth", "reviewer", "round")] + [("time", np.float64)]
     for record, number in zip(judgments, lines, strict=True):
         try:
-            for key in EFFORT_KEYS:
-                np.float64(record["effort"][key])
-            for key in ("label", "truth", "reviewer", "round"):
-                np.array([record[key]], dtype=np.int64)
-            np.array([-1 if record["sentence"] is None else record["sentence"]], dtype=np.int64)
-            np.array([record["time"]], dtype=np.float64)
+            values = [(record["effort"][key], np.float64) for key in EFFORT_KEYS]
+            values += [(record[key], dtype) for key, dtype in columns]
+            values.append((-1 if record["sentence"] is None else record["sentence"], np.int64))
+            for value, dtype in values:
+                if np.ndim(value) != 0:  # a list where a number belongs
+                    return number
+                np.array([value], dtype=dtype)
         except (KeyError, TypeError, ValueError, OverflowError):
             return number
     return None
