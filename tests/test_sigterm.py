@@ -1,4 +1,5 @@
-"""SIGTERM (kill, timeout, a batch scheduler's end of job) ends tarsim as Ctrl-C does: one line, nothing partial.
+"""SIGTERM (kill, timeout, a batch scheduler's end of job) ends tarsim as Ctrl-C does: one line, nothing partial
+(a review stopped by it: tests/test_simulate_cli.py, beside Ctrl-C).
 
 Found by two new users' trials: `timeout -s TERM` left a hidden partial ledger and printed nothing (exit 143 from
 the signal's default action).
@@ -16,36 +17,7 @@ from pathlib import Path
 import psutil
 
 import tarsim
-from tarsim.cli import main
 from tarsim.termination import Terminated, terminate_on_sigterm
-
-
-def test_sigterm_mid_review_leaves_finished_ledgers_only_and_resume_completes(tmp_path, monkeypatch, capsys):
-    import tarsim.simulator.review as review
-
-    out = tmp_path / "out"
-    real_run = review.ReviewSimulation.run
-    calls = {"n": 0}
-
-    def terminated_in_second_topic(self):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(30)  # the handler raises here
-        return real_run(self)
-
-    before = signal.getsignal(signal.SIGTERM)
-    monkeypatch.setattr(review.ReviewSimulation, "run", terminated_in_second_topic)
-    assert main(["simulate", "--out", str(out)]) == 143
-    assert capsys.readouterr().err == "tarsim: terminated\n"
-    assert signal.getsignal(signal.SIGTERM) is before  # the caller's handler is back
-    assert sorted(p.name for p in (out / "ledgers").iterdir()) == ["T1.jsonl"]  # no partial file
-    monkeypatch.setattr(review.ReviewSimulation, "run", real_run)
-    assert main(["simulate", "--out", str(out), "--resume"]) == 0
-    fresh = tmp_path / "fresh"
-    assert main(["simulate", "--out", str(fresh)]) == 0
-    for name in ("T1.jsonl", "T2.jsonl", "T3.jsonl"):
-        assert (out / "ledgers" / name).read_bytes() == (fresh / "ledgers" / name).read_bytes()
 
 
 def test_terminated_is_caught_where_ctrl_c_is():

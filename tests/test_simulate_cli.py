@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -72,7 +75,21 @@ def test_ledgers_written_before_named_learners_still_count_as_the_same_configura
     assert "learner" not in grouping_keys([old, new])
 
 
-def test_interrupted_run_keeps_finished_ledgers_and_resume_completes_it(tmp_path, demo, monkeypatch):
+def _ctrl_c() -> None:
+    raise KeyboardInterrupt
+
+
+def _sigterm() -> None:
+    os.kill(os.getpid(), signal.SIGTERM)  # as `kill`, `timeout` or a batch scheduler sends it
+    time.sleep(30)  # tarsim's handler raises here
+
+
+@pytest.mark.parametrize(
+    ("stop", "status", "said"), [(_ctrl_c, 130, "tarsim: interrupted\n"), (_sigterm, 143, "tarsim: terminated\n")]
+)
+def test_interrupted_run_keeps_finished_ledgers_and_resume_completes_it(
+    tmp_path, demo, monkeypatch, capsys, stop, status, said
+):
     import tarsim.simulator.review as review
 
     out = tmp_path / "out"
@@ -82,11 +99,14 @@ def test_interrupted_run_keeps_finished_ledgers_and_resume_completes_it(tmp_path
     def interrupt_second_topic(self):
         calls["n"] += 1
         if calls["n"] == 2:
-            raise KeyboardInterrupt
+            stop()
         return real_run(self)
 
+    handler = signal.getsignal(signal.SIGTERM)
     monkeypatch.setattr(review.ReviewSimulation, "run", interrupt_second_topic)
-    assert main(["simulate", "--out", str(out)]) == 130
+    assert main(["simulate", "--out", str(out)]) == status
+    assert capsys.readouterr().err == said
+    assert signal.getsignal(signal.SIGTERM) is handler  # the caller's handler is back
     assert [p.name for p in (out / "ledgers").iterdir()] == ["T1.jsonl"]  # no partial file left behind
     finished = (out / "ledgers" / "T1.jsonl").stat().st_mtime_ns
     monkeypatch.setattr(review.ReviewSimulation, "run", real_run)
