@@ -61,3 +61,32 @@ def test_every_way_of_starting_tarsim_goes_through_run():
     for module in ("__main__.py", "cli/__main__.py"):
         source = (ROOT / "src" / "tarsim" / module).read_text(encoding="utf-8")
         assert "from tarsim.cli import run" in source and source.rstrip().endswith("run()")
+
+
+def test_a_librarys_warning_is_one_line(capsys, monkeypatch):
+    """scikit-learn's ConvergenceWarning on a tiny screening file printed Python's two lines (the warning, then the
+    library's source line) under a tarsim command (a trial's finding): one `tarsim: warning:` line now."""
+    import warnings
+
+    import tarsim.cli as cli
+
+    def handler(args):
+        warnings.warn("Liblinear failed to converge,\nincrease the number of iterations.", RuntimeWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(cli, "build_parser", lambda command: _parser_with(handler))
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        assert cli.main(["anything"]) == 0
+    assert capsys.readouterr().err == (
+        "tarsim: warning: RuntimeWarning: Liblinear failed to converge, increase the number of iterations.\n"
+    )
+
+
+def _parser_with(handler):
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("command")
+    parser.set_defaults(handler=handler)
+    return parser

@@ -292,6 +292,15 @@ FAULTS = {
     "a judgment's truth not a number": _judgment_changed(3, "malformed judgment record", truth="x"),
     "a judgment without its label": _judgment_changed(2, "judgment record lacks field 'label'", label=None),
     "a judgment's label a list": _judgment_changed(1, "malformed judgment record", label=[1, 2]),
+    "a judgment's label 5": _judgment_changed(2, "judgment label is 5; it must be 0 or 1", label=5),
+    "a negative effort": _judgment_changed(
+        1,
+        "judgment effort.judge is -5.0; it must be a finite number >= 0",
+        effort={"judge": -5, "sent": 1, "words": 1, "seconds": 1.0},
+    ),
+    "a time that is not a number": _judgment_changed(
+        0, "judgment time is nan; it must be a finite number >= 0", time=float("nan")
+    ),
 }
 
 

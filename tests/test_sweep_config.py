@@ -158,3 +158,10 @@ def test_errors_found_when_the_collections_are_read_name_the_line_of_the_collect
     assert main(["sweep", str(refused), "--out", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"tarsim: error: {refused}:7: collections 'tiny': lambda is the bmi learner's regularisation")
+
+
+def test_one_topic_may_be_given_as_a_string(tmp_path):
+    """sweeps.md: a single string is accepted wherever a list is (`topics = "T1"` was refused; a trial's finding)."""
+    one = parse_sweep_config('[[collections]]\npath = "demo"\ntopics = "T2"\n', tmp_path / "s.toml")
+    listed = parse_sweep_config('[[collections]]\npath = "demo"\ntopics = ["T2"]\n', tmp_path / "s.toml")
+    assert one.collections[0].topics == listed.collections[0].topics == ("T2",)

@@ -67,10 +67,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Every warning as one line: tarsim's own as they are, a library's (scikit-learn's ConvergenceWarning) with its
+    kind, without the source line Python would print under it."""
     if issubclass(category, InputWarning):
         print(f"tarsim: warning: {message}", file=sys.stderr)
     else:
-        print(warnings.formatwarning(message, category, filename, lineno, line), end="", file=sys.stderr)
+        print(f"tarsim: warning: {category.__name__}: {' '.join(str(message).split())}", file=sys.stderr)
 
 
 def _silence_stdout() -> None:

@@ -163,6 +163,25 @@ def _bad_judgment_line(judgments: list[dict], lines: list[int]) -> int | None:
     return None
 
 
+def _check_judgment_values(ledger: Ledger, lines: list[int], source: str) -> None:
+    """Refuse judgment values no review writes, naming the first one's line: a label other than 0/1, a negative or
+    non-finite effort or time, a negative reviewer or round, a sentence index below -1 (a document's judgment)."""
+    checks = [
+        ("label", ledger.label, (ledger.label != 0) & (ledger.label != 1), "0 or 1"),
+        ("time", ledger.time, ~np.isfinite(ledger.time) | (ledger.time < 0), "a finite number >= 0"),
+        ("reviewer", ledger.reviewer, ledger.reviewer < 0, "an integer >= 0"),
+        ("round", ledger.round, ledger.round < 0, "an integer >= 0"),
+        ("sentence", ledger.sentence, ledger.sentence < -1, "null or an integer >= 0"),
+    ]
+    for key, column in ledger.effort.items():
+        checks.append((f"effort.{key}", column, ~np.isfinite(column) | (column < 0), "a finite number >= 0"))
+    for name, column, bad, accepted in checks:
+        if bad.any():
+            first = int(np.argmax(bad))
+            value = column[first].item()
+            raise InputError(source, lines[first], f"judgment {name} is {value!r}; it must be {accepted}")
+
+
 def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> Ledger:
     """Parse numbered ledger lines; every malformed line is reported with its number."""
     header: dict | None = None
@@ -216,6 +235,7 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
             source=source,
             prior=np.array([j.get("prior", False) is True for j in judgments], dtype=bool),
         )
+        _check_judgment_values(ledger, judgment_lines, source)
         found = {docid for docid, grade in zip(ledger.docids, ledger.truth, strict=True) if grade > 0}
     except KeyError as exc:
         raise InputError(

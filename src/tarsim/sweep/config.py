@@ -418,6 +418,8 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
         if "path" not in item or not isinstance(item["path"], str):
             check.fail(f"{key}.path", f"required: a directory, a glob, or {DEMO!r}", "collections", None, index)
         topics = item.get("topics", "all")
+        if isinstance(topics, str) and topics != "all":  # one topic id, as a single string stands for a list elsewhere
+            topics = [topics]
         if topics == "all":
             topics = None
         elif isinstance(topics, list) and topics and all(isinstance(t, str) for t in topics):
