@@ -30,7 +30,7 @@ def ledger_lines(
 ) -> list[str]:
     """Ledger lines: judgment i presents docids[i] (default d<i>) with qrels grade truth[i] at time first_time + i."""
     n = len(truth)
-    labels = list(truth) if labels is None else list(labels)
+    labels = [int(t > 0) for t in truth] if labels is None else list(labels)  # a reviewer labels 0 or 1
     rounds = list(range(1, n + 1)) if rounds is None else list(rounds)
     sent = [1] * n if sent is None else list(sent)
     docids = [f"d{i}" for i in range(n)] if docids is None else list(docids)
