@@ -61,6 +61,9 @@ def test_one_grammar_for_short_and_named_forms():
          "(did you mean classifier?)"),
         ("oracle", "classifer:threshold=0.5", "sentence oracle 'classifer:threshold=0.5' unknown; accepted: inherit, "
          "classifier, FILE (did you mean classifier?)"),
+        ("oracle", "classifier:threshold=0.5", "sentence oracle 'classifier:threshold=0.5': unknown parameter "
+         "'threshold'; accepted parameters: none (threshold is --oracle-threshold, oracle_threshold in a sweep's "
+         "[review] and in Python)"),
         ("policy", "mix:share=0.2,othr=random", "policy 'mix:share=0.2,othr=random': unknown parameter 'othr'; "
          "accepted parameters: share, other (did you mean other?)"),
         ("policy", "mix:1.5", "policy 'mix:1.5': share must be a number in [0, 1], got 1.5"),

@@ -164,7 +164,8 @@ def bind(kind: Kind, cls: type, spec: Spec) -> dict[str, Any]:
     for key, value in spec.named.items():
         if key not in names:
             close = difflib.get_close_matches(key, names, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
+            elsewhere = getattr(cls, "settings_elsewhere", {}).get(key)  # set by another option, not in the spec
+            hint = f" (did you mean {close[0]}?)" if close else f" ({key} is {elsewhere})" if elsewhere else ""
             accepted = ", ".join(names) or "none"
             raise ConfigError(f"{where}: unknown parameter {key!r}; accepted parameters: {accepted}{hint}")
         if key in values:

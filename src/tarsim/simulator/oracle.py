@@ -326,6 +326,9 @@ class ClassifierOracle(SentenceOracle):
     (score >= the oracle threshold, and each relevant document's best sentence)."""
 
     name = "classifier"
+    settings_elsewhere: ClassVar[dict[str, str]] = {
+        "threshold": "--oracle-threshold, oracle_threshold in a sweep's [review] and in Python"
+    }
 
     def labels(self, topic, collection, features, document_labels, threshold, random_state):
         return classifier_labels(features, document_labels, threshold, random_state)
