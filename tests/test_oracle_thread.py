@@ -21,7 +21,6 @@ from tarsim.simulator import oracle
 def large_path(monkeypatch):
     """The demo treated as a large collection: segmented as judged, the oracle fitted on a thread."""
     monkeypatch.setattr(sentences, "BACKGROUND_MAX_DOCUMENTS", 100)
-    monkeypatch.setattr(oracle, "FIT_ON_A_THREAD_DOCUMENTS", 100)
     oracle._ORACLES.clear()
 
 

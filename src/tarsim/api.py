@@ -181,26 +181,18 @@ def simulate(
             data, config, wanted, Path(out), learner=learner, resume=resume, progress=progress, cache_dir=cache
         )
         _check_reviewed(batch.ledgers, batch.skipped)
-        earlier = earlier_ledgers(Path(out), batch.ledgers.values())
+        earlier = _earlier_ledgers(Path(out), batch.ledgers.values())
         write_simulation_reports(Path(out), [*batch.ledgers.values(), *earlier.values()], effort, batch.skipped, recall)
     return SimulationResult(batch.ledgers, batch.config, batch.skipped, tuple(effort), Path(out), recall, earlier)
 
 
-def earlier_ledgers(out: Path, current: Iterable[Ledger]) -> dict[str, Ledger]:
-    """The complete ledgers in OUT/ledgers of topics other than `current`'s, by topic (sorted by file name).
-
-    Before any review, tarsim simulate refused an --out holding ledgers of another configuration, learner or
-    collection, two of one topic, or an unfinished one of another topic (check_output_ledgers)."""
+def _earlier_ledgers(out: Path, current: Iterable[Ledger]) -> dict[str, Ledger]:
+    """The ledgers in OUT/ledgers of topics other than `current`'s, by topic (sorted by file name). Before any review,
+    under the output lock still held, check_output_ledgers refused a folder holding ledgers of another
+    configuration, learner or collection, two of one topic, or an unfinished one of another topic."""
     reviewed = {Path(ledger.source).name for ledger in current}  # this run's files, in the same folder
-    found: dict[str, Ledger] = {}
-    for path in iter_ledger_paths(Path(out) / "ledgers"):
-        if path.name in reviewed:
-            continue
-        ledger = read_ledger(path)
-        if not ledger.complete:
-            raise InputError(path, None, "ledger has no end record (an unfinished review)")
-        found[ledger.topic] = ledger
-    return found
+    others = (read_ledger(path) for path in iter_ledger_paths(Path(out) / "ledgers") if path.name not in reviewed)
+    return {ledger.topic: ledger for ledger in others}
 
 
 def _check_reviewed(ledgers: dict, skipped: dict[str, str]) -> None:

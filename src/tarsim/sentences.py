@@ -95,6 +95,12 @@ class LazySentences:
             self._adopt(background)
         self.keep_in(self._store, collection_sha)
 
+    @property
+    def segments_as_judged(self) -> bool:
+        """Whether documents are segmented when a review needs them (a large collection), not all in the background
+        (BACKGROUND_MAX_DOCUMENTS)."""
+        return len(self._documents) >= BACKGROUND_MAX_DOCUMENTS
+
     def keep_in(self, store: Path | None, collection_sha: str) -> None:
         """Keep what is segmented in this store (merged with what it already has) for later runs."""
         self._store, self._collection_sha = (Path(store) if store is not None else None), collection_sha
@@ -137,7 +143,7 @@ class LazySentences:
         the background, `upcoming` (the review's ranking) first; a large one segments the batch now on all cores
         when it is large, and the whole rest of the collection once the review needs SEGMENT_REST_SHARE of it;
         fewer are segmented one at a time when judged (cheaper than starting workers)."""
-        if len(self._documents) < BACKGROUND_MAX_DOCUMENTS:
+        if not self.segments_as_judged:
             if not self._background_tried:
                 self._background_tried = True
                 self._start_background([*upcoming, *docs])
@@ -159,7 +165,7 @@ class LazySentences:
         time this process would otherwise spend waiting (for the gold oracle's fit on its thread) spent on the
         documents the review is likely to judge next. Not for a collection segmented in the background (its
         workers do this). Returns how many it segmented."""
-        if self._background is not None or len(self._documents) < BACKGROUND_MAX_DOCUMENTS:
+        if self._background is not None or not self.segments_as_judged:
             return 0
         done = 0
         for doc in docs:

@@ -278,6 +278,19 @@ def check_header(header: dict, source: str, line: int = 1) -> int:
     return header["relevant"]
 
 
+def ends_with_end_record(path: PathLike) -> bool:
+    """Whether a ledger file's last line is its end record (a finished review), read from the end of the file:
+    ledgers run to hundreds of MB, and a complete read would parse every judgment."""
+    with open(path, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, handle.tell() - 65536))
+        lines = [line for line in handle.read().splitlines() if line.strip()]
+    try:
+        return bool(lines) and json.loads(lines[-1]).get("type") == "end"
+    except (ValueError, AttributeError):
+        return False
+
+
 def read_ledger(path: PathLike) -> Ledger:
     """Read a ledger file written by LedgerWriter."""
     return parse_ledger(iter_lines(path), source=str(path))

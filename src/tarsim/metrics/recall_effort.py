@@ -55,6 +55,12 @@ class RecallCurve:
         """Recall@E: recall_at(effort), or None where `effort` lies beyond what a budget-stopped review spent."""
         return None if effort > self.known_until + 1e-9 else self.recall_at(effort)
 
+    def known_recall_on(self, efforts: np.ndarray) -> np.ndarray:
+        """known_recall_at at each of many efforts (a plot's grid): NaN where recall is unknown."""
+        index = np.searchsorted(self.effort, efforts + 1e-9, side="right")
+        values = np.where(index > 0, self.recall[np.maximum(index - 1, 0)], 0.0) if len(self.effort) else 0.0 * efforts
+        return np.where(efforts > self.known_until + 1e-9, np.nan, values)
+
     def effort_to(self, recall: float) -> float | None:
         """Least effort at which `recall` was reached, or None if the ledger never reaches it."""
         reached = np.flatnonzero(self.recall >= recall - 1e-12)

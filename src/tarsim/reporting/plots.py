@@ -91,14 +91,8 @@ def _x_limit(ledgers: Sequence[Ledger], model, recall: str = "presented") -> flo
 
 
 def _recall_on(grid: np.ndarray, ledger: Ledger, model, recall: str = "presented") -> np.ndarray:
-    """The run's recall at each effort of the grid; NaN (no line) beyond what a budget-stopped run spent, where its
-    recall is unknown (RecallCurve.known_recall_at)."""
-    curve = recall_curve(ledger, model, recall=recall)
-    if not len(curve.effort):
-        return np.zeros_like(grid)
-    index = np.searchsorted(curve.effort, grid + 1e-9, side="right")
-    values = np.where(index > 0, curve.recall[np.maximum(index - 1, 0)], 0.0)
-    return np.where(grid > curve.known_until + 1e-9, np.nan, values)
+    """The run's recall at each effort of the grid; NaN (no line) where it is unknown (RecallCurve.known_recall_on)."""
+    return recall_curve(ledger, model, recall=recall).known_recall_on(grid)
 
 
 def _cost_per_judgment(ledgers: Sequence[Ledger], model) -> float:

@@ -100,9 +100,8 @@ class FittingLabels(DocumentSentenceLabels):
 
     The fit holds learners.FIT_LOCK, as every learner's does (_fit_classifier_labels): liblinear draws from one
     random generator per process, reseeded at each fit, so fits on two threads at once would change each other's
-    results. Used where the segmenting is to be done (_fit_on_a_thread): collections of FIT_ON_A_THREAD_DOCUMENTS or
-    more, where the fit takes 0.2 s (Reuters-21578); a smaller collection's review forks its background segmenting
-    at its first ranking, which no other thread may be alive for (tarsim.processes.fork_is_safe)."""
+    results. Used where there is segmenting to do meanwhile (_fit_on_a_thread): large collections, where the fit
+    takes 0.2 s (Reuters-21578)."""
 
     def __init__(self, fit: Callable[[], ClassifiedLabels], document_labels: np.ndarray) -> None:
         self.document_labels = document_labels
@@ -167,17 +166,13 @@ class FittingLabels(DocumentSentenceLabels):
         return getattr(self.fitted(), name)
 
 
-FIT_ON_A_THREAD_DOCUMENTS = 5000
-"""Collections at least this large may fit the gold oracle on a thread (FittingLabels); the same size above which
-tarsim.sentences segments as judged rather than in the background (BACKGROUND_MAX_DOCUMENTS)."""
-
-
 def _fit_on_a_thread(features: Features) -> bool:
-    """Whether the review has segmenting to do while the oracle fits: a large collection whose sentences no earlier
-    run stored (LazySentences.known_documents). With them stored, a thread only costs (warm Reuters-21578 runs
-    were 0.03-0.05 s slower with it, cold ones 0.07-0.10 s faster: docs/speed.md §12)."""
+    """Whether the review has segmenting to do while the oracle fits: a collection segmented as judged (a large one:
+    a smaller one forks its background segmenting at the review's first ranking, which no other thread may be alive
+    for) whose sentences no earlier run stored. With them stored, a thread only costs (warm Reuters-21578 runs were
+    0.03-0.05 s slower with it, cold ones 0.04-0.18 s faster: docs/speed.md §12)."""
     lazy = features.lazy
-    return features.n_documents >= FIT_ON_A_THREAD_DOCUMENTS and lazy is not None and lazy.known_documents == 0
+    return lazy is not None and lazy.segments_as_judged and lazy.known_documents == 0
 
 
 def _classified(scores: np.ndarray, threshold: float) -> np.ndarray:

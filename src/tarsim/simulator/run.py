@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -15,7 +14,14 @@ import numpy as np
 
 from tarsim import __version__
 from tarsim.data.dataset import Dataset
-from tarsim.data.ledger import Ledger, iter_ledger_paths, ledger_from_lines, read_ledger, remove_partial_files
+from tarsim.data.ledger import (
+    Ledger,
+    ends_with_end_record,
+    iter_ledger_paths,
+    ledger_from_lines,
+    read_ledger,
+    remove_partial_files,
+)
 from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import Features, collection_digest, resolve_cache_dir
@@ -154,20 +160,8 @@ def check_output_ledgers(
         if topic in seen:
             raise InputError(path, None, f"a second ledger of topic {topic!r} (the first: {seen[topic]})")
         seen[topic] = path.name
-        if topic not in topics and not _ends_with_end_record(path):
+        if topic not in topics and not ends_with_end_record(path):
             raise InputError(path, None, "ledger has no end record (an unfinished review)")
-
-
-def _ends_with_end_record(path: Path) -> bool:
-    """Whether a ledger file's last line is its end record (read from the end: ledgers can be hundreds of MB)."""
-    with open(path, "rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        handle.seek(max(0, handle.tell() - 65536))
-        lines = [line for line in handle.read().splitlines() if line.strip()]
-    try:
-        return bool(lines) and json.loads(lines[-1]).get("type") == "end"
-    except (ValueError, AttributeError):
-        return False
 
 
 def run_review(
