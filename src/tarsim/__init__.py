@@ -6,7 +6,7 @@ import importlib
 
 __version__ = "0.1.0"
 
-__all__ = ["SimulationResult", "__version__", "simulate"]
+__all__ = ["SimulationResult", "__version__", "review_rounds", "simulate"]
 
 
 def __getattr__(name: str):
@@ -15,6 +15,10 @@ def __getattr__(name: str):
         from tarsim import api
 
         return getattr(api, name)
+    if name == "review_rounds":
+        from tarsim.stepping import review_rounds
+
+        return review_rounds
     if name.startswith("__"):
         raise AttributeError(f"module 'tarsim' has no attribute {name!r}")
     try:  # `import tarsim` then `tarsim.data.load_dataset(...)`: subpackages load on first use too

@@ -156,16 +156,7 @@ def simulate(
     for model in effort:
         validate("effort", model)
     check_recall_kind(recall)
-    if isinstance(learner, str):  # a named learner is part of the configuration, recorded in every ledger
-        settings["learner"], learner = learner, None
-    from tarsim.presets import check_query_seeding, default_preset
-
-    if "seeding" in settings:
-        check_query_seeding(dataset, settings["seeding"])
-    if config is None and "preset" not in settings and default_preset(dataset):  # a screening file: see presets
-        settings["preset"] = default_preset(dataset)
-    settings = review_settings(settings)
-    config = replace(config, **settings) if config is not None else ReviewConfig(**settings)
+    config, learner = review_config(dataset, config, learner, settings)
     wanted = [topic] if isinstance(topic, str) else topic
     cache = resolve_cache_dir(cache_dir) if cache_dir is not None else None  # a blank one or a file: refused now
     if out is None:
@@ -184,6 +175,27 @@ def simulate(
         earlier = _earlier_ledgers(Path(out), batch.ledgers.values())
         write_simulation_reports(Path(out), [*batch.ledgers.values(), *earlier.values()], effort, batch.skipped, recall)
     return SimulationResult(batch.ledgers, batch.config, batch.skipped, tuple(effort), Path(out), recall, earlier)
+
+
+def review_config(
+    dataset: Dataset | PathLike | None,
+    config: ReviewConfig | None,
+    learner: BaseEstimator | str | None,
+    settings: dict,
+) -> tuple[ReviewConfig, BaseEstimator | None]:
+    """The review's configuration from a ReviewConfig and/or CLI-named settings (a screening file's default preset
+    applied), and the estimator object to fit, if one was given instead of a named learner."""
+    settings = dict(settings)
+    if isinstance(learner, str):  # a named learner is part of the configuration, recorded in every ledger
+        settings["learner"], learner = learner, None
+    from tarsim.presets import check_query_seeding, default_preset
+
+    if "seeding" in settings:
+        check_query_seeding(dataset, settings["seeding"])
+    if config is None and "preset" not in settings and default_preset(dataset):  # a screening file: see presets
+        settings["preset"] = default_preset(dataset)
+    settings = review_settings(settings)
+    return (replace(config, **settings) if config is not None else ReviewConfig(**settings)), learner
 
 
 def _earlier_ledgers(out: Path, current: Iterable[Ledger]) -> dict[str, Ledger]:

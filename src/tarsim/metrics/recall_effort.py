@@ -109,14 +109,17 @@ def recall_curve(
     found = np.cumsum(first_relevant_presentations(ledger, qrels, recall)) if len(ledger) else np.zeros(0)
     reached = found / relevant if relevant else np.zeros_like(found, dtype=np.float64)
     known_until = math.inf
-    if _stopped_by_budget(ledger) and len(ledger) and reached[-1] < 1.0:
+    if _cut_short(ledger) and len(ledger) and reached[-1] < 1.0:
         known_until = float(effort[-1])
     return RecallCurve(effort.astype(np.float64), reached.astype(np.float64), relevant, known_until)
 
 
-def _stopped_by_budget(ledger: Ledger) -> bool:
-    """Whether the review ended because its effort budget (--max-effort) was spent."""
-    return bool(ledger.end and str(ledger.end.get("reason", "")).startswith("effort budget"))
+def _cut_short(ledger: Ledger) -> bool:
+    """Whether the review would have gone on past its last judgment: its effort budget (--max-effort) was spent, or
+    it has no end record yet (a review stepped round by round and not run to its end)."""
+    if ledger.end is None:
+        return True
+    return str(ledger.end.get("reason", "")).startswith("effort budget")
 
 
 def recall_at_effort(

@@ -8,8 +8,9 @@ rank order and retrains after every B new judgments while reviewers keep working
 
 What is shown, trained on and ranked is the configuration's ReviewStrategy (tarsim.simulator.strategies).
 `rounds()` steps the SimPy environment to the end of each training round and yields a RoundState (the ledger so
-far included); `run()` drives it to the end. Stopping rules of the configuration are checked after every judgment
-(tarsim.stopping.online) and end the review where replaying them on the ledger would.
+far included); `run()` drives it to the end. Leaving `rounds()` before its end (or an error in it) drops the
+unfinished ledger: only a review run to its end writes one. Stopping rules of the configuration are checked after
+every judgment (tarsim.stopping.online) and end the review where replaying them on the ledger would.
 """
 
 from __future__ import annotations
@@ -192,13 +193,18 @@ class ReviewSimulation:
         for reviewer in range(self.config.reviewers):
             self.env.process(self._reviewer(reviewer))
         finished, step, peek, infinity = self._finished_rounds, self.env.step, self.env.peek, simpy.core.Infinity
-        while True:
-            while not finished and peek() != infinity:
-                step()
-            if not finished:
-                break
-            yield finished.popleft()
-        self.end = self._finish()
+        try:
+            while True:
+                while not finished and peek() != infinity:
+                    step()
+                if not finished:
+                    break
+                yield finished.popleft()
+            self.end = self._finish()
+        except BaseException:  # left early (the loop broken, the iterator closed), interrupted or failed
+            if self.end is None:
+                self.writer.abort()  # an unfinished review leaves no ledger file behind
+            raise
 
     def _finish(self) -> dict:
         reason = self.state.stopped or "pool exhausted"

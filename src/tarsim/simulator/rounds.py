@@ -97,5 +97,6 @@ class RoundState:
 
     @property
     def effort(self) -> dict[str, float]:
-        """Effort so far in each ledger increment (judge, sent, words, seconds)."""
-        return {key: float(values.sum()) for key, values in self.ledger.effort.items()}
+        """Effort so far in each ledger increment (judge, sent, words, seconds), rounded as the ledger's times are
+        (6 decimals), so that summed seconds do not show float noise."""
+        return {key: round(float(values.sum()), 6) for key, values in self.ledger.effort.items()}

@@ -164,16 +164,42 @@ def check_output_ledgers(
             raise InputError(path, None, "ledger has no end record (an unfinished review)")
 
 
-def run_review(
-    features: Features,
-    review: TopicReview,
-    config: ReviewConfig,
-    writer: LedgerWriter | MemoryLedgerWriter,
-    learner: BaseEstimator | None = None,
-) -> dict:
-    """Simulate one review into `writer`; an interrupted or failed review leaves no partial ledger."""
+def run_review(simulation: ReviewSimulation) -> dict:
+    """Simulate one review to its end; an interrupted or failed review leaves no partial ledger."""
     try:
-        return ReviewSimulation(features, review, config, writer, learner).run()
+        return simulation.run()
+    except BaseException:
+        simulation.writer.abort()
+        raise
+
+
+def topic_simulation(
+    dataset: Dataset,
+    config: ReviewConfig,
+    topic: str,
+    grades: np.ndarray,
+    features: Features,
+    header: dict,
+    path: Path | None,
+    learner: BaseEstimator | None = None,
+) -> ReviewSimulation:
+    """The review of one topic, ready to run, writing its ledger to `path` (to memory without one); a review that
+    cannot be set up leaves no partial ledger."""
+    sentence_labels = make_sentence_labels(
+        config.sentence_oracle,
+        topic,
+        dataset.collection,
+        features,
+        (grades > 0).astype(np.int8),
+        config.oracle_threshold,
+        config.seed,
+    )
+    review = TopicReview(
+        topic, dataset.topics[topic], grades, sentence_labels, dataset.collection.docids, dataset.unlabelled_rows
+    )
+    writer = LedgerWriter(path, header) if path is not None else MemoryLedgerWriter(header)
+    try:
+        return ReviewSimulation(features, review, config, writer, learner)
     except BaseException:
         writer.abort()
         raise
@@ -314,18 +340,9 @@ def _review_each_topic(
                 if progress:
                     progress(topic)
                 continue
-        sentence_labels = make_sentence_labels(
-            config.sentence_oracle,
-            topic,
-            dataset.collection,
-            features,
-            (grades > 0).astype(np.int8),
-            config.oracle_threshold,
-            config.seed,
-        )
-        review = TopicReview(topic, dataset.topics[topic], grades, sentence_labels, docids, dataset.unlabelled_rows)
-        writer = LedgerWriter(path, header) if path is not None else MemoryLedgerWriter(header)
-        run_review(features, review, config, writer, learner)
+        simulation = topic_simulation(dataset, config, topic, grades, features, header, path, learner)
+        writer = simulation.writer
+        run_review(simulation)
         ledger = read_ledger(path) if path is not None else ledger_from_lines(writer.lines)
         batch.outcomes.append(TopicOutcome(topic, ledger=ledger))
         if progress:

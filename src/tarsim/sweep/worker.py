@@ -20,7 +20,7 @@ from tarsim.features_tfidf import load_review_features
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter
 from tarsim.simulator.oracle import make_sentence_labels
-from tarsim.simulator.review import TopicReview
+from tarsim.simulator.review import ReviewSimulation, TopicReview
 from tarsim.simulator.run import run_review, topic_grades
 from tarsim.sweep.docids import DocidsError, read_docids
 from tarsim.sweep.plan import RunSpec
@@ -96,8 +96,13 @@ def execute_run(task: RunTask) -> RunResult:
     )
     review = TopicReview(task.spec.topic, task.query, grades, labels, docids, task.unlabelled_rows)
     writer = LedgerWriter(Path(task.ledger_path), task.header)
+    try:
+        simulation = ReviewSimulation(features, review, config, writer)
+    except BaseException:
+        writer.abort()
+        raise
     # One BLAS/OpenMP thread per run: runs are the unit of parallelism, and results must not depend on
     # how many threads a worker happens to have.
     with threadpool_limits(limits=1):
-        end = run_review(features, review, config, writer)
+        end = run_review(simulation)
     return RunResult(task.spec.run_id, int(end["judgments"]), time.perf_counter() - started)

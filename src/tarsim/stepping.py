@@ -1,0 +1,139 @@
+"""`tarsim.review_rounds(...)`: step one topic's review round by round from Python, as TARexp's workflow loop does.
+
+The same review as `tarsim.simulate` with the same settings (the ledger is byte for byte the same when run to its
+end). Each step yields a RoundState: the round's number, judgments, relevant found, clock time, the stop reason and
+the ledger so far. Closing the steps early (`steps.close()`, or leaving a `with` block) is stopping the review by hand:
+the RoundState in hand is its record, and no ledger file is written (only a review run to its end writes one), so
+nothing unfinished is left in OUT.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tarsim.api import resolve_dataset, review_config
+from tarsim.data.dataset import Dataset
+from tarsim.data.ledger import remove_partial_files
+from tarsim.data.lines import PathLike
+from tarsim.data.output_lock import output_lock
+from tarsim.errors import ConfigError
+from tarsim.features import collection_digest, resolve_cache_dir
+from tarsim.features_tfidf import review_features
+from tarsim.simulator.config import ReviewConfig
+from tarsim.simulator.rounds import RoundState
+from tarsim.simulator.run import (
+    check_output_ledgers,
+    check_priors,
+    check_topics,
+    ledger_header,
+    ledger_name,
+    starting_config,
+    topic_grades,
+    topic_simulation,
+)
+from tarsim.simulator.strategies import needs_all_sentences
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
+
+
+def review_rounds(
+    dataset: Dataset | PathLike | None = None,
+    *,
+    topic: str,
+    docs: PathLike | None = None,
+    qrels: PathLike | None = None,
+    topics: PathLike | None = None,
+    config: ReviewConfig | None = None,
+    out: PathLike | None = None,
+    learner: BaseEstimator | str | None = None,
+    unlabelled: str = "error",
+    cache_dir: PathLike | None = None,
+    **settings,
+) -> ReviewSteps:
+    """Review `topic` round by round: ReviewSteps, an iterator of RoundState, one per training round's batch.
+
+    Inputs and settings are `tarsim.simulate`'s. With `out`, the ledger of a review run to its end is written to
+    OUT/ledgers/<topic>.jsonl (`tarsim report OUT` makes its tables); the output folder is locked until the steps
+    end or are closed. The settings, the dataset and the topic are checked at once; features are built at the first
+    step.
+    """
+    config, estimator = review_config(dataset, config, learner, settings)
+    data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
+    [name] = check_topics(data, [topic])
+    config = starting_config(config, [data.topics[name]])
+    check_priors(data, config, [name])
+    position = {docid: i for i, docid in enumerate(data.collection.docids)}
+    grades = topic_grades(data.qrels.get(name, {}), position, len(position))
+    if not (grades > 0).any():
+        raise ConfigError(f"topic {name!r} has no relevant document in the collection: there is nothing to review")
+    cache = resolve_cache_dir(cache_dir)
+    return ReviewSteps(_steps(data, config, name, grades, Path(out) if out is not None else None, estimator, cache))
+
+
+class ReviewSteps:
+    """The rounds of one review, as an iterator; `close()` (or the end of a `with` block) stops the review where it
+    stands: its unfinished ledger is dropped and the output folder unlocked, at once rather than when Python collects
+    the iterator."""
+
+    def __init__(self, steps: Iterator[RoundState]) -> None:
+        self._steps = steps
+
+    def __iter__(self) -> ReviewSteps:
+        return self
+
+    def __next__(self) -> RoundState:
+        return next(self._steps)
+
+    def close(self) -> None:
+        """Stop the review here (nothing happens if it has ended)."""
+        self._steps.close()
+
+    def __enter__(self) -> ReviewSteps:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _steps(
+    data: Dataset,
+    config: ReviewConfig,
+    topic: str,
+    grades,
+    out: Path | None,
+    learner: BaseEstimator | None,
+    cache: Path,
+) -> Iterator[RoundState]:
+    if out is None:
+        yield from _review(data, config, topic, grades, None, learner, cache)
+        return
+    with output_lock(out):  # one writer per output folder, for as long as the review is being stepped
+        remove_partial_files(out / "ledgers")
+        yield from _review(data, config, topic, grades, out, learner, cache)
+
+
+def _review(
+    data: Dataset,
+    config: ReviewConfig,
+    topic: str,
+    grades,
+    out: Path | None,
+    learner: BaseEstimator | None,
+    cache: Path,
+) -> Iterator[RoundState]:
+    features = review_features(data.collection, cache, config.extractor, config.features, needs_all_sentences(config))
+    collection_sha = collection_digest(data.collection)
+    header = ledger_header(data, topic, config, collection_sha, int((grades > 0).sum()), learner)
+    path = None
+    if out is not None:
+        check_output_ledgers(out / "ledgers", config, collection_sha, header["learner"], [topic])
+        path = out / "ledgers" / ledger_name(topic)
+    try:
+        simulation = topic_simulation(data, config, topic, grades, features, header, path, learner)
+        yield from simulation.rounds()
+    finally:
+        if features.lazy is not None:  # keep the sentences segmented for later runs over this collection
+            features.lazy.save()

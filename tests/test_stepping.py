@@ -1,0 +1,72 @@
+"""tarsim.review_rounds: one topic's review stepped from Python (the same ledger as simulate's), stopped by hand
+without an unfinished ledger left behind, and an unfinished ledger's Recall@E unknown beyond its effort."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import tarsim
+from conftest import demo_simulation
+from tarsim.errors import ConfigError
+from tarsim.metrics.recall_effort import recall_at_effort, recall_curve
+from tarsim.simulator import ReviewConfig
+from tarsim.simulator.ledger import LedgerWriter
+
+
+def test_stepped_to_its_end_the_review_writes_simulates_ledger_byte_for_byte(tmp_path):
+    tarsim.simulate(topic="T1", out=tmp_path / "sim", seed=2)
+    states = list(tarsim.review_rounds(topic="T1", out=tmp_path / "steps", seed=2))
+    assert [s.round for s in states] == list(range(1, len(states) + 1))
+    assert states[-1].stopped == "all relevant documents presented"
+    written = (tmp_path / "steps" / "ledgers" / "T1.jsonl").read_bytes()
+    assert written == (tmp_path / "sim" / "ledgers" / "T1.jsonl").read_bytes()
+    assert states[-1].judgments == written.count(b'"type":"judgment"')
+
+
+def test_closing_the_steps_early_leaves_nothing_in_the_output_folder(tmp_path):
+    out = tmp_path / "out"
+    with tarsim.review_rounds(topic="T1", out=out, seed=2) as steps:
+        for state in steps:
+            if state.round == 2:
+                break
+        assert any(name.endswith(".partial") for name in os.listdir(out / "ledgers")), "the review is under way"
+    assert not out.exists() or not any(out.rglob("*.jsonl*"))
+    assert state.judgments == len(state.ledger.docids) > 0
+    steps = tarsim.review_rounds(topic="T1", out=out, seed=2)
+    next(steps)
+    steps.close()  # the folder is unlocked: the whole review runs into it next
+    assert list(tarsim.review_rounds(topic="T1", out=out, seed=2))
+    assert sorted(p.name for p in (out / "ledgers").iterdir()) == ["T1.jsonl"]
+
+
+def test_settings_and_topic_are_checked_when_the_steps_are_made():
+    with pytest.raises(ConfigError, match="topic 'nope' is not in the qrels"):
+        tarsim.review_rounds(topic="nope")
+    with pytest.raises(ConfigError, match="did you mean"):
+        tarsim.review_rounds(topic="T1", polcy="relevance")
+
+
+def test_leaving_a_simulations_rounds_early_drops_its_ledger_file(tmp_path, demo, demo_features):
+    simulation, _ = demo_simulation(demo, demo_features, ReviewConfig(), "T1")
+    writer = LedgerWriter(tmp_path / "T1.jsonl", {"topic": "T1"})
+    simulation.writer = writer
+    rounds = simulation.rounds()
+    next(rounds)
+    assert any(tmp_path.iterdir())
+    rounds.close()
+    assert not any(tmp_path.iterdir())
+
+
+def test_recall_beyond_an_unfinished_ledgers_effort_is_unknown(demo, demo_features):
+    simulation, _ = demo_simulation(demo, demo_features, ReviewConfig(), "T2")
+    state = next(s for s in simulation.rounds() if s.round == 3)
+    spent = state.effort["judge"]
+    curve = recall_curve(state.ledger)
+    assert state.ledger.end is None and 0 < curve.recall[-1] < 1
+    assert curve.known_recall_at(spent) == curve.recall_at(spent)
+    assert curve.known_recall_at(spent + 1) is None
+    rows = recall_at_effort(state.ledger)
+    assert rows and all((row["recall"] is None) == (row["effort"] > spent) for row in rows)
+    assert any(row["recall"] is None for row in rows)
