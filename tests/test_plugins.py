@@ -104,3 +104,37 @@ def test_an_unknown_policy_lists_the_plugin(installed, tmp_path, monkeypatch, ca
     assert main(["simulate", "--policy", "myplugn", "--out", "x"]) == 2
     assert capsys.readouterr().err.strip().endswith("mix:SHARE[:other], myplugin (did you mean myplugin?)")
     assert not (tmp_path / "x").exists()
+
+
+@pytest.fixture
+def misfiled(site, monkeypatch):
+    """The plugin's policy listed under the learners' entry-point group, as a packaging slip would list it."""
+    from importlib.metadata import EntryPoint
+
+    import tarsim.components.registry as registry
+
+    learners = kind("learner")
+    point = EntryPoint("myplugin", "myplugin_policy:LowestFirst", "tarsim.learners")
+    real = registry.entry_points
+    monkeypatch.setattr(
+        registry, "entry_points", lambda group: [point] if group == "tarsim.learners" else real(group=group)
+    )
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(learners, "plugins_loaded", False)
+    yield
+    learners.components.pop("myplugin", None)
+    sys.modules.pop("myplugin_policy", None)
+
+
+def test_a_plugin_of_the_wrong_kind_is_refused_when_loaded_not_at_its_first_use(
+    misfiled, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate", "--learner", "myplugin", "--out", "x"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0] == (
+        "tarsim: warning: plugin 'myplugin' (myplugin_policy:LowestFirst) LowestFirst is not a learner: "
+        "it does not define estimator()"
+    )
+    assert err[1].startswith("tarsim: error: learner 'myplugin' unknown; accepted: bmi") and len(err) == 2
+    assert not (tmp_path / "x").exists()

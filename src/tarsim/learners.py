@@ -15,6 +15,7 @@ live in tarsim.estimators.
 from __future__ import annotations
 
 import threading
+from abc import abstractmethod
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, ClassVar
 
@@ -42,6 +43,7 @@ class Learner:
     def __init__(self, **params: object) -> None:
         self.settings = params
 
+    @abstractmethod
     def estimator(self, lambda_: float, random_state: int | None) -> BaseEstimator:  # pragma: no cover
         raise NotImplementedError
 
@@ -85,6 +87,7 @@ class ASReviewLearner(Learner):
     """Parameters a ledger's `learner` record names only when they differ from these values: parameters added
     after ledgers recorded the others, so that those ledgers' records stay as they were."""
 
+    @abstractmethod
     def classifier(self, random_state: int | None) -> BaseEstimator:  # pragma: no cover - interface
         raise NotImplementedError
 

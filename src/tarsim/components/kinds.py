@@ -40,6 +40,7 @@ LEARNER = declare_kind(
         ("tarsim.learners", "tarsim.learners_pegasos"),
         "tarsim.learners",
         forms=("bmi", "logistic", "nb", "svm", "rf", "pegasos"),
+        interface=("estimator",),
     )
 )
 FEATURES = declare_kind(
@@ -52,6 +53,7 @@ POLICY = declare_kind(
         ("tarsim.policies.selection",),
         "tarsim.policies",
         forms=("relevance", "uncertainty", "random", "max", "max_random", "max_uncertainty", "mix:SHARE[:other]"),
+        interface=("select",),
     )
 )
 BATCH = declare_kind(
@@ -63,6 +65,7 @@ BATCH = declare_kind(
         ("N (a fixed size)",),
         _fixed_batch,
         forms=("bmi", "fixed:size"),
+        interface=("sizes",),
     )
 )
 EFFORT = declare_kind(
@@ -72,6 +75,7 @@ EFFORT = declare_kind(
         ("tarsim.effort_models.models",),
         "tarsim.effort_models",
         forms=("judge", "sent", "lambda:L", "seconds", "clock"),
+        interface=("costs",),
     )
 )
 ORACLE = declare_kind(
@@ -82,6 +86,7 @@ ORACLE = declare_kind(
         "tarsim.oracles",
         shorthand=_oracle_file,
         forms=("inherit", "classifier", "FILE"),
+        interface=("labels",),
     )
 )
 STOPPING = declare_kind(
@@ -92,6 +97,7 @@ STOPPING = declare_kind(
         "tarsim.stopping",
         shorthand=_lower_name,
         forms=("budget:aR+b[:MODEL]", "knee", "target:T", "nonrel:N", "oracle"),
+        interface=("stop_position",),
     )
 )
 PRESET = declare_kind(

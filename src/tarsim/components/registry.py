@@ -34,6 +34,7 @@ class Kind:
     extra_forms: tuple[str, ...] = ()
     shorthand: Callable[[str], Spec | None] | None = None
     forms: tuple[str, ...] = ()  # the built-ins' signatures, in declaration order, for --help without imports
+    interface: tuple[str, ...] = ()  # the methods every component of this kind defines (checked when registered)
     components: dict[str, type] = field(default_factory=dict)
     loaded: bool = False
     plugins_loaded: bool = False
@@ -63,7 +64,10 @@ class Kind:
                         stacklevel=2,
                     )
                     continue
-                self.add(cls)
+                try:
+                    self.add(cls)
+                except TypeError as exc:  # e.g. a policy listed as a learner: refused here, not at its first use
+                    warnings.warn(f"plugin {point.name!r} ({point.value}) {exc}", InputWarning, stacklevel=2)
 
     def add(self, cls: type) -> type:
         """Register a component class (it needs a `name` and a docstring; `params` defaults to none)."""
@@ -72,9 +76,18 @@ class Kind:
             raise TypeError(f"{cls.__name__} has no component name")
         if not (cls.__doc__ or "").strip():
             raise TypeError(f"{cls.__name__} ({self.key} {name!r}) has no docstring")
-        if name in self.components and self.components[name] is not cls:
-            raise TypeError(f"{self.key} {name!r} is declared twice ({self.components[name].__name__}, {cls.__name__})")
-        self.components[name] = cls
+        missing = [method for method in self.interface if not _defines(cls, method)]
+        missing += [
+            n for n in dir(cls) if n not in missing and getattr(getattr(cls, n, None), "__isabstractmethod__", 0)
+        ]
+        if missing:
+            raise TypeError(
+                f"{cls.__name__} is not a {self.label}: it does not define {', '.join(f'{m}()' for m in missing)}"
+            )
+        earlier = self.components.get(name)
+        if earlier is not None and earlier is not cls and not _same_declaration(earlier, cls):
+            raise TypeError(f"{self.key} {name!r} is declared twice ({_qualified(earlier)}, {_qualified(cls)})")
+        self.components[name] = cls  # a declaration run again (a notebook cell, a reloaded module) replaces itself
         return cls
 
     def names(self, plugins: bool = True) -> list[str]:
@@ -128,6 +141,21 @@ class Kind:
         text = spec.text if isinstance(spec, Spec) else str(spec).strip()
         create = getattr(cls, "create", None)
         return create(text, **params, **context) if create is not None else cls(**params, **context)
+
+
+def _defines(cls: type, method: str) -> bool:
+    """Whether `cls` has `method` as a callable that is not an interface's abstract stub."""
+    attribute = getattr(cls, method, None)
+    return callable(attribute) and not getattr(attribute, "__isabstractmethod__", False)
+
+
+def _qualified(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _same_declaration(earlier: type, cls: type) -> bool:
+    """Whether `cls` is `earlier` declared again: the same module and qualified name (a notebook cell run twice)."""
+    return _qualified(earlier) == _qualified(cls)
 
 
 def params_of(cls: type) -> tuple[Param, ...]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -26,6 +27,7 @@ class EffortModel:
     unit: str = ""
     params: ClassVar[tuple[Param, ...]] = ()
 
+    @abstractmethod
     def costs(self, increments: Mapping[str, np.ndarray]) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
 

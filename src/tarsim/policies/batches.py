@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
@@ -16,6 +17,7 @@ class BatchSchedule:
     name: str = ""
     params: ClassVar[tuple[Param, ...]] = ()
 
+    @abstractmethod
     def sizes(self) -> Iterator[int]:  # pragma: no cover - interface
         raise NotImplementedError
 

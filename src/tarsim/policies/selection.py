@@ -6,6 +6,7 @@ numpy Generator; ties in score are broken by collection order (the earlier docum
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -33,6 +34,7 @@ class SelectionPolicy:
     name: str = ""
     params: ClassVar[tuple[Param, ...]] = ()
 
+    @abstractmethod
     def select(self, scores: np.ndarray, candidates: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
         raise NotImplementedError  # pragma: no cover
 

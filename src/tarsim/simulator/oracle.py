@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from abc import abstractmethod
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -293,6 +294,7 @@ class SentenceOracle:
     name: ClassVar[str] = ""
     params: ClassVar[tuple[Param, ...]] = ()
 
+    @abstractmethod
     def labels(
         self,
         topic: str,

@@ -289,7 +289,7 @@ class ReviewSimulation:
             if not candidates.size:
                 break
             k = size if not config.async_retrain else len(candidates)
-            order = self.policy.select(scores, candidates, k, self.rng["policy"])
+            order = self._checked_batch(self.policy.select(scores, candidates, k, self.rng["policy"]), k, candidates)
             self._while_oracle_fits(scores, candidates)
             round_record = {
                 "type": "round",
@@ -309,6 +309,27 @@ class ReviewSimulation:
                 yield from self._dispatch(ranking, wait_for=len(order))
             self.writer.flush()
             self._round_done(round_number)
+
+    def _checked_batch(self, order, k: int, candidates: np.ndarray) -> np.ndarray:
+        """The policy's batch, refused in one line unless it is min(k, candidates) distinct candidates (a plugin's
+        policy that returned judged, repeated, too many or no documents would silently end or skew the review)."""
+        name = getattr(self.policy, "name", type(self.policy).__name__)
+        batch = np.asarray(order)
+        if batch.ndim != 1 or (batch.size and batch.dtype.kind not in "iu"):
+            raise ConfigError(f"policy {name!r} returned {batch.dtype} {batch.shape}: expected document indexes")
+        want = min(k, len(candidates))
+        if len(batch) != want:
+            raise ConfigError(
+                f"policy {name!r} selected {len(batch)} documents for a batch of {want}: a policy chooses "
+                f"min(k, candidates) of the candidates (k = {k}, {len(candidates)} candidates)"
+            )
+        batch = batch.astype(np.int64, copy=False)
+        status = np.frombuffer(self.state.status, dtype=np.uint8)
+        if ((batch < 0) | (batch >= len(status))).any() or (status[batch % len(status)] != _FREE).any():
+            raise ConfigError(f"policy {name!r} selected a document that is not a candidate (judged, or no document)")
+        if len(np.unique(batch)) != len(batch):
+            raise ConfigError(f"policy {name!r} selected a document twice in one batch")
+        return batch
 
     def _while_oracle_fits(self, scores: np.ndarray, candidates: np.ndarray) -> None:
         """Start the gold oracle's fit on a thread where it is fitted so (oracle.FittingLabels), now that this

@@ -7,6 +7,7 @@ knows R, the topic's relevant count, as an oracle does) and `oracle` (which know
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -55,6 +56,7 @@ class StoppingRule:
     def kind(self) -> str:
         return self.spec.split(":", 1)[0]
 
+    @abstractmethod
     def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:  # pragma: no cover - interface
         raise NotImplementedError
 
