@@ -251,6 +251,14 @@ def make_learner(name: str, lambda_: float = DEFAULT_LAMBDA, random_state: int |
     return learner.estimator(lambda_, random_state)
 
 
+def seeded(estimator: BaseEstimator, seed: int) -> BaseEstimator:
+    """The estimator with every `random_state` left unset (None) set to the review's seed, nested ones included
+    (`estimator__random_state`): the same seed then gives the same review, as it does with a named learner."""
+    unset = {key: seed for key, value in estimator.get_params(deep=True).items() if key.endswith("random_state")
+             and value is None}  # fmt: skip
+    return estimator.set_params(**unset) if unset else estimator
+
+
 def check_learner(estimator: object) -> None:
     """Reject estimators that cannot rank: they need `fit` and `decision_function` or `predict_proba`."""
     if not hasattr(estimator, "fit") or not (

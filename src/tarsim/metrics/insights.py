@@ -28,7 +28,7 @@ import numpy as np
 
 from tarsim.data.ledger import Ledger
 from tarsim.data.qrels import Qrels
-from tarsim.errors import ConfigError, InputError
+from tarsim.errors import ConfigError, InputError, TarsimError
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, first_relevant_presentations, relevant_count
 
 PRIORS = ("exclude", "include")
@@ -108,7 +108,23 @@ def tool_of(ledger: Ledger) -> str:
         return str(header["tool"])
     config = header.get("config", {})
     name = f"tarsim {config.get('preset') or config.get('strategy', '')}".strip()
-    return "; ".join([name, *overrides(config)])
+    estimator = given_estimator(header)
+    return "; ".join([name, *overrides(config), *([f"learner {estimator}"] if estimator else [])])
+
+
+def given_estimator(header: dict) -> str | None:
+    """The estimator object a review was given instead of a named learner, as its header records it (`learner` is
+    then the object's repr, not the named learner's record; the config still names the default)."""
+    recorded, config = header.get("learner"), header.get("config", {})
+    if not recorded or "learner" not in config:
+        return None
+    from tarsim.learners import LEARNER_RECORDS
+
+    try:
+        expected = LEARNER_RECORDS[str(config["learner"])]
+    except (KeyError, TarsimError):  # a plugin's learner this installation does not have: nothing to compare
+        return None
+    return None if recorded == expected else str(recorded)
 
 
 def overrides(config: dict) -> list[str]:

@@ -18,7 +18,7 @@ from tarsim.data.lines import PathLike
 from tarsim.data.order import read_review
 from tarsim.data.qrels import Qrels
 from tarsim.errors import ConfigError, InputError
-from tarsim.metrics.insights import tool_of
+from tarsim.metrics.insights import given_estimator, tool_of
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
 from tarsim.simulator.config import normalise_config
 
@@ -97,8 +97,13 @@ def is_foreign(ledger: Ledger) -> bool:
 
 
 def _flat_config(ledger: Ledger) -> dict[str, str]:
+    """A ledger's settings as flat fields; a review given an estimator object has it as its `learner`."""
     config = ledger.header.get("config", {})
-    return _flatten(config if is_foreign(ledger) else normalise_config(config))
+    flat = _flatten(config if is_foreign(ledger) else normalise_config(config))
+    estimator = None if is_foreign(ledger) else given_estimator(ledger.header)
+    if estimator is not None:
+        flat["learner"] = estimator
+    return flat
 
 
 def grouping_keys(ledgers: Sequence[Ledger]) -> list[str]:
@@ -202,7 +207,8 @@ def budget_name(a: float, b: float) -> str:
 def _describe(replicate: tuple) -> str:
     if len(replicate) > 2:
         return f"from {'the same priors ' + replicate[2] if replicate[2] else 'no priors'}"
-    return f"seed {replicate[0]}, prior seed {replicate[1]}"
+    seed, prior = replicate
+    return f"seed {seed}" if prior == seed else f"seed {seed}, prior seed {prior}"
 
 
 def _same_run(group: str, first: Ledger, second: Ledger, replicate: tuple) -> ConfigError:

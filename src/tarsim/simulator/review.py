@@ -27,9 +27,9 @@ import scipy.sparse as sp
 import simpy
 
 from tarsim.effort_models import make_effort_model
-from tarsim.errors import ConfigError
+from tarsim.errors import ConfigError, TarsimError
 from tarsim.features import Features
-from tarsim.learners import check_learner, fit_and_score, make_learner
+from tarsim.learners import check_learner, fit_and_score, make_learner, seeded
 from tarsim.policies import make_batch_schedule, make_selection_policy
 from tarsim.policies.seeding import check_prior_idx, draw_priors, query_text
 from tarsim.policies.selection import RandomSampling
@@ -132,7 +132,7 @@ class ReviewSimulation:
             from sklearn.base import clone
 
             check_learner(learner)
-            learner = clone(learner)
+            learner = seeded(clone(learner), config.seed)
         self.learner = learner if learner is not None else make_learner(config.learner, config.lambda_, config.seed)
         check_learner(self.learner)
         self.policy = make_selection_policy(config.policy)
@@ -379,7 +379,16 @@ class ReviewSimulation:
         X, y = built if built is not None else self._stacked_training(unit_matrix[presumed])
         need_sentences = strategy.needs_sentence_scores
         targets = ([features.sentences] if need_sentences else []) + strategy.ranked.targets(features)
-        scored = fit_and_score(self.learner, X, y, *targets)
+        try:
+            scored = fit_and_score(self.learner, X, y, *targets)
+        except TarsimError:
+            raise
+        except Exception as exc:  # a learner that cannot fit this training set: say which, where and why, in one line
+            raise ConfigError(
+                f"learner {self._learner_name()} failed to fit topic {self.review.topic!r} on {int(y.sum())} relevant "
+                f"and {len(y) - int(y.sum())} non-relevant training examples ({self.state.completed} judged): "
+                f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+            ) from exc
         sentence_scores = scored[0] if need_sentences else None
         document_scores = strategy.ranked.document_scores(scored, sentence_scores, features)
         training_record = {
@@ -388,6 +397,12 @@ class ReviewSimulation:
             "presumed_nonrelevant": strategy.trained.presumed_record(presumed, self.review.docids, features),
         }
         return document_scores, sentence_scores, training_record
+
+    def _learner_name(self) -> str:
+        """The learner as the ledger names it: the configuration's name, or the given estimator's class."""
+        if self.config.learner != "bmi" or type(self.learner).__name__ == "BMILogisticRegression":
+            return repr(self.config.learner)
+        return type(self.learner).__name__
 
     def _stacked_training(self, presumed_rows: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
         """The training matrix and labels stacked anew: seed query row, judged documents, judged sentences,
