@@ -161,6 +161,29 @@ def test_the_api_takes_the_cli_names():
         tarsim.simulate(seedng="random")
 
 
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"strategy": "sentence/document", "feedback": "document"}, "means feedback='sentence', but feedback='doc"),
+        ({"strategy": "sentence/document", "train_on": "sentence"}, "means train_on='document', but train_on='sen"),
+        ({"lambda": 0.1, "lambda_": 0.2}, "lambda and lambda_ are one setting"),
+    ],
+)
+def test_the_api_refuses_settings_that_contradict_each_other(settings, message):
+    import tarsim
+
+    with pytest.raises(ConfigError, match=message):
+        tarsim.simulate(topic="T1", **settings)
+
+
+def test_a_number_is_an_effort_budget_or_batch_size_in_python_as_in_a_sweep_file():
+    import tarsim
+
+    assert ReviewConfig(max_effort=5) == ReviewConfig(max_effort="5")
+    assert ReviewConfig(batch=10) == ReviewConfig(batch="10") and ReviewConfig(batch=10).batch == "10"
+    assert len(tarsim.simulate(topic="T1", max_effort=7).ledgers["T1"]) == 7
+
+
 def test_a_misspelt_oracle_fails_before_any_feature_is_built(tmp_path, capsys):
     out = tmp_path / "o"
     message = refused(["simulate", "--sentence-oracle", "clasifier", "--out", str(out)], capsys)

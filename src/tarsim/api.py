@@ -220,9 +220,16 @@ def review_settings(settings: dict) -> dict:
 
     values = dict(settings)
     if "lambda" in values:
+        if "lambda_" in values:
+            raise ConfigError("lambda and lambda_ are one setting: give one of them")
         values["lambda_"] = values.pop("lambda")
     if "strategy" in values:
-        values["feedback"], values["train_on"] = strategy_units(values.pop("strategy"))
+        strategy = values.pop("strategy")
+        units = dict(zip(("feedback", "train_on"), strategy_units(strategy), strict=True))
+        for key, unit in units.items():
+            if key in values and values[key] != unit:  # one would silently win over the other
+                raise ConfigError(f"strategy {strategy!r} means {key}={unit!r}, but {key}={values[key]!r} is given too")
+        values.update(units)
     if "seed_doc" in values:
         docids = tuple(values.pop("seed_doc"))
         values["seeding"] = SeedingChoice(values.get("seeding", "documents"), docids)

@@ -14,6 +14,7 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import NoReturn
 
 from tarsim import __version__
 from tarsim.errors import InputWarning, TarsimError
@@ -52,9 +53,17 @@ def _available_subcommands() -> dict[str, tuple[str, str]]:
     return available
 
 
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse with tarsim's one-line errors: the problem and where the usage is, not the whole usage first (a
+    subcommand's usage runs to 20 lines, which buried the one that says what was wrong)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; only the chosen `command`'s module is imported (the others only list their help)."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="tarsim", description="Simulate and evaluate high-recall (technology-assisted) review."
     )
     parser.add_argument("--version", action="version", version=f"tarsim {__version__}")

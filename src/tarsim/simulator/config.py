@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from tarsim.components import Param, kind
-from tarsim.components.schema import check_settings, setting
+from tarsim.components.schema import check_settings, declared, setting
 from tarsim.effort_models import Budget, TimeModel
 from tarsim.errors import ConfigError
 from tarsim.features import FeatureSettings
@@ -179,6 +179,10 @@ class ReviewConfig:
         """Plain values for nested settings, as the CLI and TOML give them: seeding="random", a time_model dict."""
         if isinstance(self.seeding, str):
             object.__setattr__(self, "seeding", SeedingChoice(self.seeding))
+        for name, declaration in declared(type(self)):  # max_effort=500, batch=10: a number as its text, as in TOML
+            value = getattr(self, name)
+            if declaration.numbers_as_text and isinstance(value, (int, float)) and not isinstance(value, bool):
+                object.__setattr__(self, name, str(value))
         if isinstance(self.features, str):  # --features SPEC: bmi's settings, or another extractor (tfidf:...)
             made = kind("features").make(self.features)
             if isinstance(made.settings, FeatureSettings):
