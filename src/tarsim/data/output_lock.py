@@ -91,3 +91,22 @@ def output_lock(out: PathLike) -> Iterator[Path]:
             os.unlink(lock_path)
         os.close(fd)
         remove_if_empty(created)  # a run that failed before writing anything leaves no empty folder behind
+
+
+def writer_of(out: PathLike) -> str | None:
+    """The pid of another process holding output folder `out`'s lock (a run still writing it), else None. Only
+    looks: the lock file is not created, and a free lock is released at once."""
+    lock_path = Path(out) / LOCK_NAME
+    try:
+        fd = os.open(lock_path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _holder(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return None

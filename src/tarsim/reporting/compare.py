@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +18,10 @@ from tarsim.data.ledger import Ledger, is_temporary
 from tarsim.data.lines import PathLike
 from tarsim.data.order import read_review
 from tarsim.data.qrels import Qrels
-from tarsim.errors import ConfigError, InputError
+from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.metrics.insights import given_estimator, tool_of
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
+from tarsim.reporting.unfinished import unfinished_notices
 from tarsim.simulator.config import normalise_config
 
 NOT_GROUPED = ("seed", "prior_seed")
@@ -69,12 +71,15 @@ def ledger_paths(paths: Iterable[PathLike]) -> list[Path]:
 def load_ledgers(paths: Iterable[PathLike], qrels: Qrels | None = None) -> list[Ledger]:
     """Read every ledger found under `paths` (see ledger_paths; `qrels` for order files); incomplete ledgers are
     rejected."""
+    paths = list(paths)
     ledgers = []
     for path in ledger_paths(paths):
         ledger = read_review(path, qrels)  # a ledger, an ASReview project (.asreview) or an order file
         if not ledger.complete:
             raise InputError(path, None, "ledger has no end record (an unfinished review)")
         ledgers.append(ledger)
+    for notice in unfinished_notices(paths, ledgers):  # a folder still being written, or an interrupted sweep's
+        warnings.warn(notice, InputWarning, stacklevel=2)
     return ledgers
 
 
