@@ -165,3 +165,50 @@ def test_one_topic_may_be_given_as_a_string(tmp_path):
     one = parse_sweep_config('[[collections]]\npath = "demo"\ntopics = "T2"\n', tmp_path / "s.toml")
     listed = parse_sweep_config('[[collections]]\npath = "demo"\ntopics = ["T2"]\n', tmp_path / "s.toml")
     assert one.collections[0].topics == listed.collections[0].topics == ("T2",)
+
+
+# ---- messages found in a new-user trial --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # a nested table's bad value: the key's line (it was the table header's), the key named
+            VALID + "\n[review.time_model]\ndocument_seconds = -1\n",
+            "sweep.toml:14: review.time_model.document_seconds: time model document_seconds must be a finite number",
+        ),
+        (  # an inline table: its line (it had none)
+            VALID + "features = {min_dff = 3}\n",
+            "sweep.toml:12: review.features.min_dff: unknown key; did you mean 'min_df'?",
+        ),
+        (  # an unknown top-level table: its line (it had none)
+            VALID + "\n[sweeps]\nseeds = 1\n",
+            "sweep.toml:13: sweeps: unknown key; did you mean 'sweep'?",
+        ),
+        (  # a path of the wrong type: not "required"
+            VALID.replace('path = "demo"', "path = 5"),
+            "sweep.toml:7: collections[0].path: expected a string (a directory, a glob, or 'demo'), got 5",
+        ),
+        (  # a per-run setting in [review]: where it goes
+            VALID + 'policy = "random"\n',
+            "sweep.toml:12: review.policy: not a key of [review]; a sweep sets it in [sweep] as policies",
+        ),
+        (VALID + "seed = 3\n", "review.seed: not a key of [review]; a sweep sets it in [sweep] as seeds"),
+        (
+            VALID + 'feedback = "sentence"\n',
+            "review.feedback: not a key of [review]; a sweep sets it in [sweep] as strategies",
+        ),
+        (
+            VALID + 'stopping = ["knee"]\n',
+            "review.stopping: not a key of [review]; a sweep sets it in [sweep] as stopping",
+        ),
+        (VALID + "base_seed = 3\n", "sweep.toml:12: review.base_seed: not a key of [review]; it belongs in [sweep]"),
+        (  # a topic listed twice: refused, as duplicates in every other list of the file (it was dropped silently)
+            VALID.replace('["T1", "T3"]', '["T1", "T3", "T1"]'),
+            "sweep.toml:8: collections[0].topics: topic 'T1' is listed twice; list it once",
+        ),
+    ],
+)
+def test_errors_name_the_key_its_line_and_where_it_belongs(tmp_path, capsys, text, expected):
+    err = rejected(tmp_path, capsys, text)
+    assert expected in err, err

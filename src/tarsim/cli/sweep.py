@@ -35,17 +35,22 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from tarsim.data.paths import check_output_path
     from tarsim.errors import ConfigError
+    from tarsim.sweep.backends import NOT_STARTED, POOL_STOPPED
     from tarsim.sweep.config import load_sweep_config
-    from tarsim.sweep.plan import expand_plan, load_collections
-    from tarsim.sweep.run import run_sweep
+    from tarsim.sweep.plan import load_collections, planned_runs
+    from tarsim.sweep.run import check_output_folder, run_sweep, sweep_out
 
     if args.retries < 0:
         raise ConfigError(f"--retries must be >= 0, got {args.retries}")
     if args.jobs < 1:  # checked here too, so that --dry-run does not pass a plan the real run refuses
         raise ConfigError(f"--jobs must be >= 1, got {args.jobs}")
     config = load_sweep_config(args.config)
-    if args.dry_run:
-        runs, skipped = expand_plan(config, load_collections(config))
+    if args.dry_run:  # refuses what the sweep would refuse before running: no run planned, a folder of other runs
+        datasets = load_collections(config)
+        runs, skipped = planned_runs(config, datasets)
+        out = sweep_out(config, check_output_path(args.out, directory=True) if args.out is not None else None)
+        if (out / "ledgers").is_dir():
+            check_output_folder(config, out, datasets, runs)
         _print_skipped(skipped)
         for spec in runs:
             print(spec.run_id)
@@ -67,16 +72,38 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     _print_skipped(outcome.skipped)
+    stopped = {run_id: reason for run_id, reason in outcome.failed.items() if reason in POOL_STOPPED}
     for run_id, reason in outcome.failed.items():
-        print(f"tarsim: run {run_id} failed: {reason}", file=sys.stderr)
+        if run_id not in stopped:
+            print(f"tarsim: run {run_id} failed: {reason}", file=sys.stderr)
+    if stopped:  # one line for the pool, not one per run it had not finished (most of which never started)
+        print(f"tarsim: {_pool_stopped(list(stopped.values()))}", file=sys.stderr)
+    not_started = sum(1 for reason in stopped.values() if reason == NOT_STARTED)
     print(
         f"{len(outcome.runs)} run(s): {len(outcome.executed)} ran, {len(outcome.resumed)} kept from an earlier "
-        f"sweep, {len(outcome.failed)} failed; ledgers, results.parquet and results.csv in {outcome.out}"
+        f"sweep, {len(outcome.failed)} failed{f' ({not_started} not started)' if not_started else ''}; ledgers, "
+        f"results.parquet and results.csv in {outcome.out}"
     )
     if outcome.failed:
         print("tarsim: rerun with --resume to retry the failed runs", file=sys.stderr)
         return 1
     return 0
+
+
+def _pool_stopped(reasons: list[str]) -> str:
+    """One line for the runs a local worker pool did not finish because one of its processes died."""
+    from tarsim.sweep.backends import NOT_FINISHED, NOT_STARTED, WORKER_DIED
+
+    parts = [
+        f"{count} {what}"
+        for count, what in (
+            (reasons.count(WORKER_DIED), "run(s) in progress were stopped"),
+            (reasons.count(NOT_STARTED), "run(s) were not started"),
+            (reasons.count(NOT_FINISHED), "run(s) did not finish"),
+        )
+        if count
+    ]
+    return f"a worker process died (killed, or out of memory) and the worker pool stopped: {' and '.join(parts)}"
 
 
 def _print_skipped(skipped: dict[str, str]) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from tarsim.errors import ConfigError
 from tarsim.processes import fork_is_safe, forked_workers, local_parallel
 
-__all__ = ["BACKENDS", "dask_client", "run_dask", "run_joblib"]
+__all__ = ["BACKENDS", "POOL_STOPPED", "dask_client", "run_dask", "run_joblib"]
 
 BACKENDS = ("joblib", "dask")
 
@@ -59,14 +59,22 @@ def run_joblib(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult, 
                 on_result(value)
             else:
                 on_failure(*value)
-    except TerminatedWorkerError:
+    except TerminatedWorkerError:  # loky does not say which runs had started: each is "not finished"
         for index, task in enumerate(tasks):
             if index not in reported:
-                on_failure(task, WORKER_DIED)
+                on_failure(task, NOT_FINISHED)
 
 
-WORKER_DIED = "a worker process died (killed, or out of memory) during the run"
-"""The failure of the runs a local worker pool had not finished when one of its processes died."""
+WORKER_DIED = "a worker process died (killed, or out of memory) while this run was in progress"
+"""The failure of the runs a local worker pool was running when one of its processes died (that process's run, and
+the others, which the broken pool stopped)."""
+NOT_STARTED = "not started: a worker process died (killed, or out of memory) and the worker pool stopped"
+"""The failure of the runs a local worker pool had not started when one of its processes died."""
+NOT_FINISHED = "not finished: a worker process died (killed, or out of memory) and the worker pool stopped"
+"""The failure of the runs a loky pool had not finished when one of its processes died (started or not: loky does
+not say)."""
+POOL_STOPPED = (WORKER_DIED, NOT_STARTED, NOT_FINISHED)
+"""The failures of one broken local pool: the command reports them in one line, not one per run."""
 
 
 def _numbered(runner: Runner, task, index: int) -> tuple[int, tuple[bool, object]]:
@@ -79,7 +87,8 @@ def _run_forked(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult,
 
     Runs are handed out one per free worker, so Ctrl-C (KeyboardInterrupt here; the workers ignore SIGINT) stops
     the sweep after the runs in flight, whose ledgers are kept (tarsim.processes.forked_workers). A worker that
-    dies (killed, out of memory) fails the runs not yet finished, with the reason; the others stand.
+    dies (killed, out of memory) breaks the pool: the runs in progress fail (WORKER_DIED) and the runs not yet
+    handed out are reported as not started (NOT_STARTED); the finished ones stand.
     """
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
@@ -95,7 +104,7 @@ def _run_forked(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult,
                     running[pool.submit(_guarded, runner, task)] = task
                 except BrokenProcessPool:  # a worker died: the pool takes no more runs
                     for lost in (task, *waiting):
-                        on_failure(lost, WORKER_DIED)
+                        on_failure(lost, NOT_STARTED)
                     break
             if not running:
                 return

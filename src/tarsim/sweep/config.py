@@ -54,6 +54,15 @@ MAX_RUNS = 100_000
 REVIEW_KEYS = toml_keys(ReviewConfig)
 """[review] key -> (ReviewConfig field, its declared Setting): derived from ReviewConfig's one schema."""
 
+_SWEPT = {"policy": "policies", "seed": "seeds", "feedback": "strategies", "train_on": "strategies"}
+_SWEPT |= {"strategy": "strategies", "prior_seed": "prior_seeds"}
+IN_SWEEP = {
+    **{key: "it belongs in [sweep]" for key in SWEEP_KEYS},
+    **{key: f"a sweep sets it in [sweep] as {home} (a list: each value is a run)" for key, home in _SWEPT.items()},
+    "stopping": "a sweep sets it in [sweep] as stopping (its rules are replayed on every whole ledger)",
+}
+"""What a [review] key that belongs in [sweep] is told: the per-run settings a sweep varies, and [sweep]'s keys."""
+
 DEFAULT_EFFORT_MODELS = tuple(model for model in ALL_EFFORT_MODELS if model != "clock")
 """A sweep's default effort models: tarsim's defaults but `clock`, which stopping-rule replay cannot price yet."""
 
@@ -150,8 +159,16 @@ class _Locator:
             hits = [n for n, line in enumerate(self.lines) if header.match(line)]
             if len(hits) > index:
                 start = hits[index]
+            elif "." in section:  # an inline table, `features = {min_df = 3}`: the line of its key
+                parent, name = section.rsplit(".", 1)
+                return self.line(parent, name, index)
             elif key is None:
                 return None
+        elif key is not None:  # a top-level key may be a table: [name], [[name]] or [name.sub]
+            table = re.compile(rf"^\s*\[\[?\s*[\"']?{re.escape(key)}[\"']?\s*[\].]")
+            hit = next((n for n, line in enumerate(self.lines) if table.match(line)), None)
+            if hit is not None:
+                return hit + 1
         if key is None:
             return start + 1
         assignment = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
@@ -173,8 +190,19 @@ class _Checker:
     def fail(self, key: str, problem: str, section: str | None = None, name: str | None = None, index: int = 0):
         raise InputError(self.path, self.where.line(section, name, index), f"{key}: {problem}")
 
-    def keys(self, table: Mapping, accepted: Sequence[str], prefix: str, section: str | None, index: int = 0) -> None:
+    def keys(
+        self,
+        table: Mapping,
+        accepted: Sequence[str],
+        prefix: str,
+        section: str | None,
+        index: int = 0,
+        elsewhere: Mapping[str, str] | None = None,
+    ) -> None:
+        """Refuse unknown keys, suggesting the closest accepted one, or where the key belongs (`elsewhere`)."""
         for key in table:
+            if key in (elsewhere or {}):
+                self.fail(f"{prefix}{key}", f"not a key of [{section}]; {elsewhere[key]}", section, key, index)
             if key not in accepted:
                 close = difflib.get_close_matches(key, accepted, n=1, cutoff=0.6)
                 hint = f"did you mean {close[0]!r}? " if close else ""
@@ -357,7 +385,7 @@ def _review_options(check: _Checker, table: Any) -> dict[str, Any]:
     """[review] as ReviewConfig keyword arguments (policy, strategy, seed and stopping come from [sweep])."""
     if not isinstance(table, dict):
         check.fail("review", "expected a table [review]", None, "review")
-    check.keys(table, list(REVIEW_KEYS), "review.", "review")
+    check.keys(table, list(REVIEW_KEYS), "review.", "review", elsewhere=IN_SWEEP)
     options: dict[str, Any] = {}
     for key, value in table.items():
         field_name, declaration = REVIEW_KEYS[key]
@@ -390,7 +418,8 @@ def _build(check: _Checker, cls: type, values: dict, key: str):
     try:
         return cls(**values)
     except (ConfigError, TypeError) as exc:
-        return check.fail(section, str(exc), section)
+        named = [name for name in values if re.search(rf"\b{re.escape(name)}\b", str(exc))]  # the key it is about
+        return check.fail(f"{section}.{named[0]}" if named else section, str(exc), section, named[0] if named else None)
 
 
 def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEntry, ...]:
@@ -415,15 +444,28 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
                 index,
             )
         check.keys(item, COLLECTION_KEYS, f"{key}.", "collections", index)
-        if "path" not in item or not isinstance(item["path"], str):
+        if "path" not in item:
             check.fail(f"{key}.path", f"required: a directory, a glob, or {DEMO!r}", "collections", None, index)
+        if not isinstance(item["path"], str):
+            check.fail(
+                f"{key}.path",
+                f"expected a string (a directory, a glob, or {DEMO!r}), got {item['path']!r}",
+                "collections",
+                "path",
+                index,
+            )
         topics = item.get("topics", "all")
         if isinstance(topics, str) and topics != "all":  # one topic id, as a single string stands for a list elsewhere
             topics = [topics]
         if topics == "all":
             topics = None
         elif isinstance(topics, list) and topics and all(isinstance(t, str) for t in topics):
-            topics = tuple(dict.fromkeys(topics))
+            twice = next((topic for n, topic in enumerate(topics) if topic in topics[:n]), None)
+            if twice is not None:  # as any other list of the file: a topic twice would be two runs of one id
+                check.fail(
+                    f"{key}.topics", f"topic {twice!r} is listed twice; list it once", "collections", "topics", index
+                )
+            topics = tuple(topics)
         else:
             check.fail(
                 f"{key}.topics",

@@ -126,3 +126,13 @@ def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list
             )
         seen[run.ledger_file] = run
     return runs, skipped
+
+
+def planned_runs(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list[RunSpec], dict[str, str]]:
+    """expand_plan, refusing a plan of no run (every topic skipped): empty tables that look like a finished sweep
+    help no one. What both the sweep and its --dry-run use, so that a dry run passes only what the sweep runs."""
+    runs, skipped = expand_plan(config, datasets)
+    if not runs:
+        reasons = "; ".join(f"{topic}: {reason}" for topic, reason in skipped.items())
+        raise ConfigError(f"{config.source}: the sweep plans no run" + (f" (skipped {reasons})" if reasons else ""))
+    return runs, skipped

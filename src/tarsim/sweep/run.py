@@ -19,18 +19,19 @@ import pandas as pd
 from joblib import delayed
 
 from tarsim.data.dataset import Dataset
-from tarsim.data.ledger import encode, iter_ledger_paths, read_ledger, remove_partial_files
+from tarsim.data.ledger import encode, read_ledger, remove_partial_files
 from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError
 from tarsim.features import collection_digest, resolve_cache_dir
 from tarsim.features_tfidf import review_cache_path, review_features
 from tarsim.processes import fork_is_safe, local_parallel, parallel_map
-from tarsim.simulator.config import normalise_header
+from tarsim.simulator.config import ReviewConfig, normalise_header
 from tarsim.simulator.run import ledger_header
 from tarsim.sweep.backends import BACKENDS, dask_client, run_dask, run_joblib
 from tarsim.sweep.config import SweepConfig
 from tarsim.sweep.docids import write_docids
-from tarsim.sweep.plan import RunSpec, expand_plan, load_collections
+from tarsim.sweep.folder import check_no_foreign_ledgers, check_same_runs, remove_results_tables
+from tarsim.sweep.plan import RunSpec, load_collections, planned_runs
 from tarsim.sweep.tables import results_frame, run_rows, write_results
 from tarsim.sweep.worker import RunResult, RunTask, execute_run, remember
 
@@ -83,35 +84,18 @@ def sweep_out(config: SweepConfig, out: Path | None = None) -> Path:
     return Path(out or config.out or config.source.with_suffix("").name + "-out").resolve()
 
 
-def check_no_foreign_ledgers(ledgers: Path, planned: set[Path]) -> None:
-    """Refuse an output folder holding ledgers that are not runs of this sweep (another configuration's): readers such
-    as `tarsim plot` would count them beside this sweep's runs, while its results table does not."""
-    if not ledgers.is_dir():
-        return
-    foreign = [path for path in iter_ledger_paths(ledgers) if path not in planned]
-    if foreign:
-        raise ConfigError(
-            f"{ledgers.parent} already holds {len(foreign)} ledger(s) that are not runs of this sweep (e.g. "
-            f"{foreign[0].relative_to(ledgers)}); choose another --out, or delete them"
-        )
-
-
 def prepare_sweep(
     config: SweepConfig, out: Path | None = None, jobs: int = 1, cache_dir: Path | None = None
 ) -> PreparedSweep:
-    """Load every collection, expand the plan, and build (or find cached) features once per collection."""
+    """Load every collection, expand the plan, refuse an output folder holding other runs, and build (or find
+    cached) features once per collection."""
     out = sweep_out(config, out)
     datasets = load_collections(config)
-    runs, skipped = expand_plan(config, datasets)
-    if not runs:  # empty tables that look like a finished sweep help no one
-        reasons = "; ".join(f"{topic}: {reason}" for topic, reason in skipped.items())
-        raise ConfigError(f"{config.source}: the sweep plans no run" + (f" (skipped {reasons})" if reasons else ""))
-    check_no_foreign_ledgers(out / "ledgers", {out / "ledgers" / spec.ledger_file for spec in runs})
-    cache = resolve_cache_dir(cache_dir).resolve()
-    tasks: list[RunTask] = []
-    inputs: dict[str, tuple[str, str, str]] = {}
+    runs, skipped = planned_runs(config, datasets)
     used = {name: dataset for name, dataset in datasets.items() if any(run.collection == name for run in runs)}
     digests = {name: collection_digest(dataset.collection) for name, dataset in used.items()}
+    planned = check_output_folder(config, out, datasets, runs, digests)
+    cache = resolve_cache_dir(cache_dir).resolve()
     docids_paths = {  # verified, rewritten if damaged; first, so that an unwritable cache is refused before any build
         name: write_docids(cache, dataset.collection.docids, digests[name]) for name, dataset in used.items()
     }
@@ -121,33 +105,52 @@ def prepare_sweep(
             cache,
             jobs,
         )
+    features_paths: dict[str, str] = {}
     for name, dataset in used.items():
-        digest, docids_path = digests[name], docids_paths[name]
         extractor, settings = config.extractor(name), config.feature_settings(name)
         features = review_features(dataset.collection, cache, extractor, settings)
-        features_path = str(review_cache_path(dataset.collection, cache, extractor, settings))
-        remember(features_path, str(docids_path), features, list(dataset.collection.docids))
-        inputs[name] = (digest, features_path, str(docids_path))
+        features_paths[name] = str(review_cache_path(dataset.collection, cache, extractor, settings))
+        remember(features_paths[name], str(docids_paths[name]), features, list(dataset.collection.docids))
+    tasks = [
+        RunTask(
+            spec=spec,
+            config=review,
+            query=datasets[spec.collection].topics[spec.topic],
+            judged=dict(datasets[spec.collection].qrels.get(spec.topic, {})),
+            header=header,
+            features_path=features_paths[spec.collection],
+            docids_path=str(docids_paths[spec.collection]),
+            ledger_path=str(out / "ledgers" / spec.ledger_file),
+            unlabelled_rows=datasets[spec.collection].unlabelled_rows,
+        )
+        for spec, review, header in planned
+    ]
+    return PreparedSweep(config, out, runs, tasks, datasets, skipped)
+
+
+def check_output_folder(
+    config: SweepConfig,
+    out: Path,
+    datasets: dict[str, Dataset],
+    runs: Sequence[RunSpec],
+    digests: dict[str, str] | None = None,
+) -> list[tuple[RunSpec, ReviewConfig, dict]]:
+    """Each run with its configuration and ledger header, after refusing an output folder that holds ledgers of
+    other runs, or of these runs written with another header (tarsim.sweep.folder). `digests`: each used
+    collection's digest, computed here when not given."""
+    check_no_foreign_ledgers(out / "ledgers", {out / "ledgers" / spec.ledger_file for spec in runs})
+    if digests is None:
+        names = {spec.collection for spec in runs}
+        digests = {name: collection_digest(datasets[name].collection) for name in names}
+    planned: list[tuple[RunSpec, ReviewConfig, dict]] = []
     for spec in runs:
         dataset = datasets[spec.collection]
-        digest, features_path, docids_path = inputs[spec.collection]
         review = config.review_config(
             spec.policy, spec.strategy, spec.derived_seed, spec.prior_seed, dataset.topics[spec.topic], spec.collection
         )
-        tasks.append(
-            RunTask(
-                spec=spec,
-                config=review,
-                query=dataset.topics[spec.topic],
-                judged=dict(dataset.qrels.get(spec.topic, {})),
-                header=run_header(dataset, spec, review, digest, config.base_seed),
-                features_path=features_path,
-                docids_path=docids_path,
-                ledger_path=str(out / "ledgers" / spec.ledger_file),
-                unlabelled_rows=dataset.unlabelled_rows,
-            )
-        )
-    return PreparedSweep(config, out, runs, tasks, datasets, skipped)
+        planned.append((spec, review, run_header(dataset, spec, review, digests[spec.collection], config.base_seed)))
+    check_same_runs(out, [(out / "ledgers" / spec.ledger_file, header) for spec, _, header in planned])
+    return planned
 
 
 def build_feature_caches(builds: Sequence[tuple], cache: Path, jobs: int) -> None:
@@ -234,6 +237,7 @@ def _run_locked(
             outcome.resumed.append(task.spec.run_id)
         else:
             pending.append(task)
+    remove_results_tables(out)  # rewritten below from every ledger; never left beside ledgers they do not describe
     tick = progress(len(prepared.tasks), len(outcome.resumed)) if progress else None
 
     def finished(result: RunResult) -> None:

@@ -1,10 +1,11 @@
 """The sweep's tidy results table: one row per run x measure, computed from the ledgers alone.
 
 Columns: run_id, collection, topic, policy, strategy, seed, prior_seed, effort_model, stopping, measure, value.
-`effort_model` is empty for measures that are not effort (R, collection size, final recall, recall at stop, ...);
+`effort_model` is null for measures that are not effort (R, collection size, final recall, recall at stop, ...);
 measures counted in judgments (WSS, RRF, ERF) are listed under `judge`. `stopping` names the stopping rule of the
-`*_at_stop` measures and is empty otherwise. `prior_seed` is the seed the run's random priors were drawn with (from
-its ledger header; empty without random priors). A value that does not exist (a recall level never reached) is null.
+`*_at_stop` measures and is null otherwise. `prior_seed` is the seed the run's random priors were drawn with (from
+its ledger header; null without random priors). A value that does not exist (a recall level never reached) is null.
+Null is an empty cell in results.csv, so pandas reads both tables alike (an empty string would come back as NaN).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ COLUMNS = [
     "measure",
     "value",
 ]
+RESULT_TABLES = ("results.csv", "results.parquet")
+"""The tables a sweep writes into its output folder (write_results)."""
 JUDGMENT_MEASURES = ("wss_", "rrf_", "erf_")
 """tar_measures keys that do not depend on the effort model (they count judgments)."""
 
@@ -67,7 +70,7 @@ def run_rows(
     }
     rows: list[dict] = []
 
-    def add(measure: str, value, effort_model: str = "", stopping_rule: str = "") -> None:
+    def add(measure: str, value, effort_model: str | None = None, stopping_rule: str | None = None) -> None:
         rows.append(
             {
                 **ident,
