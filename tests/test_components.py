@@ -218,7 +218,7 @@ SWEEP = '[sweep]\nseeds = 1\n\n[[collections]]\npath = "demo"\ntopics = ["T1"]\n
         ("retrain_seconds = inf\n", ":9: review.retrain_seconds: expected a number >= 0, got inf"),
         ("retrain_seconds = nan\n", ":9: review.retrain_seconds: expected a number >= 0, got nan"),
         ("[review.time_model]\ndocument_seconds = nan\n",
-         ":9: review.time_model: time model document_seconds must be a finite number >= 0, got nan"),
+         ":10: review.time_model.document_seconds: time model document_seconds must be a finite number >= 0, got nan"),
         ("sentence_oracle = \"clasifier\"\n", ":9: review.sentence_oracle: sentence oracle 'clasifier' unknown"),
     ],
 )  # fmt: skip
