@@ -1,4 +1,5 @@
-"""The process entry point (`tarsim`, `python -m tarsim`): main()'s status, and an exit that skips the heap sweep."""
+"""The process entry point (`tarsim`, `python -m tarsim`): main()'s status, the exit hooks of what main() used run,
+and the interpreter's teardown (where pyarrow's thread pools could abort a finished command) is skipped."""
 
 from __future__ import annotations
 
@@ -13,39 +14,55 @@ import tomllib
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
 
-_RUN_AND_REPORT_FREEZE = (
-    "import atexit, gc, sys\n"
-    "atexit.register(lambda: print('frozen objects at exit:', gc.get_freeze_count() > 0))\n"
+_RUN_WITH_HOOKS = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: print('teardown ran'))  # registered before run(): after tarsim's last hook\n"
     "sys.argv = ['tarsim', *sys.argv[1:]]\n"
-    "from tarsim.cli import run\n"
-    "run()\n"
+    "import tarsim.cli as cli\n"
+    "real_main = cli.main\n"
+    "def main():\n"
+    "    atexit.register(lambda: print('library hook ran'))  # as a library main() imports registers its own\n"
+    "    if sys.argv[1:] == ['boom']:\n"
+    "        raise RuntimeError('boom')\n"
+    "    return real_main()\n"
+    "cli.main = main\n"
+    "cli.run()\n"
 )
 
 
 def _run(*arguments: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-c", _RUN_AND_REPORT_FREEZE, *arguments]
+    command = [sys.executable, "-c", _RUN_WITH_HOOKS, *arguments]
     return subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=120)
 
 
-def test_run_exits_with_mains_status_after_freezing_the_collector():
+def test_run_exits_with_mains_status_after_the_exit_hooks_of_what_it_used():
     done = _run("list")
     assert done.returncode == 0, done.stderr
     assert "bmi" in done.stdout
-    assert done.stdout.rstrip().endswith("frozen objects at exit: True")
+    assert done.stdout.rstrip().endswith("library hook ran")
+    assert "teardown ran" not in done.stdout  # the process ended at tarsim's hook: no teardown after it
 
 
 def test_a_user_error_still_exits_2_with_one_line(tmp_path):
     done = _run("simulate", "--collection", str(tmp_path / "absent"))
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("tarsim: error:")
-    assert done.stdout.rstrip().endswith("frozen objects at exit: True")
+    assert done.stdout.rstrip().endswith("library hook ran") and "teardown ran" not in done.stdout
 
 
-def test_argparse_exits_are_frozen_too():
+def test_argparse_exits_end_the_same_way():
     """--version (like --help and usage errors) leaves main() through argparse's SystemExit."""
     done = _run("--version")
     assert done.returncode == 0 and done.stdout.startswith("tarsim ")
-    assert done.stdout.rstrip().endswith("frozen objects at exit: True")
+    assert done.stdout.rstrip().endswith("library hook ran") and "teardown ran" not in done.stdout
+    usage = _run("simulate", "--bogus")
+    assert usage.returncode == 2 and len(usage.stderr.strip().splitlines()) == 1
+
+
+def test_an_unexpected_error_keeps_its_traceback_and_status_1():
+    done = _run("boom")
+    assert done.returncode == 1
+    assert "Traceback" in done.stderr and done.stderr.rstrip().endswith("RuntimeError: boom")
 
 
 @pytest.mark.parametrize("module", ["tarsim", "tarsim.cli"])
