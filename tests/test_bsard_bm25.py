@@ -86,7 +86,7 @@ def test_bench_bbsard_prints_the_official_measures_in_percent(tmp_path, capsys):
     start = next(i for i, line in enumerate(out) if line.startswith("measure"))
     rows = [line.split() for line in out[start + 2 :]]
     assert [row[0] for row in rows] == ["R@100", "R@200", "R@500", "MAP@100", "MRR@100", "nDCG@10", "nDCG@100"]
-    assert "BSARD's official BM25" in out[0] and "mean over all queries" in out[0] and "percent" in out[0]
+    assert "BSARD's official BM25" in out[0] and "mean over all 2 queries" in out[0] and "percent" in out[0]
     figures = {row[0]: float(row[1]) for row in rows}
     # French stems: q2 "résilier le bail" -> résili, bail; q3 -> contrat, travail. df("bail") = 2 of 3 articles,
     # so its idf log10(1.5 / 2.5) is negative: q2 lists article 3 (0), then articles 1 and 2 tied below 0 in

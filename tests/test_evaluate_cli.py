@@ -109,6 +109,81 @@ def test_table_per_query_and_csv(files, capsys):
     )
 
 
+@pytest.mark.parametrize("missing", ["zero", "skip"])
+def test_per_query_lists_every_topic_the_aggregate_is_over(files, capsys, missing):
+    """--average all: the run-only topic t9 is listed at 0 in table, csv and json, so the listed values' mean is
+    the aggregate; with --missing skip the qrels topic without a run line (t3) is left out of both."""
+    files["run"].write_text(RUN + "t9 Q0 a 1 1.0 r\n")
+    common = [files["qrels"], files["run"], "-m", "AP", "-m", "P@2", "--average", "all", "--missing", missing]
+    expected = ["t1", "t2", "t4", "t9"] if missing == "skip" else ["t1", "t2", "t3", "t4", "t9"]
+    code, out, _ = invoke(capsys, *common, "--per-query", "--format", "json")
+    document = json.loads(out)
+    assert code == 0 and list(document["per_query"]) == expected
+    assert document["per_query"]["t9"] == {"AP": 0.0, "P@2": 0.0}
+    for name in ("AP", "P@2"):
+        values = [scores[name] for scores in document["per_query"].values()]
+        assert document["aggregate"][name] == pytest.approx(sum(values) / len(values), abs=1e-15)
+    code, out, _ = invoke(capsys, *common, "--per-query", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["topic"] for r in rows if r["measure"] == "AP"] == [*expected, "all"]
+    code, out, _ = invoke(capsys, *common, "--per-query")
+    assert [line.split()[0] for line in out.splitlines()[1:]] == [*expected, "all"]
+    assert out.splitlines()[-2].split() == ["t9", "0.0000", "0.0000"]
+    code, out, _ = invoke(capsys, *common[:-4], "--per-query", "--format", "json")  # judged: t9 stays out
+    assert "t9" not in json.loads(out)["per_query"]
+
+
+def test_compare_names_runs_by_the_shortest_distinguishing_path(files, capsys, tmp_path):
+    """Two runs both named r.run (x/r.run, y/r.run) are told apart; a unique file name is shown alone."""
+    for folder, text in (("x", RUN), ("y", RUN_B)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "r.run").write_text(text)
+    code, out, _ = invoke(
+        capsys, files["qrels"], "--compare", files["run"], tmp_path / "x" / "r.run", tmp_path / "y" / "r.run",
+        files["run_b"], "-m", "RR",
+    )  # fmt: skip
+    assert code == 0 and [line.split()[1] for line in out.splitlines()[1:4]] == ["x/r.run", "y/r.run", "b.run"]
+
+
+def test_run_labels():
+    from tarsim.cli.evaluate import run_labels
+
+    assert run_labels(["a/b/r.run", "c/b/r.run", "s.run"]) == {"a/b/r.run": "a/b/r.run", "c/b/r.run": "c/b/r.run",
+                                                                "s.run": "s.run"}  # fmt: skip
+    assert run_labels(["r.run", "x/r.run"]) == {"r.run": "r.run", "x/r.run": "x/r.run"}
+    assert run_labels(["p/q/a.run", "p/q/b.run"]) == {"p/q/a.run": "a.run", "p/q/b.run": "b.run"}
+
+
+def test_non_ascii_space_in_a_line_is_refused_with_its_line_number(files, capsys):
+    """trec_eval splits on ASCII white space only; str.split() also on U+2009 and the like: refused, not guessed."""
+    files["run"].write_text("t1 Q0 a 1 2.0 r\nt1 Q0 b 2 \u20093 r\n", encoding="utf-8")
+    code, out, err = invoke(capsys, files["qrels"], files["run"])
+    assert code == 2 and out == ""
+    assert err == f"tarsim: error: {files['run']}:2: non-ASCII white space U+2009 at column 11: separate fields " \
+        "with spaces or tabs\n"  # fmt: skip
+    files["run"].write_text(RUN)
+    files["qrels"].write_text("t1 0 a\u00a01\n", encoding="utf-8")
+    code, _, err = invoke(capsys, files["qrels"], files["run"])
+    assert code == 2 and f"{files['qrels']}:1: non-ASCII white space U+00A0 at column 7" in err
+    files["qrels"].write_text("t1 0 caf\u00e9 1\n", encoding="utf-8")  # a non-ASCII docid is fine
+    files["run"].write_text("t1 Q0 caf\u00e9 1 2.0 r\n", encoding="utf-8")
+    code, out, _ = invoke(capsys, files["qrels"], files["run"], "-m", "P@1")
+    assert code == 0 and out.split() == ["P@1", "1.0000"]
+
+
+def test_a_run_of_one_topic_is_named_in_the_singular(files, capsys):
+    files["run"].write_text("t8 Q0 a 1 2.0 r\n")
+    code, _, err = invoke(capsys, files["qrels"], files["run"])
+    assert code == 0 and "(the run has 1 topic): every topic scores 0" in err
+
+
+@pytest.mark.parametrize("measure", ["P@0", "R@-1", "nDCG@0"])
+def test_bad_cutoffs_are_one_line_in_one_wording(files, capsys, measure):
+    code, _, err = invoke(capsys, files["qrels"], files["run"], "-m", measure)
+    cutoff = measure.partition("@")[2]
+    assert code == 2 and err == f"tarsim: error: measure {measure!r}: cutoff must be an integer >= 1, got {cutoff!r}\n"
+
+
 def test_output_is_deterministic(files, capsys):
     first = invoke(capsys, files["qrels"], files["run"], "--per-query", "--format", "json")
     assert invoke(capsys, files["qrels"], files["run"], "--per-query", "--format", "json") == first

@@ -310,6 +310,72 @@ def test_bench_pd_hit_rate_and_decisions(tmp_path, capsys) -> None:
     assert figures["majority_label"] == 1.0
 
 
+def test_bench_doc2doc_no_tune_skips_the_grid_in_the_ablation(tmp_path, capsys) -> None:
+    """--no-tune without --no-ablation: no tuned row and no grid search (it used to need --no-ablation too)."""
+    folder = write_regir(tmp_path / "eu2uk")
+    payload = bench_json(tmp_path, ["eu2uk", "--data", str(folder), "--no-tune"])
+    captured = capsys.readouterr()
+    labels = [row["label"] for row in payload["eu2uk"]]
+    assert labels == [
+        "raw text, k1/b default",
+        "english-long, k1/b default",
+        "english-long, k1/b default, no date filter",
+    ]
+    assert all((row["k1"], row["b"]) == (1.2, 0.75) for row in payload["eu2uk"])
+    assert "tuned" not in captured.out and "tuned" not in captured.err and "dev R@100" not in captured.err
+    unfiltered = read_run(tmp_path / "runs" / "eu2uk.2.run")
+    bench = load_regir(folder, "eu2uk")
+    assert any(bench.doc_dates[d] < bench.query_dates[t] for t, r in unfiltered.items() for d in r)
+
+
+def write_pd_with_unjudged(folder: Path) -> Path:
+    """PD files where q4 is judged only 0 (in the qrels, no relevant paragraph) and q5 is not judged at all."""
+    write_pd(folder)
+    with (folder / "queries.csv").open("a", newline="") as handle:
+        csv.writer(handle).writerows([["q4", "hearsay testimony objection"], ["q5", "speedy trial delay"]])
+    with (folder / "judgments.csv").open("a", newline="") as handle:
+        csv.writer(handle).writerow(["q4", "p4", "0"])
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("average", "header", "listed"),
+    [
+        ("all", "mean over all 5 queries (3 with a relevant document)", ["q1", "q2", "q3", "q4", "q5"]),
+        ("judged", "mean over the 4 queries in the qrels (3 with a relevant document)", ["q1", "q2", "q3", "q4"]),
+    ],
+)
+def test_bench_header_counts_queries_with_a_relevant_document(tmp_path, capsys, average, header, listed) -> None:
+    """A query judged only 0 is in the qrels but has no relevant document; the JSON lists every averaged query."""
+    folder = write_pd_with_unjudged(tmp_path / "pd")
+    payload = bench_json(tmp_path, ["pd", "--data", str(folder), "--average", average])
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == f"pd: BM25 (bm25s, Lucene variant), test split, {header}"
+    row = payload["pd"][0]
+    assert list(row["per_query"]) == listed
+    for name, value in row["summary"].items():
+        values = [scores[name] for scores in row["per_query"].values()]
+        assert value == pytest.approx(sum(values) / len(values), abs=1e-15)
+
+
+def test_bench_decisions_on_unknown_topics_or_documents_are_left_out_with_a_warning(tmp_path, capsys) -> None:
+    folder = write_pd_with_unjudged(tmp_path / "pd")
+    decisions = tmp_path / "dec.txt"
+    decisions.write_text("q1 p1 1\nq1 nosuchdoc 1\nq42 p1 1\nq42 p2 0\nq5 p2 0\n")
+    payload = bench_json(tmp_path, ["pd", "--data", str(folder), "--decisions", str(decisions)])
+    captured = capsys.readouterr()
+    assert (
+        f"tarsim: warning: {decisions}: 3 of 5 decisions left out (2 on a topic not in pd's test split, "
+        "1 on a document not in its corpus)\n"
+    ) in captured.err
+    figures = payload["decisions"]
+    # kept: q1/p1 (tp), q5/p2 (tn); relevant and undecided: q2/p4, q2/p3, q3/p5 (fn)
+    counts = {name: figures[name] for name in ("tp", "fp", "fn", "tn", "pairs")}
+    assert counts == {"tp": 1, "fp": 0, "fn": 3, "tn": 1, "pairs": 5}
+    assert all(type(value) is int for value in counts.values())
+    assert "micro precision" in captured.out and "micro-averaged over the 5 (query, document) pairs" in captured.out
+
+
 # ---------------------------------------------------------------- bad input: one line, exit 2
 
 

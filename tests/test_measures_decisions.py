@@ -75,3 +75,21 @@ def test_reads_a_decisions_file(tmp_path):
 def test_rejects_a_bad_threshold():
     with pytest.raises(ConfigError, match="rel must be"):
         evaluate_decisions({}, {}, rel=0)
+
+
+def test_counts_are_ints():
+    figures = evaluate_decisions({"a": {"1": 1, "3": 1}}, {"a": {"1": 1, "2": 0}})
+    counts = {name: figures[name] for name in ("tp", "fp", "fn", "tn", "pairs", "topics", "majority_label")}
+    assert counts == {"tp": 1, "fp": 0, "fn": 1, "tn": 1, "pairs": 3, "topics": 1, "majority_label": 1}
+    assert all(type(value) is int for value in counts.values()), counts
+
+
+def test_known_decisions_sets_aside_unknown_topics_and_documents():
+    from tarsim.metrics.decisions import LeftOut, known_decisions
+
+    decisions = {"q1": {"p2": 1, "nosuchdoc": 1}, "q42": {"p1": 1, "p2": 0}, "q3": {"nosuchdoc": 0}}
+    kept, left_out = known_decisions(decisions, {"q1", "q3"}, {"p1", "p2"})
+    assert kept == {"q1": {"p2": 1}}
+    assert left_out == LeftOut(unknown_topic=2, unknown_document=2, total=5)
+    kept, left_out = known_decisions(decisions, {"q1", "q3"})  # no corpus given: documents are not checked
+    assert kept == {"q1": {"p2": 1, "nosuchdoc": 1}, "q3": {"nosuchdoc": 0}} and left_out.unknown_document == 0

@@ -50,7 +50,7 @@ def test_names_round_trip_like_ir_measures(text):
         ("P", "needs a cutoff"),
         ("RPrec@10", "takes no cutoff"),
         ("R@0", "cutoff must be"),
-        ("R@x", "cutoff must be a positive integer"),
+        ("R@x", "cutoff must be an integer >= 1"),
         ("R(rel=0)@10", "rel must be"),
         ("R(gain=2)@10", "unknown parameter"),
         ("R@10@20", "cannot parse"),
@@ -60,6 +60,22 @@ def test_names_round_trip_like_ir_measures(text):
 def test_bad_names(text, fragment):
     with pytest.raises(ConfigError, match=fragment):
         parse_measure(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("P@0", "measure 'P@0': cutoff must be an integer >= 1, got '0'"),
+        ("R@-1", "measure 'R@-1': cutoff must be an integer >= 1, got '-1'"),
+        ("P.0", "measure 'P.0': cutoff must be an integer >= 1, got '0'"),
+        ("AP(rel=0)@5", "measure 'AP(rel=0)@5': rel must be an integer >= 1, got '0'"),
+    ],
+)
+def test_bad_cutoffs_share_one_wording_naming_the_measure_as_given(text, message):
+    """A zero and a negative cutoff (or rel) are refused in the same words, naming the measure as it was given."""
+    with pytest.raises(ConfigError) as caught:
+        parse_measure(text)
+    assert str(caught.value) == message
 
 
 def test_default_measures_are_the_issue_list():

@@ -99,8 +99,11 @@ def test_retrieve_out_folder_or_empty_is_one_line(collection, tmp_path, capsys):
 
 
 def test_check_output_path(tmp_path):
-    assert check_output_path(str(tmp_path / "new" / "a.run")) == tmp_path / "new" / "a.run"
+    assert check_output_path(str(tmp_path / "a.run")) == tmp_path / "a.run"
     assert check_output_path(tmp_path, "--runs", directory=True) == tmp_path
+    assert check_output_path(tmp_path / "new" / "deeper", "--runs", directory=True) == tmp_path / "new" / "deeper"
+    with pytest.raises(ConfigError, match=r"folder .*new does not exist \(create it first\)$"):
+        check_output_path(str(tmp_path / "new" / "a.run"))  # an output FILE's folder is not created: a typo
     assert not (tmp_path / "new").exists()  # nothing is created
     for blank in ("", "  "):
         with pytest.raises(ConfigError, match=r"^--out is empty"):
@@ -110,6 +113,27 @@ def test_check_output_path(tmp_path):
         check_output_path(tmp_path / "f", "--runs", directory=True)
     with pytest.raises(ConfigError, match="is a folder, expected a file"):
         check_output_path(tmp_path, "--json")
+
+
+def test_output_file_in_a_missing_folder_is_refused_in_one_line(collection, tmp_path, capsys):
+    """retrieve, bench --json, compare, metrics and plot --out: a file whose folder does not exist is refused before
+    any work (before reading the inputs), and nothing is created."""
+    missing = tmp_path / "nonexistent" / "dir"
+    code, _, err = invoke(capsys, "retrieve", collection, "--out", missing / "x.run")
+    assert (
+        code == 2
+        and err == f"tarsim: error: --out {missing / 'x.run'}: folder {missing} does not exist (create it first)\n"
+    )
+    for argv in (
+        ["bench", "pd", "--data", tmp_path / "absent", "--json", missing / "b.json"],
+        ["compare", tmp_path / "absent", "--baseline", "x", "--out", missing / "c.txt"],
+        ["metrics", tmp_path / "absent", "--out", missing / "m.txt"],
+        ["plot", tmp_path / "absent", "--out", missing / "p.png"],
+        ["data", "sentence-qrels", "--passages", tmp_path / "absent", "--collection", tmp_path, "--out", missing / "s"],
+    ):
+        code, _, err = invoke(capsys, *argv)
+        assert code == 2 and err.endswith(f"folder {missing} does not exist (create it first)\n"), (argv, err)
+    assert not (tmp_path / "nonexistent").exists()
 
 
 @pytest.mark.parametrize("option", ["--json", "--runs"])

@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
 from tarsim.cli.common import float_list
 from tarsim.data import atomic_write, read_decisions, write_run
 from tarsim.data.paths import check_output_path
-from tarsim.errors import ConfigError
+from tarsim.errors import ConfigError, InputWarning
 from tarsim.legal.baseline import BaselineResult, CorpusCache, doc2doc_ablation, run_config
+from tarsim.legal.benchmark import Benchmark
 from tarsim.legal.convert import BENCHMARKS, load_any
 from tarsim.legal.presets import BM25_VARIANTS, Preset, get_preset
 from tarsim.legal.tables import benchmark_report, decisions_table, results_payload
@@ -96,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         preset = _preset(benchmark.preset, args)
         cache = caches[benchmark.name]
         if preset.doc2doc and not args.no_ablation:
-            results[benchmark.name] = doc2doc_ablation(benchmark, preset, cache, **options)
+            results[benchmark.name] = doc2doc_ablation(benchmark, preset, cache, tune=not args.no_tune, **options)
         else:
             label = f"BM25 {preset.analyzer}" + (", k1/b tuned" if preset.tune and not args.no_tune else "")
             label += ", BSARD's BM25" if preset.bm25 == "bsard" else ""
@@ -116,9 +118,7 @@ def run(args: argparse.Namespace) -> int:
     print(benchmark_report(args.name, benchmarks, results, caches, preset))
     decision_figures = None
     if args.decisions:
-        from tarsim.metrics import evaluate_decisions
-
-        decision_figures = evaluate_decisions(first.qrels, read_decisions(args.decisions))
+        decision_figures = _decisions(first, preset, args.decisions)
         print(decisions_table(decision_figures))
     for name, rows in results.items():
         for row in rows:
@@ -137,6 +137,31 @@ def run(args: argparse.Namespace) -> int:
             json.dump(results_payload(results, decision_figures), handle, indent=1, sort_keys=True)
             handle.write("\n")
     return 0
+
+
+def _decisions(benchmark: Benchmark, preset: Preset, path: Path) -> dict[str, float | int]:
+    """Evaluate a decisions file on the evaluation split, leaving out (with one warning line and counts) the
+    decisions on a topic outside that split or a document outside the corpus."""
+    from tarsim.metrics import evaluate_decisions
+    from tarsim.metrics.decisions import known_decisions
+
+    split = preset.eval_split
+    topics = list(benchmark.split(split))
+    decisions, left_out = known_decisions(read_decisions(path), set(topics), benchmark.collection)
+    if left_out.unknown_topic or left_out.unknown_document:
+        reasons = []
+        if left_out.unknown_topic:
+            reasons.append(f"{left_out.unknown_topic:,} on a topic not in {benchmark.name}'s {split} split")
+        if left_out.unknown_document:
+            reasons.append(f"{left_out.unknown_document:,} on a document not in its corpus")
+        warnings.warn(
+            f"{path}: {left_out.unknown_topic + left_out.unknown_document:,} of {left_out.total:,} decisions "
+            f"left out ({', '.join(reasons)})",
+            InputWarning,
+            stacklevel=2,
+        )
+    qrels = {topic: benchmark.qrels[topic] for topic in topics if topic in benchmark.qrels}
+    return evaluate_decisions(qrels, decisions)
 
 
 def _preset(name: str, args: argparse.Namespace) -> Preset:

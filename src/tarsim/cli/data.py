@@ -90,8 +90,10 @@ def sentence_qrels(args: argparse.Namespace) -> int:
     from tarsim.data.collection import read_collection
     from tarsim.data.dataset import find_docs_file
     from tarsim.data.passages import passage_sentence_qrels, read_passages
+    from tarsim.data.paths import check_output_path
     from tarsim.data.qrels import write_sentence_qrels
 
+    check_output_path(args.out, "--out")  # refused before any work
     passages = read_passages(args.passages)
     qrels = passage_sentence_qrels(passages, read_collection(find_docs_file(args.collection)))
     write_sentence_qrels(args.out, qrels)

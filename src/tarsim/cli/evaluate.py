@@ -13,7 +13,7 @@ from tarsim.data import read_qrels
 from tarsim.data.runs import RunTable, read_run_table  # columns read at C speed (a dict where they cannot be)
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.metrics import DEFAULT_MEASURES, evaluate_run, parse_measures
-from tarsim.metrics.averaging import AVERAGES, average
+from tarsim.metrics.averaging import AVERAGES, average, averaged_per_query
 from tarsim.metrics.compare_runs import compare_runs
 from tarsim.metrics.ranked import MISSING, SCORE_TYPES, check_run_coverage
 
@@ -35,7 +35,9 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="measure in ir_measures syntax, repeatable: R@100 nDCG@20 RPrec AP@100 RR@10 Success@5 "
         f"R(rel=2)@100 ... (default: {' '.join(m.name for m in DEFAULT_MEASURES)})",
     )
-    parser.add_argument("--per-query", action="store_true", help="also print every topic's values")
+    parser.add_argument(
+        "--per-query", action="store_true", help="also print the values of every topic the aggregate is over"
+    )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     parser.add_argument(
         "--compare",
@@ -99,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
     covered = set(run_topics)
     topics = [t for t in dict.fromkeys([*qrels, *run_topics]) if args.missing == "zero" or t in covered]
     summary = average(per_query, names, mode=args.average, topics=topics)
-    _print_evaluation(args.format, names, summary, per_query if args.per_query else None)
+    listed = averaged_per_query(per_query, names, mode=args.average, topics=topics) if args.per_query else None
+    _print_evaluation(args.format, names, summary, listed)
     return 0
 
 
@@ -147,11 +150,29 @@ def _print_table(header: list[str], rows: list[list[str]]) -> None:
         sys.stdout.write("  ".join(cells).rstrip() + "\n")
 
 
+def run_labels(paths: list[str]) -> dict[str, str]:
+    """How `--compare` names each run: its file name, or, where file names collide, the shortest path suffix
+    (`x/r.run`, `y/r.run`) that tells the colliding runs apart (the whole path when no suffix does)."""
+    parts = {path: Path(path).parts or (path,) for path in paths}
+    depth = dict.fromkeys(paths, 1)
+    while True:
+        labels = {path: "/".join(parts[path][-depth[path] :]) for path in paths}
+        groups: dict[str, list[str]] = {}
+        for path in dict.fromkeys(paths):
+            groups.setdefault(labels[path], []).append(path)
+        grow = [p for group in groups.values() if len(group) > 1 for p in group if depth[p] < len(parts[p])]
+        if not grow:
+            return labels
+        for path in grow:
+            depth[path] += 1
+
+
 def _compare(args: argparse.Namespace, qrels, measures) -> int:
     runs = [(path, read_run_table(path)) for path in args.compare]
     for path, run in runs:
         _check_coverage(qrels, run, args.missing, path)
     base_path = runs[0][0]
+    labels = run_labels([path for path, _ in runs])
     results = compare_runs(
         qrels,
         runs,
@@ -174,7 +195,7 @@ def _compare(args: argparse.Namespace, qrels, measures) -> int:
         rows = [
             [
                 r["measure"],
-                Path(r["run_b"]).name,
+                labels[str(r["run_b"])],
                 _number(r["mean_b"]),
                 _number(r["mean_a"]),
                 f"{r['diff']:+.4f}",

@@ -83,6 +83,7 @@ def parse_marks(text: str) -> list[tuple[float, float]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tarsim.data.paths import check_output_path
     from tarsim.reporting.compare import load_ledgers
     from tarsim.reporting.plots import plot_recall_effort
     from tarsim.stopping import parse_stopping_rule
@@ -96,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--xmax must be > 0, got {args.xmax}")
     if args.columns is not None and args.columns < 1:
         raise ConfigError(f"--columns must be >= 1, got {args.columns}")
+    check_output_path(args.out, "--out")  # refused before any work
     ledgers = load_ledgers(args.ledgers)
     if args.kind != "effort":
         from tarsim.reporting.plots import plot_insights

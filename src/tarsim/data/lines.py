@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -54,8 +55,27 @@ def iter_lines(path: PathLike, *, skip_blank: bool = True) -> Iterator[tuple[int
         raise InputError(path, None, "empty file")
 
 
+_NON_ASCII_SPACE = re.compile(r"[^\S\x00-\x7f]")
+"""White space outside ASCII (U+00A0, U+2009, U+3000, ...): str.split() splits there, trec_eval does not."""
+
+
+def check_ascii_spaces(path: PathLike, number: int, line: str) -> None:
+    """Refuse a line holding a non-ASCII space: str.split() would take it for a column separator while trec_eval
+    (C's isspace) reads it as part of a field, so the two would see different columns."""
+    found = _NON_ASCII_SPACE.search(line) if not line.isascii() else None
+    if found is not None:
+        raise InputError(
+            path,
+            number,
+            f"non-ASCII white space U+{ord(found.group()):04X} at column {found.start() + 1}: "
+            "separate fields with spaces or tabs",
+        )
+
+
 def split_fields(path: PathLike, number: int, line: str, expected: int, what: str) -> list[str]:
-    """Split a whitespace-separated line and check it has exactly `expected` columns."""
+    """Split a whitespace-separated line (ASCII white space only, as trec_eval) and check it has exactly
+    `expected` columns."""
+    check_ascii_spaces(path, number, line)
     fields = line.split()
     if len(fields) != expected:
         raise InputError(path, number, f"expected {expected} columns ({what}), found {len(fields)}")

@@ -13,8 +13,9 @@ def check_output_path(text: str | os.PathLike[str], option: str = "--out", *, di
     """The path to write `option` to, or a ConfigError naming the option, the value and what it must be.
 
     Refused: an empty (or blank) value, which would write into the current directory under a hidden temporary
-    name; for a file, an existing directory (or a path whose parent is a file); for a directory, an existing
-    file. Nothing is created here.
+    name; for a file, an existing directory, a path whose parent is a file, or a parent folder that does not
+    exist (most likely a typo: an output file's folder is never created); for a directory, an existing file (a
+    missing output folder is created, with its parents, when written). Nothing is created here.
     """
     raw = os.fspath(text)
     if not raw.strip():
@@ -31,6 +32,8 @@ def check_output_path(text: str | os.PathLike[str], option: str = "--out", *, di
         parent = parent.parent
     if parent.exists() and not parent.is_dir():
         raise ConfigError(f"{option} {raw}: {parent} is a file, not a folder")
+    if not directory and not os.path.isdir(os.path.abspath(path.parent)):
+        raise ConfigError(f"{option} {raw}: folder {path.parent} does not exist (create it first)")
     return path
 
 

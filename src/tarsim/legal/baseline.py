@@ -86,12 +86,13 @@ def evaluate(
 
     Queries that retrieved nothing score 0 (or are left out with `missing="skip"`). `average="judged"` averages
     over the queries in the qrels, as trec_eval -c; `"all"` over every query of `topics`, a query without
-    judgments scoring 0 (tarsim.metrics.averaging). Queries without judgments are reported as an
-    InputWarning with counts, naming `source`.
+    judgments scoring 0 (tarsim.metrics.averaging). The per-query values list every query the mean is over (with
+    `"all"`, those without judgments at 0). Queries without judgments are reported as an InputWarning with
+    counts, naming `source`.
     """
     from tarsim.metrics import evaluate_run
     from tarsim.metrics.averaging import average as average_of
-    from tarsim.metrics.averaging import check_average
+    from tarsim.metrics.averaging import averaged_per_query, check_average
     from tarsim.metrics.ranked import check_run_coverage
 
     check_average(average)
@@ -107,7 +108,8 @@ def evaluate(
     check_run_coverage(judged, ranked, missing, source)
     per_query = evaluate_run(judged, ranked, list(measures), missing=missing)
     asked = [t for t in topics if missing == "zero" or run.get(t)]
-    return per_query, average_of(per_query, list(measures), mode=average, topics=asked)
+    summary = average_of(per_query, list(measures), mode=average, topics=asked)
+    return averaged_per_query(per_query, list(measures), mode=average, topics=asked), summary
 
 
 def run_config(
@@ -164,9 +166,13 @@ def run_config(
 
 
 def doc2doc_ablation(
-    benchmark: Benchmark, preset: Preset, cache: CorpusCache | None = None, **kwargs: object
+    benchmark: Benchmark, preset: Preset, cache: CorpusCache | None = None, *, tune: bool = True, **kwargs: object
 ) -> list[BaselineResult]:
-    """Default vs tuned k1/b, raw vs preprocessed long queries, and the date filter's contribution."""
+    """Default vs tuned k1/b, raw vs preprocessed long queries, and the date filter's contribution.
+
+    With `tune=False` (`tarsim bench --no-tune`) no grid search runs: the default rows, and the date filter's
+    contribution at the default k1/b.
+    """
     cache = cache or CorpusCache(benchmark)
     raw, prep = get_analyzer("raw"), get_analyzer(preset.analyzer)
     configs = [
@@ -176,6 +182,8 @@ def doc2doc_ablation(
         (f"{preset.analyzer}, k1/b tuned", prep, True, True),
         (f"{preset.analyzer}, k1/b tuned, no date filter", prep, True, False),
     ]
+    if not tune:
+        configs = [*configs[:2], (f"{preset.analyzer}, k1/b default, no date filter", prep, False, False)]
     results = []
     tuned: dict[Analyzer, tuple[float, float, TuningResult]] = {}
     for label, analyzer, tune, dates in configs:

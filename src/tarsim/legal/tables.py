@@ -49,8 +49,9 @@ def language_table(results: Mapping[str, BaselineResult], measures: Sequence[str
 
 
 def decisions_table(figures: Mapping[str, float]) -> str:
-    """Binary relevance decisions against the majority-label baseline (PD reranking)."""
-    header = ["decisions", "precision", "recall", "F1", "accuracy"]
+    """Binary relevance decisions against the majority-label baseline (PD reranking): micro-averaged precision,
+    recall and F1 (pooled over the (query, document) pairs), and accuracy over the same pairs."""
+    header = ["decisions", "micro precision", "micro recall", "micro F1", "accuracy"]
     rows = []
     for label, prefix in (("reranker", ""), ("majority label", "majority_")):
         rows.append(
@@ -60,7 +61,13 @@ def decisions_table(figures: Mapping[str, float]) -> str:
                 f"{figures[f'{prefix}accuracy']:.4f}",
             ]
         )
-    return format_table(header, rows)
+    note = (
+        f"precision, recall, F1: micro-averaged over the {int(figures['pairs']):,} (query, document) pairs (each "
+        f"decision, and each relevant document left undecided as a miss): tp {int(figures['tp']):,}, "
+        f"fp {int(figures['fp']):,}, "
+        f"fn {int(figures['fn']):,}, tn {int(figures['tn']):,}"
+    )
+    return format_table(header, rows) + "\n" + note
 
 
 def benchmark_report(
@@ -74,11 +81,15 @@ def benchmark_report(
     preprocessing keeps), bBSARD one column per language, otherwise one BM25 column."""
     first = benchmarks[0]
     preset = preset or get_preset(first.preset)
-    n_eval = len(next(iter(results.values()))[0].per_query)
+    averaged = next(iter(results.values()))[0].per_query  # every query the mean is over
+    relevant = sum(1 for topic in averaged if any(grade > 0 for grade in first.qrels.get(topic, {}).values()))
     variant = "BSARD's official BM25" if preset.bm25 == "bsard" else "bm25s, Lucene variant"
-    averaged = "mean over all queries" if preset.average == "all" else "mean over the queries in the qrels"
+    over = (
+        f"mean over all {len(averaged):,} queries" if preset.average == "all" else
+        f"mean over the {len(averaged):,} queries in the qrels"
+    )  # fmt: skip
     lines = [
-        f"{name}: BM25 ({variant}), {preset.eval_split} split, {n_eval} queries with a relevant document, {averaged}"
+        f"{name}: BM25 ({variant}), {preset.eval_split} split, {over} ({relevant:,} with a relevant document)"
         + (", in percent" if preset.percent else "")
     ]
     if preset.doc2doc:

@@ -44,3 +44,21 @@ def average(
         name: math.fsum(per_query.get(topic, {}).get(name, 0.0) for topic in everyone) / len(everyone)
         for name in measures
     }
+
+
+def averaged_per_query(
+    per_query: Mapping[str, Mapping[str, float]],
+    measures: Sequence[str],
+    *,
+    mode: str = "judged",
+    topics: Iterable[str] = (),
+) -> dict[str, dict[str, float]]:
+    """The per-query values `average` takes the mean of, in sorted topic order: `per_query` itself (`judged`), or
+    also each topic of `topics` without a value, at 0 on every measure (`all`); so a per-query listing reproduces
+    the aggregate."""
+    rows = {topic: dict(scores) for topic, scores in per_query.items()}
+    if check_average(mode) == "all":
+        for topic in topics:
+            if topic not in rows:
+                rows[topic] = {name: 0.0 for name in measures}
+    return {topic: rows[topic] for topic in sorted(rows)}

@@ -77,9 +77,10 @@ class Measure:
 
 
 def _parse_int(text: str, what: str, measure: str) -> int:
+    """A cutoff or rel as written in `measure`: an integer >= 1, or a ConfigError naming the measure as given."""
     text = text.strip()
-    if not re.fullmatch(r"[0-9]+", text):
-        raise ConfigError(f"measure {measure!r}: {what} must be a positive integer, got {text!r}")
+    if not re.fullmatch(r"[0-9]+", text) or int(text) < 1:
+        raise ConfigError(f"measure {measure!r}: {what} must be an integer >= 1, got {text!r}")
     return int(text)
 
 

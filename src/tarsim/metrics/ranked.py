@@ -114,7 +114,8 @@ def check_run_coverage(
             )
         warnings.warn(
             f"{source}: none of the {cov.qrels_topics:,} qrels topics has a run line "
-            f"(the run has {cov.run_topics:,} topics): every topic scores 0; is this the run for these qrels?",
+            f"(the run has {cov.run_topics:,} topic{'' if cov.run_topics == 1 else 's'}): every topic scores 0; "
+            "is this the run for these qrels?",
             InputWarning,
             stacklevel=2,
         )
