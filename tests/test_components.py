@@ -177,9 +177,11 @@ def test_the_api_refuses_settings_that_contradict_each_other(settings, message):
 
 
 def test_a_number_is_an_effort_budget_or_batch_size_in_python_as_in_a_sweep_file():
+    import numpy as np
+
     import tarsim
 
-    assert ReviewConfig(max_effort=5) == ReviewConfig(max_effort="5")
+    assert ReviewConfig(max_effort=5) == ReviewConfig(max_effort="5") == ReviewConfig(max_effort=np.int64(5))
     assert ReviewConfig(batch=10) == ReviewConfig(batch="10") and ReviewConfig(batch=10).batch == "10"
     assert len(tarsim.simulate(topic="T1", max_effort=7).ledgers["T1"]) == 7
 

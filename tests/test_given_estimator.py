@@ -42,5 +42,29 @@ def test_a_learner_that_cannot_fit_is_reported_in_one_line_naming_it_and_the_tra
     with pytest.raises(ConfigError) as raised:
         tarsim.simulate(topic="T1", seed=1, learner=learner, seeding="random")
     message = str(raised.value)
-    assert message.startswith("learner CalibratedClassifierCV failed to fit topic 'T1' on 1 relevant and ")
+    assert message.startswith("learner CalibratedClassifierCV failed to fit or score topic 'T1' on 1 relevant and ")
     assert "ValueError: Requesting 2-fold cross-validation" in message and "\n" not in message
+
+
+def test_a_pipelines_label_is_one_line(tmp_path, capsys):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MaxAbsScaler
+
+    pipeline = make_pipeline(MaxAbsScaler(), SGDClassifier(loss="log_loss", alpha=1e-3, penalty="elasticnet"))
+    assert "\n" in repr(pipeline)  # scikit-learn prints it over several lines
+    tarsim.simulate(topic="T1", seed=1, learner=pipeline, out=tmp_path / "p")
+    capsys.readouterr()
+    assert main(["metrics", str(tmp_path / "p"), "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    assert "learner Pipeline(steps=[('maxabsscaler', MaxAbsScaler()), ('sgdclassifier'," in out
+
+
+def test_a_builtin_learners_failure_keeps_its_traceback(monkeypatch):
+    import tarsim.simulator.review as review
+
+    def broken(*args, **kwargs):
+        raise ValueError("a bug inside tarsim")
+
+    monkeypatch.setattr(review, "fit_and_score", broken)
+    with pytest.raises(ValueError, match="a bug inside tarsim"):
+        tarsim.simulate(topic="T1", seed=1)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 
+import pandas as pd
 import pytest
 
 import tarsim
 from conftest import demo_simulation
+from tarsim.data.ledger import read_ledger
 from tarsim.errors import ConfigError
 from tarsim.metrics.recall_effort import recall_at_effort, recall_curve
 from tarsim.simulator import ReviewConfig
@@ -70,3 +72,36 @@ def test_recall_beyond_an_unfinished_ledgers_effort_is_unknown(demo, demo_featur
     rows = recall_at_effort(state.ledger)
     assert rows and all((row["recall"] is None) == (row["effort"] > spent) for row in rows)
     assert any(row["recall"] is None for row in rows)
+
+
+def test_a_loop_left_on_the_last_state_keeps_the_finished_review(tmp_path):
+    tarsim.simulate(topic="T3", out=tmp_path / "sim", seed=4, stopping=("nonrel:50",))
+    with tarsim.review_rounds(topic="T3", out=tmp_path / "steps", seed=4, stopping=("nonrel:50",)) as steps:
+        for state in steps:
+            if state.stopped:
+                break  # as a user stops on the state that says the review stopped
+    written = tmp_path / "steps" / "ledgers" / "T3.jsonl"
+    assert written.read_bytes() == (tmp_path / "sim" / "ledgers" / "T3.jsonl").read_bytes()
+    assert state.ledger.end is not None and state.ledger.end["reason"] == "stopping rule nonrel:50 fired"
+    assert recall_at_effort(state.ledger) == recall_at_effort(read_ledger(written))
+    assert state.judgments == len(read_ledger(written))
+
+
+def test_a_folder_being_stepped_takes_no_other_writer_of_this_process(tmp_path):
+    out = tmp_path / "out"
+    first = tarsim.review_rounds(topic="T1", out=out, seed=2)
+    next(first)
+    with pytest.raises(ConfigError, match="is in use by another review in this process"):
+        next(tarsim.review_rounds(topic="T2", out=out, seed=2))
+    with pytest.raises(ConfigError, match="is in use by another review in this process"):
+        tarsim.simulate(topic="T2", out=out, seed=2)
+    rest = list(first)  # the first review is whole: nothing removed its partial ledger
+    assert rest[-1].stopped and (out / "ledgers" / "T1.jsonl").is_file()
+
+
+def test_a_stepped_review_rewrites_the_folders_tables_over_every_ledger(tmp_path):
+    out = tmp_path / "out"
+    tarsim.simulate(topic="T1", out=out, seed=2)
+    for _ in tarsim.review_rounds(topic="T2", out=out, seed=2):
+        pass
+    assert set(pd.read_csv(out / "recall_at_effort.csv")["topic"]) == {"T1", "T2"}

@@ -4,11 +4,13 @@ writing it) gives one warning line saying that only the finished ledgers are rea
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
+from conftest import wait_for
 from tarsim.cli import main
-from tarsim.data.output_lock import output_lock
+from tarsim.data.output_lock import output_lock, writer_of
 
 SWEEP = (
     '[sweep]\npolicies = ["relevance"]\nseeds = 2\neffort_models = ["judge"]\n\n'
@@ -41,10 +43,72 @@ def test_an_interrupted_sweeps_folder_is_read_with_one_warning(swept, capsys, co
 
 
 def test_a_folder_another_run_is_writing_is_read_with_one_warning(swept, capsys):
-    capsys.readouterr()
-    with output_lock(swept):  # held as a running sweep or simulate holds it
+    import subprocess
+    import sys
+
+    hold = f"from tarsim.data.output_lock import output_lock\nwith output_lock({str(swept)!r}):\n    input()\n"
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", hold], stdin=subprocess.PIPE, env={**os.environ, "PYTHONPATH": src}, text=True
+    )
+    try:
+        wait_for(lambda: (swept / ".tarsim.lock").exists() and writer_of(swept), 30, "the lock to be held")
+        capsys.readouterr()
         assert main(["compare", str(swept / "ledgers"), "--baseline", "relevance"]) == 0
-    err = capsys.readouterr().err
-    assert f"tarsim: warning: {swept} is being written by another tarsim process (pid {os.getpid()})" in err
+        err = capsys.readouterr().err
+        assert f"tarsim: warning: {swept} is being written by another tarsim process (pid {holder.pid})" in err
+    finally:
+        holder.communicate("\n", timeout=30)
     assert main(["compare", str(swept), "--baseline", "relevance"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_a_folder_this_process_is_stepping_is_named_so(tmp_path, capsys):
+    import tarsim
+
+    out = tmp_path / "out"
+    tarsim.simulate(topic="T1", out=out, seed=2)
+    steps = tarsim.review_rounds(topic="T2", out=out, seed=2)
+    next(steps)
+    try:
+        capsys.readouterr()
+        assert main(["compare", str(out), "--baseline", "relevance"]) == 0
+        assert f"{out} is being written by a review this process is stepping" in capsys.readouterr().err
+    finally:
+        steps.close()
+
+
+def test_a_readers_look_at_the_lock_never_refuses_a_writer(tmp_path):
+    """writer_of holds the lock for an instant; a writer starting then retries instead of stopping."""
+    import threading
+
+    out = tmp_path / "out"
+    out.mkdir()
+    looking = threading.Event()
+    looking.set()
+
+    def look() -> None:
+        while looking.is_set():
+            (out / ".tarsim.lock").touch()  # a lock file left between writers, as a reader finds it
+            writer_of(out)
+
+    reader = threading.Thread(target=look)
+    reader.start()
+    try:
+        for _ in range(300):
+            with output_lock(out):
+                pass
+    finally:
+        looking.clear()
+        reader.join()
+
+
+def test_results_parquet_types_its_text_columns_as_strings_even_when_all_null(swept):
+    """A sweep without stopping rules has no value in `stopping`: still a string column, so that two sweeps'
+    results.parquet files are read together."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(swept / "results.parquet")
+    for column in ("effort_model", "stopping"):
+        assert pa.types.is_string(schema.field(column).type) or pa.types.is_large_string(schema.field(column).type)

@@ -9,18 +9,21 @@ nothing unfinished is left in OUT.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tarsim.api import resolve_dataset, review_config
+from tarsim.components import validate
 from tarsim.data.dataset import Dataset
-from tarsim.data.ledger import remove_partial_files
+from tarsim.data.ledger import iter_ledger_paths, read_ledger, remove_partial_files
 from tarsim.data.lines import PathLike
 from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError
 from tarsim.features import collection_digest, resolve_cache_dir
 from tarsim.features_tfidf import review_features
+from tarsim.metrics.recall_effort import check_recall_kind
+from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, write_simulation_reports
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.rounds import RoundState
 from tarsim.simulator.run import (
@@ -51,15 +54,21 @@ def review_rounds(
     learner: BaseEstimator | str | None = None,
     unlabelled: str = "error",
     cache_dir: PathLike | None = None,
+    effort: Sequence[str] = DEFAULT_EFFORT_MODELS,
+    recall: str = "presented",
     **settings,
 ) -> ReviewSteps:
     """Review `topic` round by round: ReviewSteps, an iterator of RoundState, one per training round's batch.
 
     Inputs and settings are `tarsim.simulate`'s. With `out`, the ledger of a review run to its end is written to
-    OUT/ledgers/<topic>.jsonl (`tarsim report OUT` makes its tables); the output folder is locked until the steps
+    OUT/ledgers/<topic>.jsonl and OUT's tables are written anew over every ledger there (as simulate writes them,
+    `effort` models and `recall` kind included); the output folder is locked, for this process too, until the steps
     end or are closed. The settings, the dataset and the topic are checked at once; features are built at the first
     step.
     """
+    for model in effort:
+        validate("effort", model)
+    check_recall_kind(recall)
     config, estimator = review_config(dataset, config, learner, settings)
     data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
     [name] = check_topics(data, [topic])
@@ -70,7 +79,10 @@ def review_rounds(
     if not (grades > 0).any():
         raise ConfigError(f"topic {name!r} has no relevant document in the collection: there is nothing to review")
     cache = resolve_cache_dir(cache_dir)
-    return ReviewSteps(_steps(data, config, name, grades, Path(out) if out is not None else None, estimator, cache))
+    tables = (tuple(effort), recall)
+    return ReviewSteps(
+        _steps(data, config, name, grades, Path(out) if out is not None else None, estimator, cache, tables)
+    )
 
 
 class ReviewSteps:
@@ -106,13 +118,14 @@ def _steps(
     out: Path | None,
     learner: BaseEstimator | None,
     cache: Path,
+    tables: tuple[tuple[str, ...], str],
 ) -> Iterator[RoundState]:
     if out is None:
-        yield from _review(data, config, topic, grades, None, learner, cache)
+        yield from _review(data, config, topic, grades, None, learner, cache, tables)
         return
-    with output_lock(out):  # one writer per output folder, for as long as the review is being stepped
+    with output_lock(out, alone=True):  # held across yields: nothing else in this process may write OUT meanwhile
         remove_partial_files(out / "ledgers")
-        yield from _review(data, config, topic, grades, out, learner, cache)
+        yield from _review(data, config, topic, grades, out, learner, cache, tables)
 
 
 def _review(
@@ -123,6 +136,7 @@ def _review(
     out: Path | None,
     learner: BaseEstimator | None,
     cache: Path,
+    tables: tuple[tuple[str, ...], str],
 ) -> Iterator[RoundState]:
     features = review_features(data.collection, cache, config.extractor, config.features, needs_all_sentences(config))
     collection_sha = collection_digest(data.collection)
@@ -131,9 +145,14 @@ def _review(
     if out is not None:
         check_output_ledgers(out / "ledgers", config, collection_sha, header["learner"], [topic])
         path = out / "ledgers" / ledger_name(topic)
+    simulation = None
     try:
         simulation = topic_simulation(data, config, topic, grades, features, header, path, learner)
         yield from simulation.rounds()
     finally:
         if features.lazy is not None:  # keep the sentences segmented for later runs over this collection
             features.lazy.save()
+        if out is not None and simulation is not None and simulation.end is not None:  # ended, even if the loop
+            effort, recall = tables  # was left on its last state: the folder's tables cover its new ledger
+            ledgers = [read_ledger(path) for path in iter_ledger_paths(out / "ledgers")]
+            write_simulation_reports(out, ledgers, effort, {}, recall)

@@ -73,6 +73,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         sub = subparsers.add_parser(name, help=help_text, description=help_text)
         if name == command:
             importlib.import_module(module).register(sub)
+            parser.chosen = sub  # type: ignore[attr-defined]
     return parser
 
 
@@ -101,7 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = [*(sys.argv[1:] if argv is None else argv)]  # not list(): importing tarsim.cli.list shadows it
     command = next((a for a in arguments if not a.startswith("-")), None)
     parser = build_parser(command if command in SUBCOMMANDS else None)
-    args = parser.parse_args(arguments)
+    args, unknown = parser.parse_known_args(arguments)
+    if unknown:  # named by the subcommand's parser, whose --help lists what it accepts
+        (getattr(parser, "chosen", None) or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if not getattr(args, "handler", None):
         parser.print_help(sys.stderr)
         return 2

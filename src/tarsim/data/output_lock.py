@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from tarsim.errors import ConfigError
 LOCK_NAME = ".tarsim.lock"
 
 _held: dict[tuple[Path, int], int] = {}  # (resolved OUT, thread id) -> nesting depth in this process
+_alone: set[Path] = set()  # folders held with alone=True: nothing else in this process may enter them
 _guard = threading.Lock()
 
 
@@ -34,12 +36,29 @@ def _holder(fd: int) -> str:
     return "?"
 
 
+PROBE_RETRIES = 20
+"""Attempts, 5 ms apart, before a held lock refuses a writer: a reader's look (writer_of) holds it for microseconds,
+a writer for its whole run."""
+
+
+def _flock_exclusive(fd: int) -> None:
+    """The exclusive lock without waiting for a writer, past a reader's momentary look; BlockingIOError if held."""
+    for attempt in range(PROBE_RETRIES):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if attempt == PROBE_RETRIES - 1:
+                raise
+            time.sleep(0.005)
+
+
 def _acquire(lock_path: Path, out: Path) -> int:
     """Open and lock `lock_path` without waiting; the descriptor of the locked file."""
     while True:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _flock_exclusive(fd)
         except BlockingIOError:
             pid = _holder(fd)
             os.close(fd)
@@ -59,15 +78,24 @@ def _acquire(lock_path: Path, out: Path) -> int:
 
 
 @contextlib.contextmanager
-def output_lock(out: PathLike) -> Iterator[Path]:
-    """Hold the exclusive lock of output folder `out` (created if missing) for the body of the `with`."""
+def output_lock(out: PathLike, *, alone: bool = False) -> Iterator[Path]:
+    """Hold the exclusive lock of output folder `out` (created if missing) for the body of the `with`.
+
+    Within one thread the lock is re-entrant (nested calls of one run). `alone` is for a hold that spans code the
+    caller does not control (a review stepped by a generator across its yields): it is refused while this process
+    holds the folder already, and nothing else in this process may enter it meanwhile.
+    """
     directory = Path(out)
     if directory.exists() and not directory.is_dir():
         raise ConfigError(f"{directory} is not a directory (an output folder is needed)")
     created = missing_folders(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    key = (directory.resolve(), threading.get_ident())
+    resolved = directory.resolve()
+    key = (resolved, threading.get_ident())
     with _guard:
+        held_here = any(folder == resolved for folder, _ in _held)
+        if resolved in _alone or (alone and held_here):
+            raise ConfigError(f"{directory} is in use by another review in this process (pid {os.getpid()})")
         depth = _held.get(key, 0)
         if depth:
             _held[key] = depth + 1
@@ -82,11 +110,14 @@ def output_lock(out: PathLike) -> Iterator[Path]:
     fd = _acquire(lock_path, directory)
     with _guard:
         _held[key] = 1
+        if alone:
+            _alone.add(resolved)
     try:
         yield directory
     finally:
         with _guard:
             del _held[key]
+            _alone.discard(resolved)
         with contextlib.suppress(OSError):  # removed while still locked, so no other process can hold a stale copy
             os.unlink(lock_path)
         os.close(fd)
@@ -94,8 +125,13 @@ def output_lock(out: PathLike) -> Iterator[Path]:
 
 
 def writer_of(out: PathLike) -> str | None:
-    """The pid of another process holding output folder `out`'s lock (a run still writing it), else None. Only
-    looks: the lock file is not created, and a free lock is released at once."""
+    """The pid of a process holding output folder `out`'s lock (a run still writing it; this process's own pid for a
+    review it is stepping), else None. Only looks: the lock file is not created, a free lock is held for an instant
+    (a writer starting then retries, see PROBE_RETRIES) and released."""
+    resolved = Path(out).resolve()
+    with _guard:
+        if any(folder == resolved for folder, _ in _held):
+            return str(os.getpid())
     lock_path = Path(out) / LOCK_NAME
     try:
         fd = os.open(lock_path, os.O_RDONLY)

@@ -124,7 +124,7 @@ def given_estimator(header: dict) -> str | None:
         expected = LEARNER_RECORDS[str(config["learner"])]
     except (KeyError, TarsimError):  # a plugin's learner this installation does not have: nothing to compare
         return None
-    return None if recorded == expected else str(recorded)
+    return None if recorded == expected else " ".join(str(recorded).split())  # a Pipeline's repr spans lines
 
 
 def overrides(config: dict) -> list[str]:

@@ -4,6 +4,7 @@ them cover only the runs finished so far, which nothing else in compare's, plot'
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -33,9 +34,10 @@ def unfinished_notices(paths: Iterable[PathLike], ledgers: Sequence[Ledger]) -> 
         inside = [ledger for ledger in ledgers if ledger.source and _within(Path(ledger.source), folder)]
         pid = writer_of(folder)
         if pid is not None:
+            mine = pid == str(os.getpid())
+            who = "a review this process is stepping" if mine else f"another tarsim process (pid {pid})"
             notices.append(
-                f"{folder} is being written by another tarsim process (pid {pid}): only the {len(inside)} "
-                "ledger(s) finished so far are read"
+                f"{folder} is being written by {who}: only the {len(inside)} ledger(s) finished so far are read"
             )
         elif _sweep_ledgers_in(folder, inside) and not (folder / SWEEP_RESULTS).exists():
             notices.append(

@@ -123,9 +123,22 @@ def results_frame(rows: Iterable[dict]) -> pd.DataFrame:
     return frame
 
 
+TEXT_COLUMNS = ("effort_model", "stopping")
+"""Text columns that may hold only nulls (a sweep without stopping rules): typed as strings in results.parquet all
+the same, so that two sweeps' tables can be read together (a null-typed column cannot be cast to a string one)."""
+
+
 def write_results(out: Path, frame: pd.DataFrame) -> None:
     """OUT/results.parquet and OUT/results.csv, each written atomically."""
     with atomic_write(Path(out) / "results.csv") as handle:
         frame.to_csv(handle, index=False, lineterminator="\n")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    for column in TEXT_COLUMNS:
+        index = table.schema.get_field_index(column)
+        if pa.types.is_null(table.schema.field(column).type):
+            table = table.set_column(index, column, table.column(column).cast(pa.large_string()))
     with atomic_write(Path(out) / "results.parquet", "wb") as handle:
-        frame.to_parquet(handle, index=False, engine="pyarrow")
+        pq.write_table(table, handle)
