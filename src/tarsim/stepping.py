@@ -10,8 +10,11 @@ nothing unfinished is left in OUT.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from tarsim.api import resolve_dataset, review_config
 from tarsim.components import validate
@@ -78,11 +81,11 @@ def review_rounds(
     grades = topic_grades(data.qrels.get(name, {}), position, len(position))
     if not (grades > 0).any():
         raise ConfigError(f"topic {name!r} has no relevant document in the collection: there is nothing to review")
-    cache = resolve_cache_dir(cache_dir)
-    tables = (tuple(effort), recall)
-    return ReviewSteps(
-        _steps(data, config, name, grades, Path(out) if out is not None else None, estimator, cache, tables)
+    folder = Path(out) if out is not None else None
+    inputs = _TopicSteps(
+        data, config, name, grades, folder, estimator, resolve_cache_dir(cache_dir), tuple(effort), recall
     )
+    return ReviewSteps(inputs.steps())
 
 
 class ReviewSteps:
@@ -110,49 +113,45 @@ class ReviewSteps:
         self.close()
 
 
-def _steps(
-    data: Dataset,
-    config: ReviewConfig,
-    topic: str,
-    grades,
-    out: Path | None,
-    learner: BaseEstimator | None,
-    cache: Path,
-    tables: tuple[tuple[str, ...], str],
-) -> Iterator[RoundState]:
-    if out is None:
-        yield from _review(data, config, topic, grades, None, learner, cache, tables)
-        return
-    with output_lock(out, alone=True):  # held across yields: nothing else in this process may write OUT meanwhile
-        remove_partial_files(out / "ledgers")
-        yield from _review(data, config, topic, grades, out, learner, cache, tables)
+@dataclass(frozen=True)
+class _TopicSteps:
+    """What one stepped review needs, checked when review_rounds was called; `steps` runs it."""
 
+    data: Dataset
+    config: ReviewConfig
+    topic: str
+    grades: np.ndarray
+    out: Path | None
+    learner: BaseEstimator | None
+    cache: Path
+    effort: tuple[str, ...]
+    recall: str
 
-def _review(
-    data: Dataset,
-    config: ReviewConfig,
-    topic: str,
-    grades,
-    out: Path | None,
-    learner: BaseEstimator | None,
-    cache: Path,
-    tables: tuple[tuple[str, ...], str],
-) -> Iterator[RoundState]:
-    features = review_features(data.collection, cache, config.extractor, config.features, needs_all_sentences(config))
-    collection_sha = collection_digest(data.collection)
-    header = ledger_header(data, topic, config, collection_sha, int((grades > 0).sum()), learner)
-    path = None
-    if out is not None:
-        check_output_ledgers(out / "ledgers", config, collection_sha, header["learner"], [topic])
-        path = out / "ledgers" / ledger_name(topic)
-    simulation = None
-    try:
-        simulation = topic_simulation(data, config, topic, grades, features, header, path, learner)
-        yield from simulation.rounds()
-    finally:
-        if features.lazy is not None:  # keep the sentences segmented for later runs over this collection
-            features.lazy.save()
-        if out is not None and simulation is not None and simulation.end is not None:  # ended, even if the loop
-            effort, recall = tables  # was left on its last state: the folder's tables cover its new ledger
-            ledgers = [read_ledger(path) for path in iter_ledger_paths(out / "ledgers")]
-            write_simulation_reports(out, ledgers, effort, {}, recall)
+    def steps(self) -> Iterator[RoundState]:
+        if self.out is None:
+            yield from self._review()
+            return
+        with output_lock(self.out, alone=True):  # held across yields: nothing else in this process may write OUT
+            remove_partial_files(self.out / "ledgers")
+            yield from self._review()
+
+    def _review(self) -> Iterator[RoundState]:
+        data, config, topic, grades, out = self.data, self.config, self.topic, self.grades, self.out
+        sentences = needs_all_sentences(config)
+        features = review_features(data.collection, self.cache, config.extractor, config.features, sentences)
+        collection_sha = collection_digest(data.collection)
+        header = ledger_header(data, topic, config, collection_sha, int((grades > 0).sum()), self.learner)
+        path = None
+        if out is not None:
+            check_output_ledgers(out / "ledgers", config, collection_sha, header["learner"], [topic])
+            path = out / "ledgers" / ledger_name(topic)
+        simulation = None
+        try:
+            simulation = topic_simulation(data, config, topic, grades, features, header, path, self.learner)
+            yield from simulation.rounds()
+        finally:
+            if features.lazy is not None:  # keep the sentences segmented for later runs over this collection
+                features.lazy.save()
+            if out is not None and simulation is not None and simulation.end is not None:  # ended, even if the loop
+                ledgers = [read_ledger(p) for p in iter_ledger_paths(out / "ledgers")]  # was left on its last state
+                write_simulation_reports(out, ledgers, self.effort, {}, self.recall)
