@@ -108,3 +108,14 @@ def _parser_with(handler):
     parser.add_argument("command")
     parser.set_defaults(handler=handler)
     return parser
+
+
+def test_an_abbreviated_option_is_refused_not_guessed(capsys):
+    from tarsim.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["simulate", "--max-eff", "20"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == (
+        "tarsim simulate: error: unrecognized arguments: --max-eff 20 (usage: tarsim simulate --help)\n"
+    )

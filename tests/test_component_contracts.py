@@ -100,3 +100,16 @@ def test_a_policys_batch_must_be_k_distinct_candidates(forget, broken):
     name = _policy(forget, f"broken-{broken}", select)
     with pytest.raises(ConfigError, match=f"policy '{name}' {message}"):
         tarsim.simulate(topic="T1", policy=name, seeding="random", seed=1)
+
+
+def test_a_sweep_runs_failure_from_tarsims_own_check_names_no_library_frame(forget, tmp_path):
+    from tarsim.sweep import parse_sweep_config, run_sweep
+
+    name = _policy(forget, "broken-twice", BROKEN["repeats"][0])
+    text = (
+        f'[sweep]\npolicies = ["{name}"]\nseeds = 1\neffort_models = ["judge"]\n\n'
+        '[[collections]]\npath = "demo"\ntopics = ["T1"]\n\n[review]\nmax_effort = 30\n'
+    )
+    outcome = run_sweep(parse_sweep_config(text, tmp_path / "s.toml"), tmp_path / "out", jobs=1)
+    [message] = outcome.failed.values()
+    assert message == f"ConfigError: policy '{name}' selected a document twice in one batch"

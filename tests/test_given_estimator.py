@@ -68,3 +68,8 @@ def test_a_builtin_learners_failure_keeps_its_traceback(monkeypatch):
     monkeypatch.setattr(review, "fit_and_score", broken)
     with pytest.raises(ValueError, match="a bug inside tarsim"):
         tarsim.simulate(topic="T1", seed=1)
+
+
+def test_an_estimator_class_instead_of_an_instance_is_one_line():
+    with pytest.raises(ConfigError, match=r"learner SGDClassifier is a class: give an instance, SGDClassifier\("):
+        tarsim.simulate(topic="T1", learner=SGDClassifier)

@@ -112,3 +112,19 @@ def test_results_parquet_types_its_text_columns_as_strings_even_when_all_null(sw
     schema = pq.read_schema(swept / "results.parquet")
     for column in ("effort_model", "stopping"):
         assert pa.types.is_string(schema.field(column).type) or pa.types.is_large_string(schema.field(column).type)
+
+
+def test_report_on_a_folder_being_written_says_so_not_resume(tmp_path, capsys):
+    import tarsim
+
+    out = tmp_path / "out"
+    tarsim.simulate(topic="T1", out=out, seed=2)
+    steps = tarsim.review_rounds(topic="T2", out=out, seed=2)
+    next(steps)
+    try:
+        capsys.readouterr()
+        assert main(["report", str(out)]) == 0
+        err = capsys.readouterr().err
+        assert f"{out} is being written by tarsim process {os.getpid()}" in err and "--resume" not in err
+    finally:
+        steps.close()

@@ -267,6 +267,8 @@ def seeded(estimator: BaseEstimator, seed: int) -> BaseEstimator:
 
 def check_learner(estimator: object) -> None:
     """Reject estimators that cannot rank: they need `fit` and `decision_function` or `predict_proba`."""
+    if isinstance(estimator, type):
+        raise ConfigError(f"learner {estimator.__name__} is a class: give an instance, {estimator.__name__}(...)")
     if not hasattr(estimator, "fit") or not (
         hasattr(estimator, "decision_function") or hasattr(estimator, "predict_proba")
     ):

@@ -56,7 +56,12 @@ def _available_subcommands() -> dict[str, tuple[str, str]]:
 
 class OneLineErrorParser(argparse.ArgumentParser):
     """argparse with tarsim's one-line errors: the problem and where the usage is, not the whole usage first (a
-    subcommand's usage runs to 20 lines, which buried the one that says what was wrong)."""
+    subcommand's usage runs to 20 lines, which buried the one that says what was wrong); options are never
+    abbreviated."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # `--baselin` is a typo, not --baseline: scripts say what they mean
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")

@@ -32,26 +32,35 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tarsim.api import SimulationResult
-    from tarsim.data.output_lock import output_lock
+    from tarsim.data.output_lock import output_lock, writer_of
     from tarsim.reporting.tables import write_simulation_reports
 
     effort = tuple(args.effort or DEFAULT_EFFORT_MODELS)
     for model in effort:
         validate("effort", model)
+    writer = None if args.write else writer_of(args.out)  # a review still running there: say so, not "resume"
     with output_lock(args.out) if args.write else contextlib.nullcontext():  # --write: one writer per output
         result = SimulationResult.from_directory(args.out, effort)
         if not result.ledgers:
-            raise InputError(Path(args.out) / "ledgers", None, "no complete ledger found")
+            busy = f" yet: it is being written by pid {writer}" if writer else ""
+            raise InputError(Path(args.out) / "ledgers", None, f"no complete ledger found{busy}")
         if args.write:
             summary = Path(args.out) / "summary.json"
             skipped = json.loads(summary.read_text()).get("skipped", {}) if summary.exists() else {}
             write_simulation_reports(Path(args.out), list(result.ledgers.values()), effort, skipped, args.recall)
-    for ledger in unfinished_ledgers(Path(args.out) / "ledgers"):
+    if writer is not None:
         print(
-            f"tarsim: warning: {ledger}: a review that did not finish is left out of these tables "
-            "(`tarsim simulate --resume` with the same settings finishes it)",
+            f"tarsim: warning: {args.out} is being written by tarsim process {writer}: the reviews it has not "
+            "finished are left out of these tables",
             file=sys.stderr,
         )
+    else:
+        for ledger in unfinished_ledgers(Path(args.out) / "ledgers"):
+            print(
+                f"tarsim: warning: {ledger}: a review that did not finish is left out of these tables "
+                "(`tarsim simulate --resume` with the same settings finishes it)",
+                file=sys.stderr,
+            )
     print(format_review_tables(result.ledgers.values(), effort, args.recall))
     return 0
 

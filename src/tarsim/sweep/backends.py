@@ -14,7 +14,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 
-from tarsim.errors import ConfigError
+from tarsim.errors import ConfigError, TarsimError
 from tarsim.processes import fork_is_safe, forked_workers, local_parallel
 
 __all__ = ["BACKENDS", "POOL_STOPPED", "dask_client", "run_dask", "run_joblib"]
@@ -31,8 +31,8 @@ def _guarded(runner: Runner, task) -> tuple[bool, object]:
     try:
         return True, runner(task)
     except Exception as exc:  # a failed run is reported, the sweep goes on
-        last = traceback.extract_tb(exc.__traceback__)[-1:]
-        where = f" ({last[0].filename}:{last[0].lineno})" if last else ""
+        last = traceback.extract_tb(exc.__traceback__)[-1:] if not isinstance(exc, TarsimError) else []
+        where = f" ({last[0].filename}:{last[0].lineno})" if last else ""  # tarsim's own errors say what and where
         return False, (task, f"{type(exc).__name__}: {exc}{where}")
 
 
