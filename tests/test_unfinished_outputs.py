@@ -63,21 +63,6 @@ def test_a_folder_another_run_is_writing_is_read_with_one_warning(swept, capsys)
     assert "warning" not in capsys.readouterr().err
 
 
-def test_a_folder_this_process_is_stepping_is_named_so(tmp_path, capsys):
-    import tarsim
-
-    out = tmp_path / "out"
-    tarsim.simulate(topic="T1", out=out, seed=2)
-    steps = tarsim.review_rounds(topic="T2", out=out, seed=2)
-    next(steps)
-    try:
-        capsys.readouterr()
-        assert main(["compare", str(out), "--baseline", "relevance"]) == 0
-        assert f"{out} is being written by a review this process is stepping" in capsys.readouterr().err
-    finally:
-        steps.close()
-
-
 def test_a_readers_look_at_the_lock_never_refuses_a_writer(tmp_path):
     """writer_of holds the lock for an instant; a writer starting then retries instead of stopping."""
     import threading
@@ -114,7 +99,14 @@ def test_results_parquet_types_its_text_columns_as_strings_even_when_all_null(sw
         assert pa.types.is_string(schema.field(column).type) or pa.types.is_large_string(schema.field(column).type)
 
 
-def test_report_on_a_folder_being_written_says_so_not_resume(tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("command", "notice"),
+    [
+        (["compare", "--baseline", "relevance"], "is being written by a review this process is stepping"),
+        (["report"], "is being written by tarsim process {pid}"),  # not "finish it with --resume": it is running
+    ],
+)
+def test_a_folder_being_stepped_is_read_with_a_notice_saying_so(tmp_path, capsys, command, notice):
     import tarsim
 
     out = tmp_path / "out"
@@ -123,8 +115,8 @@ def test_report_on_a_folder_being_written_says_so_not_resume(tmp_path, capsys):
     next(steps)
     try:
         capsys.readouterr()
-        assert main(["report", str(out)]) == 0
+        assert main([command[0], str(out), *command[1:]]) == 0
         err = capsys.readouterr().err
-        assert f"{out} is being written by tarsim process {os.getpid()}" in err and "--resume" not in err
+        assert f"{out} {notice.format(pid=os.getpid())}" in err and "--resume" not in err
     finally:
         steps.close()
