@@ -153,9 +153,7 @@ def simulate(
     out the unlabelled records of a screening file (default: they are an error). Features are cached per user: in
     `cache_dir`, else $TARSIM_CACHE_DIR, else platformdirs' user cache dir (`tarsim cache info`).
     """
-    for model in effort:
-        validate("effort", model)
-    check_recall_kind(recall)
+    check_tables(effort, recall)
     config, learner = review_config(dataset, config, learner, settings)
     wanted = [topic] if isinstance(topic, str) else topic
     cache = resolve_cache_dir(cache_dir) if cache_dir is not None else None  # a blank one or a file: refused now
@@ -175,6 +173,13 @@ def simulate(
         earlier = _earlier_ledgers(Path(out), batch.ledgers.values())
         write_simulation_reports(Path(out), [*batch.ledgers.values(), *earlier.values()], effort, batch.skipped, recall)
     return SimulationResult(batch.ledgers, batch.config, batch.skipped, tuple(effort), Path(out), recall, earlier)
+
+
+def check_tables(effort: Sequence[str], recall: str) -> None:
+    """Refuse, before any work, effort models or a recall kind the tables of a review could not be made with."""
+    for model in effort:
+        validate("effort", model)
+    check_recall_kind(recall)
 
 
 def review_config(

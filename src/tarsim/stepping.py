@@ -16,30 +16,25 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tarsim.api import resolve_dataset, review_config
-from tarsim.components import validate
+from tarsim.api import check_tables, resolve_dataset, review_config
 from tarsim.data.dataset import Dataset
-from tarsim.data.ledger import iter_ledger_paths, read_ledger, remove_partial_files
+from tarsim.data.ledger import iter_ledger_paths, read_ledger
 from tarsim.data.lines import PathLike
-from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError
 from tarsim.features import collection_digest, resolve_cache_dir
-from tarsim.features_tfidf import review_features
-from tarsim.metrics.recall_effort import check_recall_kind
 from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, write_simulation_reports
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.rounds import RoundState
 from tarsim.simulator.run import (
     check_output_ledgers,
-    check_priors,
-    check_topics,
+    checked_topics,
     ledger_header,
     ledger_name,
-    starting_config,
+    review_features_of,
     topic_grades,
     topic_simulation,
+    writing_to,
 )
-from tarsim.simulator.strategies import needs_all_sentences
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -69,22 +64,17 @@ def review_rounds(
     end or are closed. The settings, the dataset and the topic are checked at once; features are built at the first
     step.
     """
-    for model in effort:
-        validate("effort", model)
-    check_recall_kind(recall)
+    check_tables(effort, recall)
     config, estimator = review_config(dataset, config, learner, settings)
     data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
-    [name] = check_topics(data, [topic])
-    config = starting_config(config, [data.topics[name]])
-    check_priors(data, config, [name])
+    [name], config = checked_topics(data, config, [topic])
     position = {docid: i for i, docid in enumerate(data.collection.docids)}
     grades = topic_grades(data.qrels.get(name, {}), position, len(position))
     if not (grades > 0).any():
         raise ConfigError(f"topic {name!r} has no relevant document in the collection: there is nothing to review")
     folder = Path(out) if out is not None else None
-    inputs = _TopicSteps(
-        data, config, name, grades, folder, estimator, resolve_cache_dir(cache_dir), tuple(effort), recall
-    )
+    cache = resolve_cache_dir(cache_dir) if cache_dir is not None else None  # a blank one or a file: refused now
+    inputs = _TopicSteps(data, config, name, grades, folder, estimator, cache, tuple(effort), recall)
     return ReviewSteps(inputs.steps())
 
 
@@ -123,7 +113,7 @@ class _TopicSteps:
     grades: np.ndarray
     out: Path | None
     learner: BaseEstimator | None
-    cache: Path
+    cache: Path | None
     effort: tuple[str, ...]
     recall: str
 
@@ -131,27 +121,22 @@ class _TopicSteps:
         if self.out is None:
             yield from self._review()
             return
-        with output_lock(self.out, alone=True):  # held across yields: nothing else in this process may write OUT
-            remove_partial_files(self.out / "ledgers")
+        with writing_to(self.out, alone=True):  # held across yields: nothing else in this process may write OUT
             yield from self._review()
 
     def _review(self) -> Iterator[RoundState]:
         data, config, topic, grades, out = self.data, self.config, self.topic, self.grades, self.out
-        sentences = needs_all_sentences(config)
-        features = review_features(data.collection, self.cache, config.extractor, config.features, sentences)
-        collection_sha = collection_digest(data.collection)
-        header = ledger_header(data, topic, config, collection_sha, int((grades > 0).sum()), self.learner)
-        path = None
-        if out is not None:
-            check_output_ledgers(out / "ledgers", config, collection_sha, header["learner"], [topic])
-            path = out / "ledgers" / ledger_name(topic)
-        simulation = None
-        try:
+        with review_features_of(data, config, self.cache) as features:
+            collection_sha = collection_digest(data.collection)
+            header = ledger_header(data, topic, config, collection_sha, int((grades > 0).sum()), self.learner)
+            path = None
+            if out is not None:
+                check_output_ledgers(out / "ledgers", config, collection_sha, header["learner"], [topic])
+                path = out / "ledgers" / ledger_name(topic)
             simulation = topic_simulation(data, config, topic, grades, features, header, path, self.learner)
-            yield from simulation.rounds()
-        finally:
-            if features.lazy is not None:  # keep the sentences segmented for later runs over this collection
-                features.lazy.save()
-            if out is not None and simulation is not None and simulation.end is not None:  # ended, even if the loop
-                ledgers = [read_ledger(p) for p in iter_ledger_paths(out / "ledgers")]  # was left on its last state
-                write_simulation_reports(out, ledgers, self.effort, {}, self.recall)
+            try:
+                yield from simulation.rounds()
+            finally:
+                if out is not None and simulation.end is not None:  # ended, even if the loop was left on its last
+                    ledgers = [read_ledger(p) for p in iter_ledger_paths(out / "ledgers")]  # state: the tables
+                    write_simulation_reports(out, ledgers, self.effort, {}, self.recall)  # cover its new ledger

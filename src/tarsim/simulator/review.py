@@ -127,6 +127,16 @@ class ReviewSimulation:
         self.review = review
         self.config = config
         self.writer = writer
+        try:
+            self._set_up(features, review, config, learner)
+        except BaseException:  # a review that cannot be set up (a bad setting, Ctrl-C) leaves no partial ledger
+            writer.abort()
+            raise
+
+    def _set_up(
+        self, features: Features, review: TopicReview, config: ReviewConfig, learner: BaseEstimator | None
+    ) -> None:
+        """The learner, policy, schedules, random streams, clock and processes' state of the review, checked."""
         if learner is not None and config.learner != "bmi":
             raise ConfigError(f"give a learner name (learner={config.learner!r}) or an estimator, not both")
         if learner is not None:  # a fresh copy per topic: a model refitted in place must not carry one topic's fit on

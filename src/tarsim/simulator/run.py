@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tarsim import __version__
+from tarsim.data.collection import Collection
 from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import (
     Ledger,
@@ -116,7 +118,7 @@ def ledger_header(
         "query": query,
         "config": config.to_dict(),
         "seed": config.seed,
-        "learner": repr(learner) if learner is not None else LEARNER_RECORDS[config.learner],
+        "learner": learner_record(config, learner),
         "inputs": {"collection": collection_sha, "qrels": topic_qrels_digest(judged), "query": text_digest(query)},
         "collection_size": len(dataset.collection),
         "relevant": relevant,
@@ -133,8 +135,8 @@ def check_output_ledgers(
     directory: Path,
     config: ReviewConfig,
     collection_sha: str,
-    learner_record: str | None = None,
-    topics: Sequence[str] = (),
+    record: str,
+    topics: Sequence[str],
 ) -> None:
     """Refuse to mix, before any review: every ledger already in `directory` must come from this configuration,
     learner and collection, one per topic; a ledger of a topic this run does not review (its tables will count it)
@@ -150,7 +152,7 @@ def check_output_ledgers(
         if not isinstance(header, dict) or header.get("type") != "header":
             raise InputError(path, 1, "not a ledger (its first line is not a header record)")
         same_config = normalise_config(header.get("config", {})) == expected
-        same_learner = learner_record is None or header.get("learner") == learner_record
+        same_learner = header.get("learner") == record
         if not same_config or not same_learner or header.get("inputs", {}).get("collection") != collection_sha:
             raise ConfigError(
                 f"{directory} already holds ledgers of another configuration, learner or collection ({path.name}); "
@@ -164,13 +166,28 @@ def check_output_ledgers(
             raise InputError(path, None, "ledger has no end record (an unfinished review)")
 
 
-def run_review(simulation: ReviewSimulation) -> dict:
-    """Simulate one review to its end; an interrupted or failed review leaves no partial ledger."""
-    try:
-        return simulation.run()
-    except BaseException:
-        simulation.writer.abort()
-        raise
+def topic_review(
+    config: ReviewConfig,
+    topic: str,
+    query: str,
+    grades: np.ndarray,
+    features: Features,
+    docids: Sequence[str],
+    unlabelled_rows: tuple[int, ...] = (),
+    collection: Collection | None = None,
+) -> TopicReview:
+    """One topic's review inputs with the configuration's sentence oracle (`collection`: only an oracle reading
+    sentence qrels needs it)."""
+    labels = make_sentence_labels(
+        config.sentence_oracle,
+        topic,
+        collection,
+        features,
+        (grades > 0).astype(np.int8),
+        config.oracle_threshold,
+        config.seed,
+    )
+    return TopicReview(topic, query, grades, labels, docids, unlabelled_rows)
 
 
 def topic_simulation(
@@ -183,26 +200,13 @@ def topic_simulation(
     path: Path | None,
     learner: BaseEstimator | None = None,
 ) -> ReviewSimulation:
-    """The review of one topic, ready to run, writing its ledger to `path` (to memory without one); a review that
-    cannot be set up leaves no partial ledger."""
-    sentence_labels = make_sentence_labels(
-        config.sentence_oracle,
-        topic,
-        dataset.collection,
-        features,
-        (grades > 0).astype(np.int8),
-        config.oracle_threshold,
-        config.seed,
-    )
-    review = TopicReview(
-        topic, dataset.topics[topic], grades, sentence_labels, dataset.collection.docids, dataset.unlabelled_rows
+    """The review of one topic of `dataset`, ready to run, writing its ledger to `path` (to memory without one)."""
+    collection = dataset.collection
+    review = topic_review(
+        config, topic, dataset.topics[topic], grades, features, collection.docids, dataset.unlabelled_rows, collection
     )
     writer = LedgerWriter(path, header) if path is not None else MemoryLedgerWriter(header)
-    try:
-        return ReviewSimulation(features, review, config, writer, learner)
-    except BaseException:
-        writer.abort()
-        raise
+    return ReviewSimulation(features, review, config, writer, learner)
 
 
 def check_topics(dataset: Dataset, topics: Sequence[str] | None) -> list[str]:
@@ -259,14 +263,50 @@ def review_topics(
     dir) unless given. Topics without a relevant document are skipped with a reason. With `resume`, a topic whose
     complete ledger exists with the same configuration is read back instead of being reviewed again.
     """
+    selected, config = checked_topics(dataset, config, topics)
+    if out is None:
+        return _review_topics(dataset, config, selected, None, learner, features, resume, progress, cache_dir)
+    with writing_to(Path(out)):  # one writer per output folder, for the whole run
+        return _review_topics(dataset, config, selected, Path(out), learner, features, resume, progress, cache_dir)
+
+
+def checked_topics(
+    dataset: Dataset, config: ReviewConfig, topics: Sequence[str] | None
+) -> tuple[list[str], ReviewConfig]:
+    """The topics to review and the configuration they start with, their priors checked, before any feature is
+    built."""
     selected = check_topics(dataset, topics)
     config = starting_config(config, [dataset.topics[topic] for topic in selected])
     check_priors(dataset, config, selected)
-    if out is None:
-        return _review_topics(dataset, config, selected, None, learner, features, resume, progress, cache_dir)
-    with output_lock(out):  # one writer per output folder, for the whole run
-        remove_partial_files(Path(out) / "ledgers")  # left by a killed run; no other writer can be active now
-        return _review_topics(dataset, config, selected, Path(out), learner, features, resume, progress, cache_dir)
+    return selected, config
+
+
+@contextlib.contextmanager
+def writing_to(out: Path, *, alone: bool = False) -> Iterator[Path]:
+    """Hold output folder `out`'s lock (`alone`: see output_lock) with the partial ledgers a killed run left there
+    removed: no other writer can be active now."""
+    with output_lock(out, alone=alone):
+        remove_partial_files(out / "ledgers")
+        yield out
+
+
+@contextlib.contextmanager
+def review_features_of(dataset: Dataset, config: ReviewConfig, cache_dir: Path | None) -> Iterator[Features]:
+    """The collection's features for this configuration from the user's feature cache; the sentences a review
+    segmented on the way are kept in the cache when it ends, however it ends."""
+    sentences = needs_all_sentences(config)  # else documents only, sentences segmented as the review needs
+    features = review_features(dataset.collection, resolve_cache_dir(cache_dir), config.extractor, config.features,
+                               sentences)  # fmt: skip
+    try:
+        yield features
+    finally:
+        if features.lazy is not None:
+            features.lazy.save()
+
+
+def learner_record(config: ReviewConfig, learner: BaseEstimator | None) -> str:
+    """What a ledger header's `learner` says: the estimator object given, else the named learner's record."""
+    return repr(learner) if learner is not None else LEARNER_RECORDS[config.learner]
 
 
 def check_priors(dataset: Dataset, config: ReviewConfig, topics: Sequence[str]) -> None:
@@ -296,15 +336,10 @@ def _review_topics(
     progress: Callable[[str], None] | None,
     cache_dir: Path | None = None,
 ) -> ReviewBatch:
-    if features is None:
-        cache = resolve_cache_dir(cache_dir)
-        sentences = needs_all_sentences(config)  # else documents only, sentences segmented as the review needs
-        features = review_features(dataset.collection, cache, config.extractor, config.features, sentences)
-    try:
+    if features is not None:
         return _review_each_topic(dataset, config, selected, out, learner, features, resume, progress)
-    finally:
-        if features.lazy is not None:  # keep the sentences segmented for later runs over this collection
-            features.lazy.save()
+    with review_features_of(dataset, config, cache_dir) as built:
+        return _review_each_topic(dataset, config, selected, out, learner, built, resume, progress)
 
 
 def _review_each_topic(
@@ -321,8 +356,7 @@ def _review_each_topic(
     position = {docid: i for i, docid in enumerate(docids)}
     collection_sha = collection_digest(dataset.collection)
     if out is not None:
-        record = repr(learner) if learner is not None else LEARNER_RECORDS[config.learner]
-        check_output_ledgers(Path(out) / "ledgers", config, collection_sha, record, selected)
+        check_output_ledgers(Path(out) / "ledgers", config, collection_sha, learner_record(config, learner), selected)
     batch = ReviewBatch(config)
     for topic in selected:
         grades = topic_grades(dataset.qrels.get(topic, {}), position, len(docids))
@@ -342,7 +376,7 @@ def _review_each_topic(
                 continue
         simulation = topic_simulation(dataset, config, topic, grades, features, header, path, learner)
         writer = simulation.writer
-        run_review(simulation)
+        simulation.run()
         ledger = read_ledger(path) if path is not None else ledger_from_lines(writer.lines)
         batch.outcomes.append(TopicOutcome(topic, ledger=ledger))
         if progress:

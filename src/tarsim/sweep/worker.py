@@ -12,16 +12,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 from threadpoolctl import threadpool_limits
 
 from tarsim.features import Features
 from tarsim.features_tfidf import load_review_features
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter
-from tarsim.simulator.oracle import make_sentence_labels
-from tarsim.simulator.review import ReviewSimulation, TopicReview
-from tarsim.simulator.run import run_review, topic_grades
+from tarsim.simulator.review import ReviewSimulation
+from tarsim.simulator.run import topic_grades, topic_review
 from tarsim.sweep.docids import DocidsError, read_docids
 from tarsim.sweep.plan import RunSpec
 
@@ -85,24 +83,10 @@ def execute_run(task: RunTask) -> RunResult:
     )
     config = task.config
     grades = topic_grades(task.judged, position, len(docids))
-    labels = make_sentence_labels(
-        config.sentence_oracle,
-        task.spec.topic,
-        None,  # only an explicit sentence-qrels oracle needs the collection; sweeps allow inherit/classifier
-        features,
-        (grades > 0).astype(np.int8),
-        config.oracle_threshold,
-        config.seed,
-    )
-    review = TopicReview(task.spec.topic, task.query, grades, labels, docids, task.unlabelled_rows)
-    writer = LedgerWriter(Path(task.ledger_path), task.header)
-    try:
-        simulation = ReviewSimulation(features, review, config, writer)
-    except BaseException:
-        writer.abort()
-        raise
+    review = topic_review(config, task.spec.topic, task.query, grades, features, docids, task.unlabelled_rows)
+    simulation = ReviewSimulation(features, review, config, LedgerWriter(Path(task.ledger_path), task.header))
     # One BLAS/OpenMP thread per run: runs are the unit of parallelism, and results must not depend on
     # how many threads a worker happens to have.
     with threadpool_limits(limits=1):
-        end = run_review(simulation)
+        end = simulation.run()
     return RunResult(task.spec.run_id, int(end["judgments"]), time.perf_counter() - started)
