@@ -245,12 +245,6 @@ def learner_uses_lambda(spec: str) -> bool:
     return bool(cls.uses_lambda)
 
 
-def learner_is_builtin(spec: str) -> bool:
-    """Whether a named learner is one of tarsim's own (not a plugin's): its failures are tarsim's bugs."""
-    cls, _ = kind("learner").resolve(spec)
-    return cls.__module__.startswith("tarsim.")
-
-
 def make_learner(name: str, lambda_: float = DEFAULT_LAMBDA, random_state: int | None = 0) -> BaseEstimator:
     """The named learner (see LEARNERS), unfitted."""
     learner = kind("learner").make(name)

@@ -156,10 +156,7 @@ def run() -> None:
         status = main()
     except SystemExit as exc:  # argparse's --help, --version and usage errors leave main() by SystemExit
         ending.status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        raise
-    except BaseException:  # an unexpected error: Python prints its traceback and the status is 1
-        ending.status = 1
-        raise
+        raise  # (an unexpected error keeps ExitAtOnce's status 1, under Python's traceback)
     ending.status = status
     sys.exit(status)
 

@@ -116,6 +116,12 @@ class Kind:
         forms = [signature(cls) for cls in (self.components[n] for n in self.names(plugins))]
         return ", ".join([*forms, *self.extra_forms])
 
+    def is_builtin(self, spec: str | Spec) -> bool:
+        """Whether the component a spec names is one of tarsim's own (declared in this kind's modules), not a
+        plugin's or a session's: checks that guard against a third party's mistakes can skip it."""
+        cls, _ = self.resolve(spec)
+        return cls.__module__ in self.modules
+
     def unknown(self, name: str, spec: str) -> ConfigError:
         """`policy 'relevence' unknown; accepted: ... (did you mean relevance?)`."""
         close = difflib.get_close_matches(name, self.names(), n=1)

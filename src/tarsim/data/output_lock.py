@@ -36,6 +36,11 @@ def _holder(fd: int) -> str:
     return "?"
 
 
+def _held_in_process(folder: Path) -> bool:
+    """Whether a thread of this process holds the (resolved) output folder; call with _guard held."""
+    return any(held == folder for held, _ in _held)
+
+
 PROBE_RETRIES = 20
 """Attempts, 5 ms apart, before a held lock refuses a writer: a reader's look (writer_of) holds it for microseconds,
 a writer for its whole run."""
@@ -93,7 +98,7 @@ def output_lock(out: PathLike, *, alone: bool = False) -> Iterator[Path]:
     resolved = directory.resolve()
     key = (resolved, threading.get_ident())
     with _guard:
-        held_here = any(folder == resolved for folder, _ in _held)
+        held_here = _held_in_process(resolved)
         if resolved in _alone or (alone and held_here):
             raise ConfigError(f"{directory} is in use by another review in this process (pid {os.getpid()})")
         depth = _held.get(key, 0)
@@ -130,7 +135,7 @@ def writer_of(out: PathLike) -> str | None:
     (a writer starting then retries, see PROBE_RETRIES) and released."""
     resolved = Path(out).resolve()
     with _guard:
-        if any(folder == resolved for folder, _ in _held):
+        if _held_in_process(resolved):
             return str(os.getpid())
     lock_path = Path(out) / LOCK_NAME
     try:

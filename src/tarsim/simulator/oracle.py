@@ -69,8 +69,17 @@ class InheritedLabels(DocumentSentenceLabels):
         return np.full(len(features.sentence_words_of(doc)), self.document_labels[doc], dtype=np.int8)
 
 
+class _ScoresRelevantDocuments(DocumentSentenceLabels):
+    """Labels whose `of` scores the sentence rows of relevant documents only (`document_labels` > 0)."""
+
+    document_labels: np.ndarray
+
+    def needs_rows(self, docs: np.ndarray) -> np.ndarray:
+        return docs[self.document_labels[docs] > 0]
+
+
 @dataclass(frozen=True)
-class ClassifiedLabels(DocumentSentenceLabels):
+class ClassifiedLabels(_ScoresRelevantDocuments):
     """The gold classifier's sentence labels: for features with every sentence, every relevant document's labels
     made when the oracle is built; for lazily built features, a document's when it is judged, from its rows. A
     sentence's score depends on its own row only, so built whole or lazily the features give the same labels."""
@@ -82,9 +91,6 @@ class ClassifiedLabels(DocumentSentenceLabels):
     relevant_labels: dict[int, np.ndarray] | None = field(default=None, compare=False, repr=False)
     """Sentence labels of each relevant document (read-only), when built from features with every sentence."""
 
-    def needs_rows(self, docs: np.ndarray) -> np.ndarray:
-        return docs[self.document_labels[docs] > 0]
-
     def of(self, features: Features, doc: int) -> np.ndarray:
         if not self.document_labels[doc] > 0:
             return np.zeros(len(features.sentence_words_of(doc)), dtype=np.int8)
@@ -94,7 +100,7 @@ class ClassifiedLabels(DocumentSentenceLabels):
         return _classified(scores, self.threshold)
 
 
-class FittingLabels(DocumentSentenceLabels):
+class FittingLabels(_ScoresRelevantDocuments):
     """ClassifiedLabels whose gold classifier the review may have fitted on a thread (`fit_in_background`, after its
     first training) while it segments the documents it ranks first (ReviewSimulation._while_oracle_fits); else it
     is fitted where first asked for. `of` waits for the fit; the labels are the same either way.
@@ -154,9 +160,6 @@ class FittingLabels(DocumentSentenceLabels):
     def pending(self) -> bool:
         future = self._future
         return future is not None and not future.done()
-
-    def needs_rows(self, docs: np.ndarray) -> np.ndarray:
-        return docs[self.document_labels[docs] > 0]
 
     def of(self, features: Features, doc: int) -> np.ndarray:
         return self.fitted().of(features, doc)

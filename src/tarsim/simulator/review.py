@@ -27,10 +27,11 @@ import numpy as np
 import scipy.sparse as sp
 import simpy
 
+from tarsim.components import kind
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError, TarsimError
 from tarsim.features import Features
-from tarsim.learners import check_learner, fit_and_score, learner_is_builtin, make_learner, seeded
+from tarsim.learners import check_learner, fit_and_score, make_learner, seeded
 from tarsim.policies import make_batch_schedule, make_selection_policy
 from tarsim.policies.seeding import check_prior_idx, draw_priors, query_text
 from tarsim.policies.selection import RandomSampling
@@ -145,9 +146,10 @@ class ReviewSimulation:
             check_learner(learner)
             learner = seeded(clone(learner), config.seed)
         self.learner = learner if learner is not None else make_learner(config.learner, config.lambda_, config.seed)
-        self._learner_is_users = learner is not None or not learner_is_builtin(config.learner)
+        self._learner_is_users = learner is not None or not kind("learner").is_builtin(config.learner)
         check_learner(self.learner)
         self.policy = make_selection_policy(config.policy)
+        self._check_batches = not kind("policy").is_builtin(config.policy)  # a plugin's or a session's policy
         self.sizes = make_batch_schedule(config.batch).sizes()
         self.errors = ReviewerErrors(config.false_negative_rate, config.false_positive_rate)
         self.budget_model = make_effort_model(config.max_effort_model)
@@ -321,7 +323,9 @@ class ReviewSimulation:
             if not candidates.size:
                 break
             k = size if not config.async_retrain else len(candidates)
-            order = self._checked_batch(self.policy.select(scores, candidates, k, self.rng["policy"]), k, candidates)
+            order = self.policy.select(scores, candidates, k, self.rng["policy"])
+            if self._check_batches:
+                order = self._checked_batch(order, k, candidates)
             self._while_oracle_fits(scores, candidates)
             round_record = {
                 "type": "round",
@@ -343,8 +347,9 @@ class ReviewSimulation:
             self._round_done(round_number)
 
     def _checked_batch(self, order, k: int, candidates: np.ndarray) -> np.ndarray:
-        """The policy's batch, refused in one line unless it is min(k, candidates) distinct candidates (a plugin's
-        policy that returned judged, repeated, too many or no documents would silently end or skew the review)."""
+        """A plugin's or a session's policy's batch, refused in one line unless it is min(k, candidates) distinct
+        candidates (one that returned judged, repeated, too many or no documents would silently end or skew the
+        review); tarsim's own policies are not checked."""
         name = getattr(self.policy, "name", type(self.policy).__name__)
         batch = np.asarray(order)
         if batch.ndim != 1 or (batch.size and batch.dtype.kind not in "iu"):
