@@ -13,6 +13,7 @@ from tarsim.data.dataset import Dataset, load_dataset
 from tarsim.data.ledger import Ledger, iter_ledger_paths, read_ledger
 from tarsim.data.lines import PathLike
 from tarsim.data.output_lock import output_lock
+from tarsim.data.paths import SWEEP_RESULT_TABLES
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import resolve_cache_dir
 from tarsim.metrics.recall_effort import RecallCurve, check_recall_kind, recall_curve
@@ -75,7 +76,7 @@ class SimulationResult:
         directory = Path(out) / "ledgers"
         if not directory.is_dir():
             raise InputError(directory, None, "no ledgers directory (is this a `tarsim simulate` output?)")
-        if any((Path(out) / name).exists() for name in SWEEP_TABLES):
+        if any((Path(out) / name).exists() for name in SWEEP_RESULT_TABLES):
             raise InputError(out, None, _sweep_output_problem(out))
         ledgers: dict[str, Ledger] = {}
         for ledger in map(read_ledger, iter_ledger_paths(directory)):
@@ -91,10 +92,6 @@ class SimulationResult:
                 raise InputError(ledger.source, None, f"a second ledger of topic {ledger.topic!r}")
             ledgers[ledger.topic] = ledger
         return cls(ledgers=ledgers, effort_models=tuple(effort_models), out=Path(out))
-
-
-SWEEP_TABLES = ("results.csv", "results.parquet")
-"""What `tarsim sweep` writes beside OUT/ledgers (tarsim.sweep.tables.write_results): a sweep's output folder."""
 
 
 def _sweep_output_problem(out: PathLike) -> str:

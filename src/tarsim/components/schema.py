@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import numbers
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -52,6 +53,13 @@ class Setting:
                 raise ConfigError(f"{self.name} must be a {self.nested.__name__}, got {value!r}")
         else:
             self.param.check(value)
+
+    def as_text(self, value: Any) -> Any:
+        """A number given for a setting declared numbers_as_text (batch = 10, max_effort = 500, in TOML or Python)
+        as its text; any other value as it is."""
+        if self.numbers_as_text and isinstance(value, numbers.Real) and not isinstance(value, bool):
+            return str(value)
+        return value
 
     def help_text(self) -> str:
         """The option's help: what it does, what it accepts and its default."""
@@ -148,8 +156,7 @@ def toml_value(declaration: Setting, value: Any, table: Callable[[type, Mapping]
                 f"expected a table with {', '.join(f.name for f in dataclasses.fields(declaration.nested))}"
             )
         return table(declaration.nested, value)
-    if declaration.numbers_as_text and isinstance(value, (int, float)) and not isinstance(value, bool):
-        value = str(value)
+    value = declaration.as_text(value)
     textual = declaration.component is not None or declaration.param.parse is not None
     if declaration.many and declaration.component is None:
         declaration.check(value)

@@ -8,6 +8,10 @@ from pathlib import Path
 
 from tarsim.errors import ConfigError
 
+SWEEP_RESULT_TABLES = ("results.csv", "results.parquet")
+"""What `tarsim sweep` writes beside OUT/ledgers once every run is done (tarsim.sweep.tables.write_results): what
+marks a sweep's output folder, and a finished one."""
+
 
 def check_output_path(text: str | os.PathLike[str], option: str = "--out", *, directory: bool = False) -> Path:
     """The path to write `option` to, or a ConfigError naming the option, the value and what it must be.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tarsim.data.atomic import atomic_write
-from tarsim.data.lines import PathLike, check_ascii_spaces, iter_lines, parse_float, parse_int, split_fields
+from tarsim.data.lines import PathLike, iter_lines, parse_float, parse_int, split_fields
 from tarsim.data.plain_columns import group_rows
 from tarsim.errors import InputError
 
@@ -45,11 +45,7 @@ def _read_run_checked(path: PathLike) -> Run:
     """Read a TREC run checking every field, so that the error names the first bad line."""
     run: Run = {}
     for number, line in iter_lines(path):
-        check_ascii_spaces(path, number, line)
-        fields = line.split()
-        if len(fields) != 6:
-            raise InputError(path, number, f"expected 6 columns (topic Q0 docid rank score tag), found {len(fields)}")
-        topic, _q0, docid, rank, score, _tag = fields
+        topic, _q0, docid, rank, score, _tag = split_fields(path, number, line, 6, "topic Q0 docid rank score tag")
         parse_int(path, number, rank, "rank")
         value = parse_float(path, number, score, "score")
         ranked = run.get(topic)

@@ -11,9 +11,9 @@ from pathlib import Path
 from tarsim.data.ledger import Ledger
 from tarsim.data.lines import PathLike
 from tarsim.data.output_lock import LOCK_NAME, writer_of
+from tarsim.data.paths import SWEEP_RESULT_TABLES
 
-SWEEP_RESULTS = "results.csv"
-"""What a sweep writes once every run is done (tarsim.sweep.tables), beside its ledgers folder."""
+SWEEP_RESULTS = SWEEP_RESULT_TABLES[0]  # results.csv: written once every run of a sweep is done
 
 
 def output_folder(path: Path) -> Path:
@@ -31,32 +31,31 @@ def unfinished_notices(paths: Iterable[PathLike], ledgers: Sequence[Ledger]) -> 
         if not Path(given).is_dir():
             continue
         folder = output_folder(Path(given))
-        inside = [ledger for ledger in ledgers if ledger.source and _within(Path(ledger.source), folder)]
         pid = writer_of(folder)
         if pid is not None:
             mine = pid == str(os.getpid())
             who = "a review this process is stepping" if mine else f"another tarsim process (pid {pid})"
             notices.append(
-                f"{folder} is being written by {who}: only the {len(inside)} ledger(s) finished so far are read"
+                f"{folder} is being written by {who}: only the {_count_within(ledgers, folder)} ledger(s) "
+                "finished so far are read"
             )
-        elif _sweep_ledgers_in(folder, inside) and not (folder / SWEEP_RESULTS).exists():
+        elif not (folder / SWEEP_RESULTS).exists() and _sweep_ledgers_in(folder, ledgers):
             notices.append(
                 f"{folder} holds no {SWEEP_RESULTS}: the sweep that wrote it did not finish (rerun it with --resume "
-                f"to complete it); only its {len(inside)} finished ledger(s) are read"
+                f"to complete it); only its {_count_within(ledgers, folder)} finished ledger(s) are read"
             )
     return notices
 
 
 def _sweep_ledgers_in(folder: Path, ledgers: Sequence[Ledger]) -> bool:
     """Whether `folder` is laid out as a sweep's output: sweep ledgers in its own ledgers/ folder (not a folder of
-    ledgers gathered by hand from elsewhere)."""
+    ledgers gathered by hand from elsewhere). Each distinct folder of sweep ledgers is resolved once."""
+    parents = {Path(ledger.source).parent for ledger in ledgers if ledger.source and "sweep" in ledger.header}
     own = (folder / "ledgers").resolve()
-    return any("sweep" in ledger.header and Path(ledger.source).parent.resolve() == own for ledger in ledgers)
+    return any(parent.resolve() == own for parent in parents)
 
 
-def _within(path: Path, folder: Path) -> bool:
-    try:
-        path.resolve().relative_to(folder.resolve())
-    except ValueError:
-        return False
-    return True
+def _count_within(ledgers: Sequence[Ledger], folder: Path) -> int:
+    """How many of the ledgers read lie under `folder` (for a notice: computed only when one is printed)."""
+    root = folder.resolve()
+    return sum(1 for ledger in ledgers if ledger.source and Path(ledger.source).resolve().is_relative_to(root))

@@ -6,7 +6,6 @@ help. The checks below, the `tarsim simulate` options and a sweep's [review] key
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -181,9 +180,7 @@ class ReviewConfig:
         if isinstance(self.seeding, str):
             object.__setattr__(self, "seeding", SeedingChoice(self.seeding))
         for name, declaration in declared(type(self)):  # max_effort=500, batch=10: a number as its text, as in TOML
-            value = getattr(self, name)
-            if declaration.numbers_as_text and isinstance(value, numbers.Real) and not isinstance(value, bool):
-                object.__setattr__(self, name, str(value))
+            object.__setattr__(self, name, declaration.as_text(getattr(self, name)))
         if isinstance(self.features, str):  # --features SPEC: bmi's settings, or another extractor (tfidf:...)
             made = kind("features").make(self.features)
             if isinstance(made.settings, FeatureSettings):

@@ -9,14 +9,14 @@ every ledger when the sweep ends, so an interrupted sweep never leaves tables th
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from tarsim.data.ledger import iter_ledger_paths
+from tarsim.data.paths import SWEEP_RESULT_TABLES
 from tarsim.errors import ConfigError
 from tarsim.simulator.config import normalise_header
-from tarsim.sweep.tables import RESULT_TABLES
 
 UNCOMPARED = ("type", "format", "tarsim")
 """Header keys that do not make a ledger another run: its record type and format, and the tarsim version (a run of
@@ -112,8 +112,8 @@ def check_same_runs(out: Path, runs: Iterable[tuple[Path, dict]]) -> None:
     )
 
 
-def remove_results_tables(out: Path, names: Sequence[str] = RESULT_TABLES) -> None:
+def remove_results_tables(out: Path) -> None:
     """Remove a folder's results tables before runs start: they are rewritten from every ledger when the sweep
     ends, and an interrupted sweep must not leave tables of an earlier, smaller set of ledgers."""
-    for name in names:
+    for name in SWEEP_RESULT_TABLES:
         (Path(out) / name).unlink(missing_ok=True)

@@ -18,6 +18,7 @@ import pandas as pd
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
+from tarsim.data.paths import SWEEP_RESULT_TABLES
 from tarsim.effort_models import make_effort_model
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
 from tarsim.metrics.tar import stop_measures, tar_measures
@@ -36,8 +37,6 @@ COLUMNS = [
     "measure",
     "value",
 ]
-RESULT_TABLES = ("results.csv", "results.parquet")
-"""The tables a sweep writes into its output folder (write_results)."""
 JUDGMENT_MEASURES = ("wss_", "rrf_", "erf_")
 """tar_measures keys that do not depend on the effort model (they count judgments)."""
 
@@ -130,7 +129,8 @@ the same, so that two sweeps' tables can be read together (a null-typed column c
 
 def write_results(out: Path, frame: pd.DataFrame) -> None:
     """OUT/results.parquet and OUT/results.csv, each written atomically."""
-    with atomic_write(Path(out) / "results.csv") as handle:
+    csv_name, parquet_name = SWEEP_RESULT_TABLES
+    with atomic_write(Path(out) / csv_name) as handle:
         frame.to_csv(handle, index=False, lineterminator="\n")
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -140,5 +140,5 @@ def write_results(out: Path, frame: pd.DataFrame) -> None:
         index = table.schema.get_field_index(column)
         if pa.types.is_null(table.schema.field(column).type):
             table = table.set_column(index, column, table.column(column).cast(pa.large_string()))
-    with atomic_write(Path(out) / "results.parquet", "wb") as handle:
+    with atomic_write(Path(out) / parquet_name, "wb") as handle:
         pq.write_table(table, handle)
