@@ -45,10 +45,11 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:  # checked here too, so that --dry-run does not pass a plan the real run refuses
         raise ConfigError(f"--jobs must be >= 1, got {args.jobs}")
     config = load_sweep_config(args.config)
+    given_out = check_output_path(args.out, directory=True) if args.out is not None else None
     if args.dry_run:  # refuses what the sweep would refuse before running: no run planned, a folder of other runs
         datasets = load_collections(config)
         runs, skipped = planned_runs(config, datasets)
-        out = sweep_out(config, check_output_path(args.out, directory=True) if args.out is not None else None)
+        out = sweep_out(config, given_out)
         if (out / "ledgers").is_dir():
             check_output_folder(config, out, datasets, runs)
         _print_skipped(skipped)
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         outcome = run_sweep(
             config,
-            check_output_path(args.out, directory=True) if args.out is not None else None,
+            given_out,
             backend=args.backend,
             jobs=args.jobs,
             scheduler=args.scheduler,

@@ -186,8 +186,8 @@ def doc2doc_ablation(
         configs = [*configs[:2], (f"{preset.analyzer}, k1/b default, no date filter", prep, False, False)]
     results = []
     tuned: dict[Analyzer, tuple[float, float, TuningResult]] = {}
-    for label, analyzer, tune, dates in configs:
-        if tune and analyzer in tuned and not dates:
+    for label, analyzer, tunes, dates in configs:  # not `tune`: the parameter chose the configs above
+        if tunes and analyzer in tuned and not dates:
             k1, b, tuning = tuned[analyzer]
             fixed = Preset(**{**preset.__dict__, "k1": k1, "b": b})
             result = run_config(
@@ -196,9 +196,9 @@ def doc2doc_ablation(
             result.tuning = tuning
         else:
             result = run_config(
-                benchmark, preset, cache, label=label, analyzer=analyzer, tune=tune, use_dates=dates, **kwargs
+                benchmark, preset, cache, label=label, analyzer=analyzer, tune=tunes, use_dates=dates, **kwargs
             )  # type: ignore[arg-type]
-            if tune and result.tuning is not None:
+            if tunes and result.tuning is not None:
                 tuned[analyzer] = (result.k1, result.b, result.tuning)
         results.append(result)
     return results

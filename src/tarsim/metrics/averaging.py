@@ -37,13 +37,10 @@ def average(
     if check_average(mode) == "judged":
         judged = aggregate(per_query)
         return {name: judged[name] for name in measures if name in judged}
-    everyone = list(dict.fromkeys([*topics, *per_query]))
-    if not everyone:
+    rows = averaged_per_query(per_query, measures, mode=mode, topics=topics)  # the listing --per-query prints
+    if not rows:
         return {}
-    return {
-        name: math.fsum(per_query.get(topic, {}).get(name, 0.0) for topic in everyone) / len(everyone)
-        for name in measures
-    }
+    return {name: math.fsum(row.get(name, 0.0) for row in rows.values()) / len(rows) for name in measures}
 
 
 def averaged_per_query(

@@ -19,7 +19,7 @@ import pandas as pd
 from joblib import delayed
 
 from tarsim.data.dataset import Dataset
-from tarsim.data.ledger import encode, read_ledger, remove_partial_files
+from tarsim.data.ledger import encode, ends_with_end_record, read_ledger, remove_partial_files
 from tarsim.data.output_lock import output_lock
 from tarsim.errors import ConfigError
 from tarsim.features import collection_digest, resolve_cache_dir
@@ -162,22 +162,17 @@ def build_feature_caches(builds: Sequence[tuple], cache: Path, jobs: int) -> Non
 
 
 def is_finished(path: Path, header: dict) -> bool:
-    """A complete ledger of exactly this run: same header (configuration, inputs, seed) and an end record."""
+    """A complete ledger of exactly this run: same header (configuration, inputs, seed) and an end record (read from
+    the end of the file, not through every judgment)."""
     try:
         with open(path, encoding="utf-8") as handle:
-            first = handle.readline()
-            last = first
-            for line in handle:
-                if line.strip():
-                    last = line
-    except FileNotFoundError:
+            head = json.loads(handle.readline())
+    except (FileNotFoundError, json.JSONDecodeError):
         return False
-    try:
-        head, tail = json.loads(first), json.loads(last)
-    except json.JSONDecodeError:
+    if not isinstance(head, dict):
         return False
     recorded = normalise_header({k: v for k, v in head.items() if k not in ("type", "format")})
-    return encode(recorded) == encode(normalise_header(header)) and tail.get("type") == "end"
+    return encode(recorded) == encode(normalise_header(header)) and ends_with_end_record(path)
 
 
 def run_sweep(
