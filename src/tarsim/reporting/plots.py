@@ -24,7 +24,7 @@ from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError
-from tarsim.metrics.recall_effort import GRID_A, check_recall_kind, recall_curve
+from tarsim.metrics.recall_effort import GRID_A, RecallCurve, check_recall_kind, recall_curve
 from tarsim.reporting.compare import group_ledgers, pair_key
 
 if TYPE_CHECKING:
@@ -90,11 +90,6 @@ def _x_limit(ledgers: Sequence[Ledger], model, recall: str = "presented") -> flo
     return 1.05 * max(ends) if ends else 1.0
 
 
-def _recall_on(grid: np.ndarray, ledger: Ledger, model, recall: str = "presented") -> np.ndarray:
-    """The run's recall at each effort of the grid; NaN (no line) where it is unknown (RecallCurve.known_recall_on)."""
-    return recall_curve(ledger, model, recall=recall).known_recall_on(grid)
-
-
 def _cost_per_judgment(ledgers: Sequence[Ledger], model) -> float:
     costs = (  # the clock model reads each judgment's clock time beside the effort increments (as recall_curve)
         np.concatenate([model.costs(ledger.effort_columns) for ledger in ledgers]) if ledgers else np.ones(1)
@@ -102,11 +97,12 @@ def _cost_per_judgment(ledgers: Sequence[Ledger], model) -> float:
     return float(costs.mean()) if costs.size and costs.mean() > 0 else 1.0
 
 
-def _seed_curves(runs: Sequence[Ledger], grid: np.ndarray, model, recall: str = "presented") -> np.ndarray:
-    """Rows: one per seed, the recall averaged over the topics that seed reviewed."""
+def _seed_curves(runs: Sequence[Ledger], curves: Sequence[RecallCurve], grid: np.ndarray) -> np.ndarray:
+    """Rows: one per seed, the recall averaged over the topics that seed reviewed (each run's recall on the grid, NaN
+    where it is unknown: RecallCurve.known_recall_on)."""
     by_seed: dict[int, list[np.ndarray]] = {}
-    for ledger in runs:
-        by_seed.setdefault(pair_key(ledger)[2], []).append(_recall_on(grid, ledger, model, recall))
+    for ledger, curve in zip(runs, curves, strict=True):
+        by_seed.setdefault(pair_key(ledger)[2], []).append(curve.known_recall_on(grid))
     return np.array([np.mean(curves, axis=0) for _, curves in sorted(by_seed.items())])
 
 
@@ -241,7 +237,8 @@ def _draw_panel(
     drawn = Drawn()
     for group, runs in groups.items():
         colour, linestyle = styles[group]
-        curves = _seed_curves(runs, grid, model, recall)
+        run_curves = [recall_curve(ledger, model, recall=recall) for ledger in runs]  # once per run: line and marks
+        curves = _seed_curves(runs, run_curves, grid)
         mean = curves.mean(axis=0)
         if len(curves) > 1:
             ax.fill_between(grid, curves.min(axis=0), curves.max(axis=0), color=colour, alpha=0.18, lw=0, gid="band")
@@ -249,10 +246,7 @@ def _draw_panel(
         xs, ys = [], []
         for a, b in marks:
             budgets = [a * ledger.relevant + b for ledger in runs]
-            recalls = [
-                recall_curve(ledger, model, recall=recall).known_recall_at(e)
-                for ledger, e in zip(runs, budgets, strict=True)
-            ]
+            recalls = [curve.known_recall_at(e) for curve, e in zip(run_curves, budgets, strict=True)]
             x = float(np.mean(budgets))
             if x <= xmax and None not in recalls:  # no mark where a run's budget leaves its recall unknown
                 xs.append(x)
