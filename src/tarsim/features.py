@@ -205,9 +205,9 @@ def analyser_parts(
 ) -> tuple[Callable[[str], list[str]], Callable[[list[str]], list[str]] | None]:
     """make_analyser(stem, tokens) as a tokeniser and a per-word map (None: none), for count_terms to stem each
     distinct word once instead of every token; make_analyser composes the two for `bmi` tokens."""
-    if tokens == "bmi":
-        return _words, _porter_stems() if stem else None
-    return make_analyser(stem, tokens), None
+    if tokens == "hical":  # whole-token rules (a run with a digit dropped): one analyser, no per-word map
+        return _hical_analyser(stem), None
+    return _words, _porter_stems() if stem else None
 
 
 _ASCII_TOKEN = re.compile(r"[a-z]{2,}")

@@ -103,19 +103,18 @@ def forked_workers(workers: int, ignore_interrupt: bool = False) -> Iterator[Pro
     pool = forked_pool(workers, ignore_interrupt)
     try:
         yield pool
-    except BaseException as exc:
-        stop_pool(pool, at_once=isinstance(exc, Terminated))
+    except Terminated:  # the job is being ended: no waiting for running tasks
+        kill_workers(pool)
+        raise
+    except BaseException:
+        stop_pool(pool)
         raise
     pool.shutdown(wait=True)
 
 
-def stop_pool(pool: ProcessPoolExecutor, at_once: bool = False) -> None:
+def stop_pool(pool: ProcessPoolExecutor) -> None:
     """Drop a pool's tasks not started and wait for the running ones (the workers ignore Ctrl-C, so they finish);
-    a second Ctrl-C meanwhile kills the workers at once (their unfinished work is lost) and is raised. `at_once`
-    (SIGTERM: the job is being ended) kills them without waiting."""
-    if at_once:
-        kill_workers(pool)
-        return
+    a second Ctrl-C meanwhile kills the workers at once (their unfinished work is lost) and is raised."""
     try:
         pool.shutdown(wait=True, cancel_futures=True)
     except KeyboardInterrupt:

@@ -26,11 +26,12 @@ from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, write_simulation_repo
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.rounds import RoundState
 from tarsim.simulator.run import (
+    cached_review_features,
     check_output_ledgers,
     checked_topics,
+    keeping_sentences,
     ledger_header,
     ledger_name,
-    review_features_of,
     topic_grades,
     topic_simulation,
     writing_to,
@@ -126,7 +127,7 @@ class _TopicSteps:
 
     def _review(self) -> Iterator[RoundState]:
         data, config, topic, grades, out = self.data, self.config, self.topic, self.grades, self.out
-        with review_features_of(data, config, self.cache) as features:
+        with keeping_sentences(cached_review_features(data, config, self.cache)) as features:
             collection_sha = collection_digest(data.collection)
             header = ledger_header(data, topic, config, collection_sha, int((grades > 0).sum()), self.learner)
             path = None

@@ -166,6 +166,16 @@ def check_output_ledgers(
             raise InputError(path, None, "ledger has no end record (an unfinished review)")
 
 
+def run_review(simulation: ReviewSimulation) -> dict:
+    """Simulate one review to its end; an interrupted or failed review leaves no partial ledger, also one stopped
+    before its rounds started (rounds() drops the ledger of a review stopped inside them)."""
+    try:
+        return simulation.run()
+    except BaseException:
+        simulation.writer.abort()
+        raise
+
+
 def topic_review(
     config: ReviewConfig,
     topic: str,
@@ -290,13 +300,17 @@ def writing_to(out: Path, *, alone: bool = False) -> Iterator[Path]:
         yield out
 
 
-@contextlib.contextmanager
-def review_features_of(dataset: Dataset, config: ReviewConfig, cache_dir: Path | None) -> Iterator[Features]:
-    """The collection's features for this configuration from the user's feature cache; the sentences a review
-    segmented on the way are kept in the cache when it ends, however it ends."""
+def cached_review_features(dataset: Dataset, config: ReviewConfig, cache_dir: Path | None) -> Features:
+    """The collection's features for this configuration, from the user's feature cache (built there if missing)."""
     sentences = needs_all_sentences(config)  # else documents only, sentences segmented as the review needs
-    features = review_features(dataset.collection, resolve_cache_dir(cache_dir), config.extractor, config.features,
-                               sentences)  # fmt: skip
+    return review_features(dataset.collection, resolve_cache_dir(cache_dir), config.extractor, config.features,
+                           sentences)  # fmt: skip
+
+
+@contextlib.contextmanager
+def keeping_sentences(features: Features) -> Iterator[Features]:
+    """Lazily built features for a review: when it ends, however it ends, the sentences it segmented go to the
+    feature cache for later runs over the collection (and the background segmenting stops)."""
     try:
         yield features
     finally:
@@ -336,10 +350,10 @@ def _review_topics(
     progress: Callable[[str], None] | None,
     cache_dir: Path | None = None,
 ) -> ReviewBatch:
-    if features is not None:
+    if features is None:
+        features = cached_review_features(dataset, config, cache_dir)
+    with keeping_sentences(features):
         return _review_each_topic(dataset, config, selected, out, learner, features, resume, progress)
-    with review_features_of(dataset, config, cache_dir) as built:
-        return _review_each_topic(dataset, config, selected, out, learner, built, resume, progress)
 
 
 def _review_each_topic(
@@ -376,7 +390,7 @@ def _review_each_topic(
                 continue
         simulation = topic_simulation(dataset, config, topic, grades, features, header, path, learner)
         writer = simulation.writer
-        simulation.run()
+        run_review(simulation)
         ledger = read_ledger(path) if path is not None else ledger_from_lines(writer.lines)
         batch.outcomes.append(TopicOutcome(topic, ledger=ledger))
         if progress:

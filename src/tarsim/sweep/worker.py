@@ -19,7 +19,7 @@ from tarsim.features_tfidf import load_review_features
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter
 from tarsim.simulator.review import ReviewSimulation
-from tarsim.simulator.run import topic_grades, topic_review
+from tarsim.simulator.run import run_review, topic_grades, topic_review
 from tarsim.sweep.docids import DocidsError, read_docids
 from tarsim.sweep.plan import RunSpec
 
@@ -88,5 +88,5 @@ def execute_run(task: RunTask) -> RunResult:
     # One BLAS/OpenMP thread per run: runs are the unit of parallelism, and results must not depend on
     # how many threads a worker happens to have.
     with threadpool_limits(limits=1):
-        end = simulation.run()
+        end = run_review(simulation)
     return RunResult(task.spec.run_id, int(end["judgments"]), time.perf_counter() - started)
