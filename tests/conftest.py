@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -94,3 +96,38 @@ def wait_for(condition: Callable[[], object], timeout: float, what: str) -> obje
             return value
         time.sleep(0.1)
     pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+_HOLDER = (
+    "import sys\n"
+    "from tarsim.data.output_lock import output_lock\n"
+    "with output_lock(sys.argv[1]):\n"
+    "    print('locked', flush=True)\n"
+    "    sys.stdin.readline()\n"
+)
+
+
+@contextlib.contextmanager
+def lock_held_elsewhere(out: Path) -> Iterator[subprocess.Popen]:
+    """Another process holding output folder `out`'s lock, as a running simulate or sweep holds it, until the
+    block ends (or the test kills it)."""
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    process = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(out)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True
+    )
+    try:
+        assert process.stdout.readline().strip() == "locked"
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+
+
+def demo_sweep_toml(policy: str = "relevance", seeds: int = 1) -> str:
+    """A small sweep of the demo's topic T1: one policy, `seeds` seeds, judge effort, 30 judgments a run."""
+    return (
+        f'[sweep]\npolicies = ["{policy}"]\nseeds = {seeds}\neffort_models = ["judge"]\n\n'
+        '[[collections]]\npath = "demo"\ntopics = ["T1"]\n\n[review]\nmax_effort = 30\n'
+    )

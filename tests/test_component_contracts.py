@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tarsim
+from conftest import demo_sweep_toml
 from tarsim.components import kind, register
 from tarsim.errors import ConfigError
 from tarsim.learners import Learner
@@ -106,10 +107,6 @@ def test_a_sweep_runs_failure_from_tarsims_own_check_names_no_library_frame(forg
     from tarsim.sweep import parse_sweep_config, run_sweep
 
     name = _policy(forget, "broken-twice", BROKEN["repeats"][0])
-    text = (
-        f'[sweep]\npolicies = ["{name}"]\nseeds = 1\neffort_models = ["judge"]\n\n'
-        '[[collections]]\npath = "demo"\ntopics = ["T1"]\n\n[review]\nmax_effort = 30\n'
-    )
-    outcome = run_sweep(parse_sweep_config(text, tmp_path / "s.toml"), tmp_path / "out", jobs=1)
+    outcome = run_sweep(parse_sweep_config(demo_sweep_toml(name), tmp_path / "s.toml"), tmp_path / "out", jobs=1)
     [message] = outcome.failed.values()
     assert message == f"ConfigError: policy '{name}' selected a document twice in one batch"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import demo_sweep_toml
 from tarsim.cli import main
 from tarsim.components import kind
 
@@ -88,10 +89,7 @@ def test_a_plugin_is_listed(installed, capsys):
 
 
 def test_a_plugin_policy_runs_in_a_sweep(installed, tmp_path, monkeypatch):
-    (tmp_path / "sweep.toml").write_text(
-        '[sweep]\npolicies = ["myplugin"]\nseeds = 1\neffort_models = ["judge"]\n\n'
-        '[[collections]]\npath = "demo"\ntopics = ["T1"]\n\n[review]\nmax_effort = 30\n'
-    )
+    (tmp_path / "sweep.toml").write_text(demo_sweep_toml("myplugin"))
     monkeypatch.chdir(tmp_path)
     assert main(["sweep", "sweep.toml", "--out", "s", "--jobs", "1"]) == 0
     ledgers = sorted((tmp_path / "s" / "ledgers").iterdir())

@@ -9,12 +9,12 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 import ledger_factory
+from conftest import lock_held_elsewhere
 from tarsim.cli import main
 from tarsim.data.ledger import iter_ledger_paths, ledger_from_lines, read_ledger
 from tarsim.data.output_lock import LOCK_NAME, output_lock
@@ -26,16 +26,6 @@ from tarsim.sweep.plan import RunSpec
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 ENV = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-
-HOLDER = textwrap.dedent(
-    """
-    import sys
-    from tarsim.data.output_lock import output_lock
-    with output_lock(sys.argv[1]):
-        print("locked", flush=True)
-        sys.stdin.readline()
-    """
-)
 
 SWEEP = """\
 [sweep]
@@ -54,14 +44,8 @@ topics = ["T1"]
 def holder(tmp_path):
     """Another process holding the lock of tmp_path/out (it waits until its stdin closes)."""
     out = tmp_path / "out"
-    process = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(out)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=ENV, text=True
-    )
-    assert process.stdout.readline().strip() == "locked"
-    yield out, process
-    if process.poll() is None:
-        process.kill()
-    process.wait()
+    with lock_held_elsewhere(out) as process:
+        yield out, process
 
 
 def in_use(out: Path, pid: int) -> str:

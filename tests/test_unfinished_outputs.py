@@ -4,23 +4,17 @@ writing it) gives one warning line saying that only the finished ledgers are rea
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
-from conftest import wait_for
+from conftest import demo_sweep_toml, lock_held_elsewhere
 from tarsim.cli import main
 from tarsim.data.output_lock import output_lock, writer_of
-
-SWEEP = (
-    '[sweep]\npolicies = ["relevance"]\nseeds = 2\neffort_models = ["judge"]\n\n'
-    '[[collections]]\npath = "demo"\ntopics = ["T1"]\n\n[review]\nmax_effort = 30\n'
-)
 
 
 @pytest.fixture
 def swept(tmp_path, monkeypatch):
-    (tmp_path / "sweep.toml").write_text(SWEEP)
+    (tmp_path / "sweep.toml").write_text(demo_sweep_toml(seeds=2))
     monkeypatch.chdir(tmp_path)
     assert main(["sweep", "sweep.toml", "--out", "s", "--jobs", "1"]) == 0
     return tmp_path / "s"
@@ -43,22 +37,12 @@ def test_an_interrupted_sweeps_folder_is_read_with_one_warning(swept, capsys, co
 
 
 def test_a_folder_another_run_is_writing_is_read_with_one_warning(swept, capsys):
-    import subprocess
-    import sys
-
-    hold = f"from tarsim.data.output_lock import output_lock\nwith output_lock({str(swept)!r}):\n    input()\n"
-    src = str(Path(__file__).resolve().parents[1] / "src")
-    holder = subprocess.Popen(
-        [sys.executable, "-c", hold], stdin=subprocess.PIPE, env={**os.environ, "PYTHONPATH": src}, text=True
-    )
-    try:
-        wait_for(lambda: (swept / ".tarsim.lock").exists() and writer_of(swept), 30, "the lock to be held")
+    with lock_held_elsewhere(swept) as holder:
+        assert writer_of(swept) == str(holder.pid)
         capsys.readouterr()
         assert main(["compare", str(swept / "ledgers"), "--baseline", "relevance"]) == 0
         err = capsys.readouterr().err
         assert f"tarsim: warning: {swept} is being written by another tarsim process (pid {holder.pid})" in err
-    finally:
-        holder.communicate("\n", timeout=30)
     assert main(["compare", str(swept), "--baseline", "relevance"]) == 0
     assert "warning" not in capsys.readouterr().err
 
