@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 
 import tarsim
+from conftest import wait_for
 from tarsim.termination import Terminated, terminate_on_sigterm
 
 
@@ -52,9 +53,7 @@ def test_sigterm_ends_a_sweeps_workers_at_once():
     )
     try:
         process.stdout.readline()
-        deadline = time.monotonic() + 20
-        while len(psutil.Process(process.pid).children()) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: len(psutil.Process(process.pid).children()) >= 2, 20, "two forked workers")
         workers = psutil.Process(process.pid).children()
         assert len(workers) >= 2
         time.sleep(0.3)

@@ -517,12 +517,12 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
                     index,
                 )
             paths = [directory]
+        line = check.where.line("collections", "topics", index) if "topics" in item else None
+        line = line or check.where.line("collections", None, index) or check.where.line(None, "collections")
         for directory in paths:
             name = item.get("name") or (DEMO if directory is None else _collection_name(directory))
             if not isinstance(name, str) or not name:
                 check.fail(f"{key}.name", f"expected a non-empty string, got {name!r}", "collections", "name", index)
-            line = check.where.line("collections", "topics", index) if "topics" in item else None
-            line = line or check.where.line("collections", None, index) or check.where.line(None, "collections")
             entries.append(CollectionEntry(name, directory, topics, unlabelled, line))
     names = [entry.name for entry in entries]
     for name in names:
