@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -176,13 +177,6 @@ BAD_FILES = [
     ("two.csv", "\ntitle,abstract,label_included,included\na,b,1,1\n", 2, "two label columns: 'label_included'"),
     ("dup.csv", "title,abstract,label_included,label_included\na,b,1,0\n", 1, "two label columns"),
     ("header-only.csv", HEADER, None, "no records"),
-    ("empty.csv", HEADER + "a,b,1\n,,0\n", 3, "record 1 has an empty title and abstract"),
-    (
-        "typo.csv",
-        "titel,abstract,label_included\nt,a,1\nt,,0\n",
-        3,
-        "record 1 has an empty title and abstract (nothing to screen); the file has no title column (header is titel,",
-    ),
     ("unlabelled.csv", HEADER + "a,b,1\nc,d,\n", 3, "record 1 has no label"),
     ("undecodable.csv", None, 3, "undecodable bytes"),
 ]
@@ -338,3 +332,56 @@ def test_a_byte_order_mark_is_read_and_warned_about_once(tmp_path):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             assert len(read_screening_file(tmp_path / name).collection) == 2
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_records_without_title_and_abstract_are_kept_with_one_warning(tmp_path, capsys):
+    """ASReview 3.0.8 screens a record with an empty title and abstract as an empty text; so does tarsim (it refused
+    the file, so an unedited ASReview CSV such as Cohen_2006_ACEInhibitors could not be reviewed), with one warning
+    giving the count and the first one's line."""
+    rows = [
+        [f"migraine trial {i}", "triptan relief. Pain study." if i % 3 else "coffee sleep", str(int(i % 3 > 0))]
+        for i in range(10)
+    ]
+    rows[3] = ["", "", "1"]
+    rows[6] = ["", " ", "0"]
+    path = write_delimited(tmp_path / "review.csv", ["title", "abstract", "label_included"], rows)
+    with pytest.warns(InputWarning) as caught:
+        screening = read_screening_file(path)
+    assert [str(w.message) for w in caught] == [
+        f"{path}: 2 records have an empty title and abstract (the first at line 5); they are screened as empty "
+        "records, as ASReview does"
+    ]
+    assert len(screening.collection) == 10 and screening.qrels["review"]["3"] == 1
+    assert (screening.collection.get("3").title, screening.collection.get("3").text) == ("", "")
+    # the CLI: reviewed to the end (features, the feature cache, sentence segmentation take the empty records)
+    for feedback in ("document", "sentence"):
+        out = tmp_path / f"out-{feedback}"
+        code, err = run_cli(
+            capsys,
+            "simulate",
+            "--collection",
+            str(path),
+            "--seeding",
+            "random",
+            "--feedback",
+            feedback,
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--out",
+            str(out),
+        )
+        assert code == 0, err
+        assert err.count("empty title and abstract") == 1
+        judged = [json.loads(line) for line in (out / "ledgers" / "review.jsonl").read_text().splitlines()[1:]]
+        judged = {entry["docid"]: entry["label"] for entry in judged if entry["type"] == "judgment"}
+        assert judged["3"] == 1 and judged["6"] == 0
+    # a header typo leaves every row's title empty: the warning names the missing column
+    typo = tmp_path / "typo.csv"
+    typo.write_text("titel,abstract,label_included\nt,a,1\nt,,0\n", encoding="utf-8")
+    with pytest.warns(
+        InputWarning,
+        match=r"1 record has an empty title and abstract \(the first at line 3\); it is "
+        r"screened as an empty record, as ASReview does; the file has no title column \(header is titel,",
+    ):
+        assert len(read_screening_file(typo).collection) == 2

@@ -138,7 +138,8 @@ def record_names(path: PathLike) -> tuple[str, ...] | None:
 
 
 def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) -> ScreeningSet:
-    """Documents and labels from a table, checked: labels 0/1, unique record ids, some title or abstract."""
+    """Documents and labels from a table, checked: labels 0/1, unique record ids. Records with neither title nor
+    abstract are kept (ASReview screens them as empty texts) with one warning."""
     if not table.rows:
         raise InputError(path, None, "no records (only a header)" if table.header else "no records")
     columns = _choose_columns(path, table)
@@ -146,6 +147,7 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
     labels: dict[str, int] = {}
     skipped: list[int] = []
     seen: set[str] = set()
+    empty_lines: list[int | None] = []
     for index, (line, cells) in enumerate(table.rows):
 
         def cell(name: str, cells: tuple[str, ...] = cells) -> str:
@@ -170,19 +172,43 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
         _checked_docid(path, line, where, docid, seen)
         title, abstract = cell("title"), cell("abstract")
         if not title and not abstract:
-            missing = [name for name in ("title", "abstract") if name not in columns]
-            hint = (
-                f"; the file has no {' or '.join(missing)} column (header is {_shown(table.header)})" if missing else ""
-            )
-            raise InputError(path, line, f"{where} has an empty title and abstract (nothing to screen){hint}")
+            empty_lines.append(line)
         labels[docid] = label
         documents.append(Document(docid=docid, title=title, text=abstract))
     if not documents:
         raise InputError(path, None, f"no labelled records ({len(skipped)} unlabelled left out)")
-    if not any(document.text for document in documents):  # allowed (ASReview screens such files too), but say so
+    if empty_lines:
+        warn_empty_records(path, table, columns, empty_lines)
+    if not any(document.text for document in documents) and any(document.title for document in documents):
+        # allowed (ASReview screens such files too), but say so
         where = "no abstract column" if "abstract" not in columns else "every abstract is empty"
         warnings.warn(f"{path}: {where}: the records are screened by their titles alone", InputWarning, stacklevel=2)
     return ScreeningSet(topic, Collection(documents, source=str(path)), {topic: labels}, tuple(skipped))
+
+
+def warn_empty_records(path: Path, table: Table, columns: dict, lines: Sequence[int | None]) -> None:
+    """One warning for the kept records with neither title nor abstract: how many, and where the first is (its line,
+    sheet row or RIS `TY` line). Kept, not refused: ASReview 3.0.8 screens them as empty texts, and leaving them out
+    would change the review's N and R. A missing text column (a header typo) is named: it may be the cause."""
+    count = len(lines)
+    first = lines[0]
+    unit = {"line": "line", "row": "sheet row", "record": "line"}.get(table.unit, "line")
+    where = f" (the first at {unit} {first})" if first is not None else ""
+    missing = [name for name in ("title", "abstract") if name not in columns]
+    hint = f"; the file has no {' or '.join(missing)} column (header is {_shown(table.header)})" if missing else ""
+    noun, screened = (
+        ("record has", "it is screened as an empty record")
+        if count == 1
+        else (
+            "records have",
+            "they are screened as empty records",
+        )
+    )
+    warnings.warn(
+        f"{path}: {count} {noun} an empty title and abstract{where}; {screened}, as ASReview does{hint}",
+        InputWarning,
+        stacklevel=3,
+    )
 
 
 def _cell(cells: tuple[str, ...], position: int | None) -> str:
