@@ -62,7 +62,8 @@ def test_a_folder_the_tables_could_not_describe_is_refused_before_any_review(tmp
     out = tmp_path / "out"
     tarsim.simulate(topic="T1", out=out)
     before = sorted(p.name for p in (out / "ledgers").iterdir())
-    with pytest.raises(ConfigError, match="another configuration, learner or collection"):
+    learner = r"another learner \(ledgers/T1.jsonl: learner is 'BMILogisticRegression \(default\)' there, 'Logis"
+    with pytest.raises(ConfigError, match=learner):
         tarsim.simulate(topic="T2", out=out, learner=LogisticRegression(C=100))
     shutil.copy(out / "ledgers" / "T1.jsonl", out / "ledgers" / "T1-copy.jsonl")
     with pytest.raises(InputError, match="a second ledger of topic 'T1'"):

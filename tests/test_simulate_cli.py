@@ -246,8 +246,35 @@ def test_an_output_directory_never_mixes_configurations(tmp_path, capsys):
     assert main(["simulate", "--out", str(out), "--effort", "judge"]) == 0  # the same command again is fine
     assert main(["simulate", "--out", str(out), "--seed", "7"]) == 2
     err = capsys.readouterr().err
-    assert "already holds ledgers of another configuration" in err
+    assert err == (
+        f"tarsim: error: {out} already holds ledgers of another configuration (ledgers/T1.jsonl: config.seed is 0 "
+        "there, 7 here); choose another --out (or delete them)\n"
+    )
     assert main(["report", str(tmp_path / "nothing")]) == 2
+
+
+def test_a_refused_output_directory_names_what_differs(tmp_path, capsys):
+    """The refusal said only "another configuration, learner or collection": it names the first differing key now,
+    as a sweep's does, and says which of the three differs."""
+    words = ("coffee sleep", "triptan migraine", "aspirin pain")
+    rows = "".join(f"trial {words[i % 3]},{words[(i + 1) % 3]} study,{int(i % 3 > 0)}\n" for i in range(10))
+    first, second = tmp_path / "a" / "review.csv", tmp_path / "b" / "review.csv"
+    for path, extra in ((first, ""), (second, "one more,record,0\n")):
+        path.parent.mkdir()
+        path.write_text("title,abstract,label_included\n" + rows + extra, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["simulate", "--collection", str(first), "--prior-seed", "1", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["simulate", "--collection", str(first), "--prior-seed", "2", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"tarsim: error: {out} already holds ledgers of another configuration (ledgers/review.jsonl: "
+        "config.prior_seed is 1 there, 2 here); choose another --out (or delete them)"
+    ]
+    assert main(["simulate", "--collection", str(second), "--prior-seed", "1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(
+        f"tarsim: error: {out} already holds ledgers of another collection (ledgers/review.jsonl: inputs.collection is"
+    )
 
 
 def test_fractions_print_three_decimals_even_when_every_one_is_whole(tmp_path, capsys):

@@ -32,6 +32,7 @@ from tarsim.learners import LEARNER_RECORDS
 from tarsim.policies import SeedingChoice
 from tarsim.policies.seeding import check_prior_counts, check_prior_idx
 from tarsim.simulator.config import ReviewConfig, normalise_config, normalise_header
+from tarsim.simulator.header_diff import describe_first, header_differences
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
 from tarsim.simulator.oracle import make_sentence_labels
 from tarsim.simulator.review import ReviewSimulation, TopicReview
@@ -138,9 +139,9 @@ def check_output_ledgers(
     record: str,
     topics: Sequence[str],
 ) -> None:
-    """Refuse to mix, before any review: every ledger already in `directory` must come from this configuration,
-    learner and collection, one per topic; a ledger of a topic this run does not review (its tables will count it)
-    must be complete."""
+    """Refuse to mix, before any review: every ledger already in `directory` (an output folder's `ledgers`) must come
+    from this configuration, learner and collection, one per topic; a ledger of a topic this run does not review (its
+    tables will count it) must be complete. The refusal names the first header key that differs."""
     expected = config.to_dict()
     seen: dict[str, str] = {}
     for path in iter_ledger_paths(directory) if directory.is_dir() else []:
@@ -153,10 +154,15 @@ def check_output_ledgers(
             raise InputError(path, 1, "not a ledger (its first line is not a header record)")
         same_config = normalise_config(header.get("config", {})) == expected
         same_learner = header.get("learner") == record
-        if not same_config or not same_learner or header.get("inputs", {}).get("collection") != collection_sha:
+        recorded_sha = header.get("inputs", {}).get("collection") if isinstance(header.get("inputs"), dict) else None
+        if not same_config or not same_learner or recorded_sha != collection_sha:
+            what = "configuration" if not same_config else "learner" if not same_learner else "collection"
+            ours = {"config": expected, "learner": record, "inputs": {"collection": collection_sha}}
+            theirs = {"config": header.get("config", {}), "learner": header.get("learner")}
+            theirs["inputs"] = {"collection": recorded_sha}
             raise ConfigError(
-                f"{directory} already holds ledgers of another configuration, learner or collection ({path.name}); "
-                "choose another --out (or delete them)"
+                f"{directory.parent} already holds ledgers of another {what} ({directory.name}/{path.name}: "
+                f"{_first_difference(theirs, ours, what)}); choose another --out (or delete them)"
             )
         topic = str(header.get("topic"))
         if topic in seen:
@@ -164,6 +170,14 @@ def check_output_ledgers(
         seen[topic] = path.name
         if topic not in topics and not ends_with_end_record(path):
             raise InputError(path, None, "ledger has no end record (an unfinished review)")
+
+
+def _first_difference(recorded: dict, expected: dict, what: str) -> str:
+    """The first key in which a ledger's header differs from this run's (`config.prior_seed is 1 there, 2 here`),
+    those of the part `what` names (configuration, learner, collection) first, for a refusal that says what changed."""
+    part = {"configuration": "config", "learner": "learner", "collection": "inputs"}[what]
+    differences = sorted(header_differences(recorded, expected), key=lambda d: d[0].split(".")[0] != part)
+    return describe_first(differences) if differences else f"its {what} differs"
 
 
 def run_review(simulation: ReviewSimulation) -> dict:

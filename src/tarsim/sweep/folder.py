@@ -16,17 +16,7 @@ from typing import Any
 from tarsim.data.ledger import iter_ledger_paths
 from tarsim.data.paths import SWEEP_RESULT_TABLES
 from tarsim.errors import ConfigError
-from tarsim.simulator.config import normalise_header
-
-UNCOMPARED = ("type", "format", "tarsim")
-"""Header keys that do not make a ledger another run: its record type and format, and the tarsim version (a run of
-the same configuration under a newer tarsim is the same run written again; --resume reruns it)."""
-
-ABSENT = "<absent>"
-"""A header key one of the two headers does not have."""
-
-DERIVED = ("seed", "config.seed", "relevant", "collection_size")
-"""Header keys that follow from others (base seed, collection, qrels): named after the key that caused them."""
+from tarsim.simulator.header_diff import describe_first, header_differences
 
 
 def check_no_foreign_ledgers(ledgers: Path, planned: set[Path]) -> None:
@@ -53,41 +43,6 @@ def _first_record(path: Path) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
-def _flat(record: dict, prefix: str = "") -> dict[str, Any]:
-    """Nested dicts as dotted keys (config.until, sweep.base_seed)."""
-    flat: dict[str, Any] = {}
-    for key, value in record.items():
-        if isinstance(value, dict) and value:
-            flat.update(_flat(value, f"{prefix}{key}."))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
-
-
-def header_differences(recorded: dict, expected: dict) -> list[tuple[str, Any, Any]]:
-    """(key, value in the ledger, value of this sweep's run) for every header key that differs, the tarsim version
-    aside; keys derived from others last."""
-    old, new = _comparable(recorded), _comparable(expected)
-    keys = sorted(set(old) | set(new), key=lambda k: (k in DERIVED, k))
-    return [(k, old.get(k, ABSENT), new.get(k, ABSENT)) for k in keys if old.get(k, ABSENT) != new.get(k, ABSENT)]
-
-
-def _comparable(header: dict) -> dict[str, Any]:
-    """A header as JSON would read it back (tuples as lists), normalised (fields older ledgers predate), flat."""
-    kept = {key: value for key, value in header.items() if key not in UNCOMPARED}
-    if isinstance(kept.get("config", {}), dict):  # else a damaged header: compared as it is
-        kept = normalise_header(kept)
-    return _flat(json.loads(json.dumps(kept)))
-
-
-def _describe(key: str, old: Any, new: Any) -> str:
-    return f"{key} is {_shown(old)} there, {_shown(new)} in this sweep"
-
-
-def _shown(value: Any) -> str:
-    return value if value is ABSENT else repr(value)
-
-
 def check_same_runs(out: Path, runs: Iterable[tuple[Path, dict]]) -> None:
     """Refuse, before any run, an output folder whose ledgers at this plan's run ids were written with another
     header (another [review], base seed, collection or qrels): running would replace that study without a word.
@@ -103,9 +58,7 @@ def check_same_runs(out: Path, runs: Iterable[tuple[Path, dict]]) -> None:
     if not differing:
         return
     path, differences = differing[0]
-    what = _describe(*differences[0])
-    if len(differences) > 1:
-        what += "; also " + ", ".join(key for key, _, _ in differences[1:4]) + (", ..." if len(differences) > 4 else "")
+    what = describe_first(differences, here="in this sweep")
     raise ConfigError(
         f"{out} already holds {len(differing)} ledger(s) of this sweep's runs written with another configuration "
         f"(e.g. {path.relative_to(out)}: {what}); choose another --out, or delete them"
