@@ -141,8 +141,9 @@ def test_derived_seeds_are_stable_across_processes_and_hash_salts():
 
 
 def test_errors_found_when_the_collections_are_read_name_the_line_of_the_collection(tmp_path, capsys):
-    """Problems seen only once a collection is loaded (an unknown topic, a setting its preset refuses) point at the
-    collection's lines in the sweep file, as parse errors do, and name settings as the file does (`lambda`)."""
+    """Problems seen only once a collection is loaded point at the sweep file's line, as parse errors do: an unknown
+    topic at the collection's, a [review] setting its preset refuses at that setting's (`lambda`, named as the file
+    names it; it named the collection's line, a trial's finding)."""
     from tarsim.cli import main
 
     unknown = tmp_path / "unknown.toml"
@@ -157,7 +158,21 @@ def test_errors_found_when_the_collections_are_read_name_the_line_of_the_collect
     refused.write_text('[sweep]\nseeds = 1\n\n[review]\nlambda = 0.001\n\n[[collections]]\npath = "tiny.csv"\n')
     assert main(["sweep", str(refused), "--out", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"tarsim: error: {refused}:7: collections 'tiny': lambda is the bmi learner's regularisation")
+    assert err.startswith(f"tarsim: error: {refused}:5: collections 'tiny': lambda is the bmi learner's regularisation")
+    # the trial's file: [review] after the collection, its key on line 7 (the collection's table on line 4)
+    after = tmp_path / "after.toml"
+    after.write_text('[sweep]\nseeds = 1\n\n[[collections]]\npath = "tiny.csv"\n[review]\nlambda = 0.001\n')
+    assert main(["sweep", str(after), "--out", str(tmp_path / "c"), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tarsim: error: {after}:7: collections 'tiny': lambda is the bmi learner's regularisation")
+
+
+def test_a_refused_combination_of_review_keys_names_the_line_of_the_key_it_is_about(tmp_path):
+    """Found at parse time (no collection read): the key the message names first, not the [review] header line."""
+    text = '[[collections]]\npath = "demo"\n\n[review]\nlearner = "svm"\nretrain_seconds = 1\nlambda = 0.001\n'
+    with pytest.raises(InputError) as caught:
+        parse_sweep_config(text, tmp_path / "s.toml")
+    assert str(caught.value).startswith(f"{tmp_path / 's.toml'}:7: review: lambda is the bmi learner's regularisation")
 
 
 def test_one_topic_may_be_given_as_a_string(tmp_path):

@@ -10,7 +10,7 @@ import difflib
 import glob
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import partial
 from pathlib import Path
@@ -94,6 +94,14 @@ class SweepConfig:
     recall_target: float = 0.8
     review: Mapping[str, Any] = field(default_factory=dict)
     out: Path | None = None
+    review_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+    """[review] key (as the file names it) -> its line in the sweep file, for errors found once a collection is read
+    (a key its preset refuses) to point at the key rather than at the collection."""
+
+    def review_line(self, message: str) -> int | None:
+        """The line of the [review] key a problem names first (`lambda is the bmi learner's ...`), else None."""
+        key = named_key(message, self.review_lines)
+        return None if key is None else self.review_lines[key]
 
     def review_config(
         self,
@@ -144,6 +152,13 @@ class SweepConfig:
     def extractor(self, collection: str | None = None) -> str:
         """The feature extractor spec of the named collection's runs (`bmi`, or e.g. a preset's `tfidf:...`)."""
         return self.review_options(collection).get("extractor", "bmi")
+
+
+def named_key(message: str, keys: Iterable[str]) -> str | None:
+    """Of `keys`, the one a problem's message names first (as a whole word), else None: the key the problem is about
+    (`lambda is the bmi learner's regularisation; learner 'svm' has none` is about lambda)."""
+    found = [(match.start(), key) for key in keys if (match := re.search(rf"\b{re.escape(key)}\b", message))]
+    return min(found)[1] if found else None
 
 
 class _Locator:
@@ -315,12 +330,13 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
         out = base / out
 
     review = _review_options(check, document.get("review", {}))
+    review_lines = _key_lines(check, document.get("review", {}), "review")
     try:  # every per-run configuration must be valid before anything runs
         for policy in policies:
             for strategy in strategies:
                 strategy_config(strategy, policy=policy, seed=0, prior_seed=prior_seeds[0], **review)
-    except ConfigError as exc:
-        check.fail("review", str(exc), "review")
+    except ConfigError as exc:  # at the line of the key it names (a combination: the first named), else [review]'s
+        check.fail("review", str(exc), "review", named_key(str(exc), review_lines))
     collections = _collections(check, document.get("collections"), base)
     return SweepConfig(
         source=path,
@@ -335,7 +351,15 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
         recall_target=float(recall_target),
         review=review,
         out=out,
+        review_lines=review_lines,
     )
+
+
+def _key_lines(check: _Checker, table: Mapping, section: str) -> dict[str, int]:
+    """Each key of a table -> its line in the file (a nested table, [review.features] or an inline one: its own
+    line); keys whose line is not found are left out."""
+    lines = {key: check.where.line(section, key) or check.where.line(f"{section}.{key}") for key in table}
+    return {key: line for key, line in lines.items() if line is not None}
 
 
 def _stopping_rules(check: _Checker, value: Any) -> tuple[str, ...]:

@@ -65,8 +65,11 @@ def load_collections(config: SweepConfig) -> dict[str, Dataset]:
 
 
 def _collection_error(config: SweepConfig, name: str, error: ConfigError) -> InputError:
-    """`FILE:LINE: collections 'NAME': problem`, the line where the sweep file declares the collection (its topics)."""
-    line = next((entry.line for entry in config.collections if entry.name == name), None)
+    """`FILE:LINE: collections 'NAME': problem`: LINE is that of the [review] key the problem names (a setting the
+    collection's preset refuses, `lambda`), else where the sweep file declares the collection (its topics)."""
+    line = config.review_line(str(error))
+    if line is None:
+        line = next((entry.line for entry in config.collections if entry.name == name), None)
     return InputError(config.source, line, f"collections {name!r}: {error}")
 
 
