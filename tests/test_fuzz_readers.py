@@ -94,7 +94,7 @@ def json_lines(keys: list[str]) -> st.SearchStrategy[str]:
 
 DOC_KEYS = ["docid", "text", "title", "sentences"]
 LEDGER_KEYS = ["type", "format", "topic", "seed", "relevant", "collection_size", "config", "docid", "sentence"]
-LEDGER_KEYS += ["label", "truth", "time", "reviewer", "round", "effort", "judgments", "reason"]
+LEDGER_KEYS += ["seq", "label", "truth", "time", "reviewer", "round", "effort", "judgments", "reason"]
 
 VALID_SWEEP = """\
 [sweep]

@@ -264,6 +264,21 @@ def _judgment_changed(index: int, problem: str, **fields) -> tuple[list[str], st
     return lines, f":{positions[index] + 1}: {problem}"
 
 
+def _without_line(number: int) -> list[str]:
+    """The lines with line `number` (1-based) deleted."""
+    lines = _lines()
+    del lines[number - 1]
+    return lines
+
+
+def _with_line_twice(number: int) -> list[str]:
+    """The lines with line `number` (1-based) written twice."""
+    lines = _lines()
+    lines.insert(number - 1, lines[number - 1])
+    return lines
+
+
+MISSING = "(a judgment line is missing or repeated)"
 FAULTS = {
     "empty": ([], ": empty"),
     "truncated": (_lines()[:-1], "no end record"),
@@ -285,6 +300,14 @@ FAULTS = {
     "a time that is not a number": _judgment_changed(
         0, "judgment time is nan; it must be a finite number >= 0", time=float("nan")
     ),
+    # Lines 2-5 are the judgments seq 1-4, line 6 the end record (judgments: 4).
+    "a judgment line missing": (_without_line(3), f":3: judgment seq is 3, expected 2 {MISSING}"),
+    "a judgment line repeated": (_with_line_twice(3), f":4: judgment seq is 2, expected 3 {MISSING}"),
+    "the last judgment line missing": (
+        _without_line(5),
+        ":5: end record says judgments=4 but the ledger has 3 judgment records",
+    ),
+    "a judgment without its seq": _judgment_changed(1, "judgment record lacks field 'seq'", seq=None),
 }
 
 
@@ -322,6 +345,31 @@ def test_header_check_happens_once_in_parsing():
     header["relevant"] = "3"
     with pytest.raises(InputError, match="'relevant' must be a JSON int, got '3'"):
         ledger_from_lines([json.dumps(header), *_lines()[1:]])
+
+
+def test_judgments_are_numbered_one_two_three_in_file_order():
+    """A ledger with a judgment line lost or copied (an edited or mangled file) is refused at that line rather
+    than read into other numbers: seq must count 1, 2, 3, ... and the end record's `judgments` the judgments."""
+    assert len(ledger_from_lines(_lines())) == 4
+    lines = _lines()
+    lines[2], lines[3] = lines[3], lines[2]  # two judgments swapped
+    with pytest.raises(InputError, match=r"^<memory>:3: judgment seq is 3, expected 2 \(a judgment line is missing"):
+        ledger_from_lines(lines)
+    for value in ("2", 2.0, True, None, [2], 2**70):  # the second judgment's seq: only the integer 2 is one
+        lines = _lines()
+        lines[2] = json.dumps({**json.loads(lines[2]), "seq": value})
+        with pytest.raises(InputError, match=r"^<memory>:3: judgment seq is .*(must be the integer 2|expected 2)"):
+            ledger_from_lines(lines)
+    end = json.loads(_lines()[-1])
+    for said in (5, "4", None, True):
+        lines = [*_lines()[:-1], json.dumps({**end, "judgments": said})]
+        with pytest.raises(InputError, match=r"^<memory>:6: end record says judgments=.* but the ledger has 4 judg"):
+            ledger_from_lines(lines)
+    del end["judgments"]  # an end record without the count is not checked against it
+    assert len(ledger_from_lines([*_lines()[:-1], json.dumps(end)])) == 4
+    # A ledger with no judgment at all (a review that stopped at once) is numbered correctly.
+    empty = ledger_factory.ledger_lines([], relevant=0)
+    assert len(ledger_from_lines(empty)) == 0
 
 
 # ---- 4. a closed pipe ends the command quietly --------------------------------------------------------------------

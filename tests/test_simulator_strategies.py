@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import shared_dataset
+from conftest import demo_simulation, shared_dataset
 from tarsim.data import load_dataset
 from tarsim.features import build_features
 from tarsim.simulator import STRATEGIES, ReviewConfig, review_topics, strategy_config
@@ -117,6 +117,33 @@ def test_asynchronous_retraining_keeps_reviewers_busy(demo):
     assert idle_async <= 60 + 1e-6
     # items of a round may still be judged after the next ranking was trained
     assert len(asynchronous.rounds) > 3
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        # Two reviewers stop (all relevant presented) while the learner is 30 s into a retrain it started earlier.
+        {"reviewers": 2, "async_retrain": True, "retrain_seconds": 30.0},
+        # Synchronous retraining is never under way when the review stops (no item is out during it): a guard.
+        {"reviewers": 3, "retrain_seconds": 7.0, "batch": "10", "until": "exhausted"},
+    ],
+    ids=["async", "sync-exhausted"],
+)
+def test_a_retrain_that_ends_after_the_review_stopped_serves_nothing(demo, demo_features, settings):
+    """A retrain that finishes after the reviewers stopped writes no round record (its ranking would serve no
+    judgment), and the end record's time is when the review stopped, not when that retrain would have ended."""
+    config = ReviewConfig(sentence_oracle="inherit", **settings)
+    simulation, writer = demo_simulation(demo, demo_features, config, "T2")
+    states = list(simulation.rounds())
+    records = [json.loads(line) for line in writer.lines]
+    judgments = [r for r in records if r["type"] == "judgment"]
+    assert records[-2]["type"] == "judgment"  # no round record between the last judgment and the end record
+    assert records[-1]["time"] == max(r["time"] for r in judgments) == states[-1].time
+    served = {r["round"] for r in judgments}
+    assert [r["round"] for r in records if r["type"] == "round" and r["round"] not in served] == []
+    # Stepped, the last state has the review's end (its stop reason, every judgment), and names a recorded round.
+    assert states[-1].stopped == records[-1]["reason"] and states[-1].judgments == len(judgments)
+    assert sorted({s.round for s in states}) == [r["round"] for r in records if r["type"] == "round"]
 
 
 def test_ledger_records_are_canonical_json(demo, tmp_path):

@@ -148,7 +148,7 @@ class Ledger:
 def _bad_judgment_line(judgments: list[dict], lines: list[int]) -> int | None:
     """The line of the first judgment whose fields the columns cannot take (each read alone, as the columns read
     them all at once: found only after a column failed, so the common path pays nothing for it)."""
-    columns = [(key, np.int64) for key in ("label", "truth", "reviewer", "round")] + [("time", np.float64)]
+    columns = [(key, np.int64) for key in ("seq", "label", "truth", "reviewer", "round")] + [("time", np.float64)]
     for record, number in zip(judgments, lines, strict=True):
         try:
             values = [(record["effort"][key], np.float64) for key in EFFORT_KEYS]
@@ -182,12 +182,42 @@ def _check_judgment_values(ledger: Ledger, lines: list[int], source: str) -> Non
             raise InputError(source, lines[first], f"judgment {name} is {value!r}; it must be {accepted}")
 
 
+def _check_numbering(seq: list, lines: list[int], end: dict | None, end_line: int, source: str) -> None:
+    """Refuse a ledger with a judgment line missing or repeated: the judgments' `seq` must be 1, 2, 3, ... in file
+    order (the writer numbers them so), and the end record's `judgments`, when present, their number. The common
+    path is one comparison of the column; the line at fault is looked for only once it failed."""
+    try:
+        column = np.array(seq)
+    except (ValueError, OverflowError):  # lists of several lengths, an integer past 64 bits: found below
+        column = None
+    numbered = column is not None and column.ndim == 1 and column.dtype.kind == "i"
+    if seq and not (numbered and np.array_equal(column, np.arange(1, len(seq) + 1))):
+        for expected, (value, number) in enumerate(zip(seq, lines, strict=True), start=1):
+            if type(value) is not int:
+                raise InputError(source, number, f"judgment seq is {value!r}; it must be the integer {expected}")
+            if value != expected:
+                raise InputError(
+                    source,
+                    number,
+                    f"judgment seq is {value}, expected {expected} (a judgment line is missing or repeated)",
+                )
+    if end is not None and "judgments" in end:
+        said = end["judgments"]
+        if type(said) is not int or said != len(seq):
+            raise InputError(
+                source,
+                end_line,
+                f"end record says judgments={said!r} but the ledger has {len(seq)} judgment records",
+            )
+
+
 def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> Ledger:
     """Parse numbered ledger lines; every malformed line is reported with its number."""
     header: dict | None = None
     header_line = 1
     rounds: list[dict] = []
     end: dict | None = None
+    end_line = 0
     judgments: list[dict] = []
     judgment_lines: list[int] = []
     for number, line in lines:
@@ -212,7 +242,7 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
         elif kind == "round":
             rounds.append(record)
         elif kind == "end":
-            end = record
+            end, end_line = record, number
         else:
             raise InputError(source, number, f"unknown record type {kind!r}")
     if header is None:
@@ -236,6 +266,7 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
             prior=np.array([j.get("prior", False) is True for j in judgments], dtype=bool),
         )
         _check_judgment_values(ledger, judgment_lines, source)
+        _check_numbering([j["seq"] for j in judgments], judgment_lines, end, end_line, source)
         found = {docid for docid, grade in zip(ledger.docids, ledger.truth, strict=True) if grade > 0}
     except KeyError as exc:
         raise InputError(

@@ -108,6 +108,7 @@ class _State:
     relevant_found: int = 0
     spent: float = 0.0
     stopped: str | None = None
+    stopped_at: float | None = None  # when the last reviewer stopped: the review's end (a pending retrain ends later)
     stop: OnlineStop | None = None  # the stopping rule that fired, and where
     ranking: Ranking | None = None
     available: int = 0  # documents neither judged nor in flight: the stop test reads it in O(1), not O(pool)
@@ -207,6 +208,7 @@ class ReviewSimulation:
         for reviewer in range(self.config.reviewers):
             self.env.process(self._reviewer(reviewer))
         finished, step, peek, infinity = self._finished_rounds, self.env.step, self.env.peek, simpy.core.Infinity
+        last: RoundState | None = None
         try:
             while True:
                 while not finished and peek() != infinity:
@@ -220,9 +222,14 @@ class ReviewSimulation:
                     if not finished:
                         self.end = self._finish()
                         state = self._final(state)
+                last = state
                 yield state
             if self.end is None:
                 self.end = self._finish()
+                if last is not None and last.stopped is None:
+                    # The review stopped after the last round's batch, while the learner retrained or had ranked
+                    # the whole pool (asynchronous retraining): that round's state again, with the review's end.
+                    yield self._final(last)
         except BaseException:  # left early (the loop broken, the iterator closed), interrupted or failed
             if self.end is None:
                 self.writer.abort()  # an unfinished review leaves no ledger file behind
@@ -232,7 +239,9 @@ class ReviewSimulation:
         reason = self.state.stopped or "pool exhausted"
         if self.stopping is not None and self.state.stop is None:  # a rule may fire at the ledger's end
             self.state.stop = self.stopping.check(self.so_far.view(end={"reason": reason}, stable=False))
-        end = {"reason": reason, "judgments": self.state.completed, "time": round(self.env.now, 6)}
+        stopped_at = self.state.stopped_at
+        end_time = stopped_at if stopped_at is not None else self.env.now
+        end = {"reason": reason, "judgments": self.state.completed, "time": round(end_time, 6)}
         if self.state.stop is not None:
             end["stop"] = self.state.stop.to_record()
         self.writer.finish(end)
@@ -244,6 +253,7 @@ class ReviewSimulation:
         state = self.state
         return replace(
             last,
+            stopped=self.end["reason"],
             judgments=state.completed,
             relevant_found=state.relevant_found,
             time=self.end["time"],
@@ -319,6 +329,8 @@ class ReviewSimulation:
             scores, sentence_scores, training = self._train()  # on the labels known when training starts
             if config.retrain_seconds:
                 yield self.env.timeout(config.retrain_seconds)
+                if state.stopped is not None:  # the review stopped while it retrained: its ranking would serve nothing
+                    break
             candidates = self._candidates()
             if not candidates.size:
                 break
@@ -486,6 +498,7 @@ class ReviewSimulation:
             if state.stopped is None and state.completed:
                 state.stopped = self._stop_reason()
             if state.stopped is not None:
+                state.stopped_at = env.now  # the last reviewer to stop sets it last
                 self._wake_learner()
                 return
             item = self._next_item()
