@@ -291,6 +291,7 @@ class Comparison:
     baseline: str
     effort_model: str
     recall: str = "presented"
+    priors: bool = False  # whether any run has prior records (the table then says how each measure counts them)
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows)
@@ -368,7 +369,8 @@ def compare(
                     (key,) = shared
                     row["diff"] = mine[key] - reference[key]
             rows.append(row)
-    return Comparison(rows, groups, measures, base, effort_model, recall)
+    priors = bool((scores["priors"] != "").any())
+    return Comparison(rows, groups, measures, base, effort_model, recall, priors)
 
 
 def _pairing(
@@ -396,8 +398,19 @@ def _number(value, digits: int = 3) -> str:
     return f"{value:.{digits}f}" if abs(value) < 1000 else f"{value:.0f}"
 
 
+def priors_line(measures: Sequence[str]) -> str:
+    """How the measures count prior judgments, for the caption of a table of reviews that have some: Recall@E and
+    effort count them (the whole ledger), WSS leaves them out (Insights'), so numbers differ from `tarsim metrics`."""
+    wss = [measure for measure in measures if measure.startswith("WSS@")]
+    return (
+        f"Recall@E and effort count the prior judgments; {', '.join(wss) or 'WSS'} leaves them out (as Insights and "
+        "tarsim metrics by default)"
+    )
+
+
 def format_comparison(result: Comparison) -> str:
-    """Side by side: one row per measure, one column per group with mean ± sd, then each group's paired test."""
+    """Side by side: one row per measure, one column per group with mean ± sd, then each group's paired test; runs
+    with prior records add a line on how each measure counts them."""
     cells: dict[str, dict[str, str]] = {}
     for row in result.rows:
         cell = _number(row["mean"]) + (f" ± {_number(row['sd'])}" if row["sd"] is not None else "")
@@ -410,6 +423,7 @@ def format_comparison(result: Comparison) -> str:
         f"Mean ± sd over topics and seeds (effort model {result.effort_model}; recall {result.recall}; "
         f"up to {runs} runs per group; (n/m): measure known in n of m runs: recall level not reached, or Recall@E "
         "beyond a run's effort budget)",
+        *([priors_line(result.measures)] if result.priors else []),
         side.to_string(),
         "",
         f"Paired tests against the baseline {result.baseline!r} (pairs: same collection, topic and seed; another "
