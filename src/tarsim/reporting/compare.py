@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -230,6 +230,23 @@ def _same_run(group: str, first: Ledger, second: Ledger, replicate: tuple) -> Co
     return ConfigError(f"{where} with the same collection and {_describe(replicate)}{hint}")
 
 
+def refuse_repeated_runs(groups: Mapping[str, Sequence[Ledger]]) -> None:
+    """Refuse (ConfigError, one line) two runs of a group that take the same place: the same collection (when every
+    review records one), topic and replicate; another tool's reviews: the same topic and prior records. One would
+    hide the other in compare's scores, or count twice in a plotted mean (the same run given twice)."""
+    # Reviews read from other tools (ASReview projects, order files) record no collection digest: then runs pair by
+    # topic and seed alone, so that tarsim's runs and theirs can be compared at all.
+    by_collection = all(pair_key(ledger)[0] for members in groups.values() for ledger in members)
+    for group, members in groups.items():
+        seen: dict[tuple, Ledger] = {}
+        for ledger in members:
+            collection, topic, replicate = pair_key(ledger)
+            place = (collection if by_collection else "", topic, replicate)
+            if place in seen:
+                raise _same_run(group, seen[place], ledger, replicate)
+            seen[place] = ledger
+
+
 def run_scores(
     ledgers: Sequence[Ledger],
     effort_model: str = "judge",
@@ -248,18 +265,13 @@ def run_scores(
 
     rows = []
     level = f"{wss_recall * 100:g}"
-    # Reviews read from other tools (ASReview projects, order files) record no collection digest: then runs pair by
-    # topic and seed alone, so that tarsim's runs and theirs can be compared at all.
-    by_collection = all(pair_key(ledger)[0] for ledger in ledgers)
-    for group, members in group_ledgers(ledgers, group_by).items():
-        seen: dict[tuple, Ledger] = {}
+    groups = group_ledgers(ledgers, group_by)
+    refuse_repeated_runs(groups)
+    by_collection = all(pair_key(ledger)[0] for ledger in ledgers)  # else no collection digest pairs (see above)
+    for group, members in groups.items():
         for ledger in members:
             collection, topic, replicate = pair_key(ledger)
             collection = collection if by_collection else ""
-            place = (collection, topic, replicate)
-            if place in seen:
-                raise _same_run(group, seen[place], ledger, replicate)
-            seen[place] = ledger
             base = {
                 "group": group,
                 "collection": collection[:12],
