@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import ledger_factory
 from tarsim.cli import main
 from tarsim.data import write_collection, write_qrels, write_topics
 from tarsim.data.collection import Document
@@ -582,3 +583,19 @@ def test_sentences_read_print_as_a_count(demo_t1, capsys):
     lines = capsys.readouterr().out.splitlines()
     column = lines[0].split().index("effort_sent")
     assert [line.split()[column] for line in lines[1:3]] == [f"{value:.0f}" for value in sentences]
+
+
+def test_stop_prints_effort_sums_as_the_ledger_adds_them_up_not_float_noise(tmp_path, capsys):
+    """Three judgments of 0.1 s: the effort at the stop is 0.3 s in CSV and JSON (rounded as tarsim rounds times),
+    not the float sum 0.30000000000000004 (the trial's 1650.8759999999997); counts stay counts."""
+    path = tmp_path / "ledgers" / "t.jsonl"
+    path.parent.mkdir()
+    path.write_text("\n".join(ledger_factory.ledger_lines([0, 0, 1], seconds_per_sentence=0.1)) + "\n")
+    rule = ["--rule", "oracle", "--effort", "seconds", "--effort", "judge"]
+    assert main(["stop", str(path), *rule, "--format", "csv"]) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    values = dict(zip(header.split(","), row.split(","), strict=True))
+    assert (values["effort_seconds"], values["effort_judge"], values["cost_seconds"]) == ("0.3", "3", "0.3")
+    assert main(["stop", str(path), *rule, "--format", "json"]) == 0
+    (record,) = json.loads(capsys.readouterr().out)
+    assert record["effort_seconds"] == record["cost_seconds"] == 0.3 and record["effort_judge"] == 3

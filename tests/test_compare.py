@@ -10,9 +10,10 @@ import pytest
 
 import ledger_factory
 from tarsim.cli import main
+from tarsim.data.ledger import ledger_from_lines
 from tarsim.errors import ConfigError
 from tarsim.metrics.significance import paired_tests
-from tarsim.reporting.compare import compare, group_ledgers, grouping_keys, run_scores
+from tarsim.reporting.compare import compare, format_comparison, group_ledgers, grouping_keys, run_scores
 
 
 def ledger(topic, policy, seed, truth, size=100, batch="bmi"):
@@ -267,3 +268,17 @@ def test_other_tools_are_named_by_what_they_are_and_pair_by_priors(tmp_path):
     # tarsim: seed 0 (priors d1, d6) needs 4 records, seed 1 (d0, d5) 5; asr: (d0, d5) 4, (d1, d6) 3
     assert effort["pairs"] == 2 and effort["diff"] == pytest.approx(((4 - 3) + (5 - 4)) / 2)
     assert effort["p_t"] is not None
+
+
+def test_the_table_says_how_its_measures_count_priors_when_runs_have_some():
+    """Recall@E and effort count prior judgments, WSS@95 does not (as Insights): one caption line says so when a run
+    has priors (its numbers differ from `tarsim metrics`'), none when no run has."""
+    plain = [ledger("t0", "fast", 0, [1, 1, 0, 0]), ledger("t0", "slow", 0, [0, 1, 0, 1])]
+    line = "Recall@E and effort count the prior judgments; WSS@95 leaves them out (as Insights and tarsim metrics"
+    assert "prior judgments" not in format_comparison(compare(plain, "fast"))
+    lines = ledger_factory.ledger_lines([1, 1, 0, 0], topic="t0", policy="slow", size=100, inputs={"collection": "c0"})
+    record = json.loads(lines[1])
+    lines[1] = json.dumps({**record, "prior": True})
+    primed = [plain[0], ledger_from_lines(lines)]
+    text = format_comparison(compare(primed, "fast")).splitlines()
+    assert text[1].startswith(line)

@@ -14,7 +14,7 @@ from tarsim.cli import main
 from tarsim.data.ledger import ledger_from_lines
 from tarsim.metrics import insights
 from tarsim.metrics.tar import average_time_to_discovery, rrf, wss
-from tarsim.reporting.tables import format_review_tables, hours_to_recall
+from tarsim.reporting.tables import format_metrics_table, format_review_tables, hours_to_recall
 
 # N = 10 records, R = 2; relevant found at positions 1 and 3.
 LABELS = [1, 0, 1, 0, 0, 0, 0, 0, 0, 0]
@@ -96,6 +96,31 @@ def test_priors_excluded_by_default_and_included_on_request():
     assert rrf(ledger, 10) == 0.0 and rrf(ledger, 10, priors="include") == 0.5
     with pytest.raises(Exception, match="priors"):
         insights.screening(ledger, "both")
+
+
+def test_tables_of_reviews_with_priors_say_how_they_count_them():
+    """Simulate's Recall@E and hours count priors, metrics leaves them out by default: with priors each table's
+    caption says its convention in one line (numbers pasted between tables differ); without priors nothing changes."""
+    with_priors, plain = _prior_ledger(), ledger_factory.make_ledger([1, 0, 1], size=10, relevant=2)
+    text = format_review_tables([with_priors], ["judge", "seconds"])
+    recall_table, hours_table = text.split("Mean Recall@E")[1].split("Mean hours")
+    assert (
+        recall_table.splitlines()[1]
+        == hours_table.splitlines()[1]
+        == ("prior judgments counted (as tarsim compare does; tarsim metrics leaves them out by default)")
+    )
+    assert "prior" not in format_review_tables([plain], ["judge", "seconds"]).split("Mean Recall@E")[1]
+    excluded = format_metrics_table(insights.metrics_document([with_priors]))
+    assert excluded.splitlines()[0].endswith(
+        "(priors excluded: Insights' default, --priors include counts them; recall presented)"
+    )
+    assert "records screened, priors excluded (tarsim compare and simulate count them)\n" in excluded
+    included = format_metrics_table(insights.metrics_document([with_priors], "include"))
+    assert "(priors included: --priors include, as Insights' --priors; the default leaves" in included.splitlines()[0]
+    assert "records screened, priors counted (as tarsim compare and simulate)\n" in included
+    bare = format_metrics_table(insights.metrics_document([plain]))
+    assert bare.splitlines()[0].endswith("(priors excluded; recall presented)")
+    assert "Mean Recall@E, E = aR+b records screened\n" in bare
 
 
 def test_recall_grid_and_mean():

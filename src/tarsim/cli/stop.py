@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(_no_rule_message(ledgers))
     if not args.rule:
         _warn_of_ledgers_without_rules(ledgers)
-    frame = pd.DataFrame(rows)
+    frame = _efforts_rounded(pd.DataFrame(rows))
     if args.format == "csv":
         sys.stdout.write(_counts_as_integers(frame).to_csv(index=False, lineterminator="\n"))
     elif args.format == "json":
@@ -107,6 +107,19 @@ OTHER_RELEVANCE_NOTE = (
 
 COUNT_COLUMNS = ("position", "sample_size", "effort_judge", "effort_sent", "cost_judge")
 """Columns of counts (judgments, documents, sentences): printed without decimals when every value is whole."""
+
+
+EFFORT_DECIMALS = 6
+"""Efforts and costs are rounded as tarsim rounds the ledger's times: their increments have 3 decimals (seconds)
+or none, so the rounded sum is the exact one, where the float sum printed noise (1650.8759999999997)."""
+
+
+def _efforts_rounded(frame: pd.DataFrame) -> pd.DataFrame:
+    """The effort and cost columns rounded to EFFORT_DECIMALS (CSV prints every digit of a float)."""
+    columns = [
+        column for column in frame if column.startswith(("effort_", "cost_")) and frame[column].dtype.kind == "f"
+    ]
+    return frame.round(dict.fromkeys(columns, EFFORT_DECIMALS))
 
 
 def _counts_as_integers(frame: pd.DataFrame) -> pd.DataFrame:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -230,6 +230,23 @@ def _same_run(group: str, first: Ledger, second: Ledger, replicate: tuple) -> Co
     return ConfigError(f"{where} with the same collection and {_describe(replicate)}{hint}")
 
 
+def refuse_repeated_runs(groups: Mapping[str, Sequence[Ledger]]) -> None:
+    """Refuse (ConfigError, one line) two runs of a group that take the same place: the same collection (when every
+    review records one), topic and replicate; another tool's reviews: the same topic and prior records. One would
+    hide the other in compare's scores, or count twice in a plotted mean (the same run given twice)."""
+    # Reviews read from other tools (ASReview projects, order files) record no collection digest: then runs pair by
+    # topic and seed alone, so that tarsim's runs and theirs can be compared at all.
+    by_collection = all(pair_key(ledger)[0] for members in groups.values() for ledger in members)
+    for group, members in groups.items():
+        seen: dict[tuple, Ledger] = {}
+        for ledger in members:
+            collection, topic, replicate = pair_key(ledger)
+            place = (collection if by_collection else "", topic, replicate)
+            if place in seen:
+                raise _same_run(group, seen[place], ledger, replicate)
+            seen[place] = ledger
+
+
 def run_scores(
     ledgers: Sequence[Ledger],
     effort_model: str = "judge",
@@ -248,18 +265,13 @@ def run_scores(
 
     rows = []
     level = f"{wss_recall * 100:g}"
-    # Reviews read from other tools (ASReview projects, order files) record no collection digest: then runs pair by
-    # topic and seed alone, so that tarsim's runs and theirs can be compared at all.
-    by_collection = all(pair_key(ledger)[0] for ledger in ledgers)
-    for group, members in group_ledgers(ledgers, group_by).items():
-        seen: dict[tuple, Ledger] = {}
+    groups = group_ledgers(ledgers, group_by)
+    refuse_repeated_runs(groups)
+    by_collection = all(pair_key(ledger)[0] for ledger in ledgers)  # else no collection digest pairs (see above)
+    for group, members in groups.items():
         for ledger in members:
             collection, topic, replicate = pair_key(ledger)
             collection = collection if by_collection else ""
-            place = (collection, topic, replicate)
-            if place in seen:
-                raise _same_run(group, seen[place], ledger, replicate)
-            seen[place] = ledger
             base = {
                 "group": group,
                 "collection": collection[:12],
@@ -291,6 +303,7 @@ class Comparison:
     baseline: str
     effort_model: str
     recall: str = "presented"
+    priors: bool = False  # whether any run has prior records (the table then says how each measure counts them)
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows)
@@ -368,7 +381,8 @@ def compare(
                     (key,) = shared
                     row["diff"] = mine[key] - reference[key]
             rows.append(row)
-    return Comparison(rows, groups, measures, base, effort_model, recall)
+    priors = bool((scores["priors"] != "").any())
+    return Comparison(rows, groups, measures, base, effort_model, recall, priors)
 
 
 def _pairing(
@@ -396,8 +410,19 @@ def _number(value, digits: int = 3) -> str:
     return f"{value:.{digits}f}" if abs(value) < 1000 else f"{value:.0f}"
 
 
+def priors_line(measures: Sequence[str]) -> str:
+    """How the measures count prior judgments, for the caption of a table of reviews that have some: Recall@E and
+    effort count them (the whole ledger), WSS leaves them out (Insights'), so numbers differ from `tarsim metrics`."""
+    wss = [measure for measure in measures if measure.startswith("WSS@")]
+    return (
+        f"Recall@E and effort count the prior judgments; {', '.join(wss) or 'WSS'} leaves them out (as Insights and "
+        "tarsim metrics by default)"
+    )
+
+
 def format_comparison(result: Comparison) -> str:
-    """Side by side: one row per measure, one column per group with mean ± sd, then each group's paired test."""
+    """Side by side: one row per measure, one column per group with mean ± sd, then each group's paired test; runs
+    with prior records add a line on how each measure counts them."""
     cells: dict[str, dict[str, str]] = {}
     for row in result.rows:
         cell = _number(row["mean"]) + (f" ± {_number(row['sd'])}" if row["sd"] is not None else "")
@@ -410,6 +435,7 @@ def format_comparison(result: Comparison) -> str:
         f"Mean ± sd over topics and seeds (effort model {result.effort_model}; recall {result.recall}; "
         f"up to {runs} runs per group; (n/m): measure known in n of m runs: recall level not reached, or Recall@E "
         "beyond a run's effort budget)",
+        *([priors_line(result.measures)] if result.priors else []),
         side.to_string(),
         "",
         f"Paired tests against the baseline {result.baseline!r} (pairs: same collection, topic and seed; another "

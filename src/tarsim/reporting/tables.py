@@ -33,6 +33,15 @@ def caption(ledgers: Iterable[Ledger], recall: str = "presented") -> str:
     return f"recall {check_recall_kind(recall)} ({RECALL_MEANING[recall]}); sentence oracle: {', '.join(oracles)}"
 
 
+PRIORS_COUNTED = "prior judgments counted (as tarsim compare does; tarsim metrics leaves them out by default)"
+"""The caption line of the Recall@E and hours tables of reviews with priors: their numbers differ from metrics'."""
+
+
+def has_priors(ledgers: Iterable[Ledger]) -> bool:
+    """Whether any of the reviews started from prior records (then tables say how they count them)."""
+    return any(bool(ledger.prior.any()) for ledger in ledgers)
+
+
 def recall_at_effort_frame(
     ledgers: Iterable[Ledger], effort_models: Sequence[str] = DEFAULT_EFFORT_MODELS, recall: str = "presented"
 ) -> pd.DataFrame:
@@ -217,19 +226,22 @@ def format_review_tables(
 ) -> str:
     """What `tarsim simulate` and `tarsim report` print: the per-topic table, the mean Recall@E table of the
     count-based effort models (judge, sent, lambda) and the mean hours to 80/95/100% recall of `seconds`/`clock`,
-    under a caption naming the recall kind and the sentence oracle."""
+    under a caption naming the recall kind and the sentence oracle; reviews with priors say that those two count
+    them (the per-topic table's note says it for its own columns)."""
     ledgers = list(ledgers)
     if not ledgers:
         return "no topic was reviewed"
     counted = [spec for spec in effort_models if make_effort_model(spec).name not in TIME_MODELS]
     timed = [spec for spec in effort_models if make_effort_model(spec).name in TIME_MODELS]
+    note = PRIORS_COUNTED if has_priors(ledgers) else ""
     parts = [caption(ledgers, recall), format_topic_table(ledgers, recall)]
     if counted:
-        parts.append(format_recall_table(recall_at_effort_frame(ledgers, counted, recall)))
+        parts.append(format_recall_table(recall_at_effort_frame(ledgers, counted, recall), note))
     if timed:
         hours = hours_to_recall(ledgers, timed, recall)
         text = hours.to_string(float_format=lambda v: f"{v:.2f}", na_rep="n/a")
-        parts.append(f"Mean hours to reach recall over {len(ledgers)} topic(s)\n{text}")
+        header = f"Mean hours to reach recall over {len(ledgers)} topic(s)" + (f"\n{note}" if note else "")
+        parts.append(f"{header}\n{text}")
     return "\n\n".join(parts)
 
 
@@ -252,14 +264,30 @@ def format_metrics_table(document: Mapping) -> str:
     for tool, mean in document["mean"].items():
         rows.append([f"mean ({mean['runs']})", tool] + [mean[key] for key, _ in columns[2:]])
     recall = document.get("recall", "presented")
-    text = f"Measures as ASReview Insights' `asreview metrics` (priors {document['priors']}d; recall {recall})\n"
+    priors, grid_note = _metrics_priors(document)
+    text = f"Measures as ASReview Insights' `asreview metrics` ({priors}; recall {recall})\n"
     titles = [title for _, title in columns]
     text += _text_table(titles, rows, fractions=[title for key, title in columns if key in levels])
     budgets = list(next(iter(document["mean"].values()))["recall_at_effort"]) if document["mean"] else []
     grid = [[budget] + [mean["recall_at_effort"][budget] for mean in document["mean"].values()] for budget in budgets]
     tools = list(document["mean"])
-    text += "\n\nMean Recall@E, E = aR+b records screened\n" + _text_table(["E", *tools], grid, fractions=tools)
+    heading = f"Mean Recall@E, E = aR+b records screened{grid_note}"
+    text += f"\n\n{heading}\n" + _text_table(["E", *tools], grid, fractions=tools)
     return text
+
+
+def _metrics_priors(document: Mapping) -> tuple[str, str]:
+    """The priors convention in the metrics table's caption, and the grid's note: spelled out only when a review has
+    prior records (then the numbers differ from compare's and simulate's, which count them)."""
+    if not any(row.get("priors") for row in document["reviews"]):
+        return f"priors {document['priors']}d", ""
+    if document["priors"] == "exclude":
+        return "priors excluded: Insights' default, --priors include counts them", (
+            ", priors excluded (tarsim compare and simulate count them)"
+        )
+    return "priors included: --priors include, as Insights' --priors; the default leaves them out", (
+        ", priors counted (as tarsim compare and simulate)"
+    )
 
 
 def metrics_frame(document: Mapping) -> pd.DataFrame:
