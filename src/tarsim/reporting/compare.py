@@ -222,7 +222,7 @@ def _same_run(group: str, first: Ledger, second: Ledger, replicate: tuple) -> Co
     if len(replicate) > 2:
         return ConfigError(
             f"{where} {_describe(replicate)}; another tool's reviews are told apart by their prior records "
-            "(their files record no seed): compare them in separate calls"
+            "(their files record no seed): give them in separate calls"
         )
     own, other = _flat_config(first), _flat_config(second)
     differ = sorted(key for key in set(own) | set(other) if own.get(key) != other.get(key))
