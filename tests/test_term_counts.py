@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -14,7 +15,15 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from conftest import shared_dataset
 from tarsim.data.collection import read_collection
-from tarsim.features import _TOKEN, _document_text, _words, analyser_parts, make_analyser
+from tarsim.features import (
+    _TOKEN,
+    MIN_CHUNK_DOCUMENTS,
+    _document_text,
+    _words,
+    analyser_parts,
+    guided_chunk_sizes,
+    make_analyser,
+)
 from tarsim.processes import parallel_map
 from tarsim.segmentation import segment_document
 from tarsim.term_counts import count_terms
@@ -175,7 +184,48 @@ def test_while_waiting_runs_once_the_forked_workers_are_running() -> None:
     workers_seen = []
     hook = lambda: workers_seen.append(len(set(multiprocessing.active_children()) - before))  # noqa: E731
     assert parallel_map(_square, [(x,) for x in range(4)], 2, fork=True, while_waiting=hook) == [0, 1, 4, 9]
-    assert workers_seen == [2]
+    assert workers_seen == [1]  # the hook's own core is left free: one worker fewer than jobs
+
+
+def _pid_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def test_the_caller_runs_the_tasks_no_worker_has_started_once_its_own_work_is_done() -> None:
+    """The caller's hook has a core of its own (one worker fewer); after it, the caller takes the unstarted tasks
+    from the end of the list instead of waiting for the worker, and the results stay in order."""
+    if sys.platform == "win32":
+        pytest.skip("no fork on Windows")
+    tasks = [(0.5,)] + [(0.0,)] * 7  # the only worker is busy with the first task for half a second
+    pids = parallel_map(_pid_after, tasks, 2, fork=True, while_waiting=lambda: None)
+    assert len(pids) == 8
+    # The pool queues at most two tasks ahead for its one worker, and that worker sleeps: the last task is still
+    # unstarted when the caller looks, so the caller ran it (before this change every task ran in a worker).
+    assert pids[-1] == os.getpid()
+
+
+def _call(function) -> int:
+    return function()
+
+
+@pytest.mark.parametrize("hook", [None, lambda: None], ids=["workers-only", "caller-steals"])
+def test_forked_workers_take_their_arguments_from_the_fork_not_from_a_pickle(hook) -> None:
+    """Forked workers inherit the tasks' arguments (a collection's documents are not pickled to them): arguments
+    that cannot be pickled at all still reach them."""
+    if sys.platform == "win32":
+        pytest.skip("no fork on Windows")
+    unpicklable = [(lambda: 1,), (lambda: 2,), (lambda: 3,), (lambda: 4,)]
+    assert parallel_map(_call, unpicklable, 2, fork=True, while_waiting=hook) == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(("total", "jobs"), [(21_578, 2), (2_544, 2), (1_000_000, 8), (201, 2), (50, 4), (7, 2)])
+def test_guided_chunks_cover_the_collection_and_shrink_towards_the_end(total: int, jobs: int) -> None:
+    sizes = guided_chunk_sizes(total, jobs)
+    assert sum(sizes) == total and all(size > 0 for size in sizes)
+    assert all(a >= b for a, b in itertools.pairwise(sizes))  # the smallest last: little is left to wait for
+    assert all(size >= MIN_CHUNK_DOCUMENTS for size in sizes[:-1])  # none so small its traffic outweighs it
+    assert sizes[0] == min(total, max(-(-total // (2 * jobs)), MIN_CHUNK_DOCUMENTS))
 
 
 def _fail() -> None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 import re
 import struct
+import sys
 import warnings
 import weakref
 import zipfile
@@ -333,14 +335,27 @@ def available_cores() -> int:
 
 
 def _chunks(collection: Collection, n_jobs: int | None) -> list[Sequence[Document]]:
-    """The collection as contiguous chunks: one when small or n_jobs is 1, else about 4 per worker."""
+    """The collection as contiguous chunks: one when small or n_jobs is 1, else chunks that shrink towards the end
+    (guided_chunk_sizes), so that the processes finish together."""
     n_jobs = n_jobs if n_jobs is not None else available_cores()
     documents = list(collection)
     threshold = FORKED_PARALLEL_MIN_DOCUMENTS if _can_fork() else PARALLEL_SEGMENTATION_MIN_DOCUMENTS
     if n_jobs <= 1 or len(documents) < threshold:
         return [documents]
-    size = max(-(-len(documents) // (4 * n_jobs)), MIN_CHUNK_DOCUMENTS)
-    return [documents[start : start + size] for start in range(0, len(documents), size)]
+    bounds = np.cumsum([0, *guided_chunk_sizes(len(documents), n_jobs)]).tolist()
+    return [documents[start:stop] for start, stop in itertools.pairwise(bounds)]
+
+
+def guided_chunk_sizes(total: int, n_jobs: int) -> list[int]:
+    """Chunk sizes summing to `total`: each 1/(2 n_jobs) of what is left, at least MIN_CHUNK_DOCUMENTS (OpenMP's
+    guided schedule). The last chunks are small, so a process that joins late (parallel_map's caller after its
+    import) or a worker's queued chunk leaves little to wait for; the sums come out the same however it is cut."""
+    sizes, left = [], total
+    while left > 0:
+        size = min(left, max(-(-left // (2 * n_jobs)), MIN_CHUNK_DOCUMENTS))
+        sizes.append(size)
+        left -= size
+    return sizes
 
 
 def _map_chunks(function: Callable, chunks: list, *args, n_jobs: int | None = None) -> list:
@@ -349,9 +364,11 @@ def _map_chunks(function: Callable, chunks: list, *args, n_jobs: int | None = No
         return [function(chunks[0], *args)]
     workers = min(len(chunks), n_jobs if n_jobs is not None else available_cores())
     # The workers count without scikit-learn (tarsim.term_counts), so they are forked before it is imported and
-    # this process imports it, for the weighting that follows, while they count (about a second on 2 cores).
+    # this process imports it, for the weighting that follows, while they count (about a second on 2 cores), on a
+    # core of its own; then it takes the chunks no worker has started. Once imported, every core gets a worker.
     arguments = [(chunk, *args) for chunk in chunks]
-    return parallel_map(function, arguments, workers, fork=_can_fork(), while_waiting=_import_scikit_learn)
+    importing = None if "sklearn.preprocessing" in sys.modules else _import_scikit_learn
+    return parallel_map(function, arguments, workers, fork=_can_fork(), while_waiting=importing)
 
 
 def _import_scikit_learn() -> None:

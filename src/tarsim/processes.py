@@ -13,7 +13,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 
 from joblib import Parallel
 from joblib.parallel import get_active_backend
@@ -134,24 +134,59 @@ def kill_workers(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
+_INHERITED: tuple[Callable, list[tuple]] | None = None
+"""The function and argument tuples of the parallel_map under way: its forked workers inherit them, so a task sends
+only its index (pickling Reuters-21578's documents to the workers took this process 0.09 s, the workers 0.07 s)."""
+
+
+def _run_inherited(index: int):
+    """In a forked worker: the task at `index` of the parallel_map that forked it."""
+    function, argument_lists = _INHERITED
+    return function(*argument_lists[index])
+
+
 def parallel_map(
-    function, argument_lists: list[tuple], jobs: int, fork: bool | None = None, while_waiting: Callable = lambda: None
+    function, argument_lists: list[tuple], jobs: int, fork: bool | None = None, while_waiting: Callable | None = None
 ) -> list:
     """function(*arguments) for each tuple, results in order, on up to `jobs` local processes: forked from this
     one when `fork` (default: fork_is_safe()), else joblib's loky workers; in this process for one tuple or job.
+    Forked workers inherit the arguments (only results travel back).
 
     `while_waiting()` is called once, in this process, while forked workers run (otherwise before the work): the
-    place for what this process needs next, such as a slow import, so that it overlaps the workers' work."""
+    place for what this process needs next, such as a slow import, so that it overlaps the workers' work. It gets a
+    core of its own: one worker fewer is forked, and this process then runs the tasks no worker has started yet
+    (steal_unstarted), instead of a worker slowing it down on its core."""
+    global _INHERITED
     if jobs <= 1 or len(argument_lists) <= 1:
-        while_waiting()
+        if while_waiting is not None:
+            while_waiting()
         return [function(*arguments) for arguments in argument_lists]
     workers = min(jobs, len(argument_lists))
     if fork_is_safe() if fork is None else fork:
-        with forked_workers(workers) as pool:
-            results = pool.map(function, *zip(*argument_lists, strict=True))  # every task submitted now
-            while_waiting()
-            return list(results)
+        _INHERITED = (function, argument_lists)  # set before the fork: the workers see it as it is now
+        try:
+            with forked_workers(workers if while_waiting is None else max(workers - 1, 1)) as pool:
+                futures = [pool.submit(_run_inherited, index) for index in range(len(argument_lists))]
+                if while_waiting is None:
+                    return [future.result() for future in futures]
+                while_waiting()
+                return steal_unstarted(function, argument_lists, futures)
+        finally:
+            _INHERITED = None
     from joblib import delayed
 
-    while_waiting()
+    if while_waiting is not None:
+        while_waiting()
     return local_parallel(workers)(delayed(function)(*arguments) for arguments in argument_lists)
+
+
+def steal_unstarted(function: Callable, argument_lists: list[tuple], futures: list[Future]) -> list:
+    """The results of `futures` (one per argument tuple, submitted in order), running in this process, from the last
+    one back, each task no worker has started (a pool's workers take tasks in order, so the first one that cannot be
+    cancelled ends the stealing): this process works too once its own business is done, instead of waiting."""
+    stolen: dict[int, object] = {}
+    for index in range(len(futures) - 1, -1, -1):
+        if not futures[index].cancel():
+            break
+        stolen[index] = function(*argument_lists[index])
+    return [stolen[index] if index in stolen else future.result() for index, future in enumerate(futures)]
