@@ -360,10 +360,17 @@ def test_judgments_are_numbered_one_two_three_in_file_order():
         lines[2] = json.dumps({**json.loads(lines[2]), "seq": value})
         with pytest.raises(InputError, match=r"^<memory>:3: judgment seq is .*(must be the integer 2|expected 2)"):
             ledger_from_lines(lines)
+    lines = _lines()
+    lines[1] = json.dumps({**json.loads(lines[1]), "seq": True})  # numpy would read [true, 2, 3, 4] as 1, 2, 3, 4
+    with pytest.raises(InputError, match=r"^<memory>:2: judgment seq is True; it must be the integer 1$"):
+        ledger_from_lines(lines)
     end = json.loads(_lines()[-1])
-    for said in (5, "4", None, True):
+    lines = [*_lines()[:-1], json.dumps({**end, "judgments": 5})]
+    with pytest.raises(InputError, match=r"^<memory>:6: end record says judgments=5 but the ledger has 4 judgment rec"):
+        ledger_from_lines(lines)
+    for said in ("4", None, True, 4.0):  # not a count at all: said so, not "judgments=4.0 but ... 4"
         lines = [*_lines()[:-1], json.dumps({**end, "judgments": said})]
-        with pytest.raises(InputError, match=r"^<memory>:6: end record says judgments=.* but the ledger has 4 judg"):
+        with pytest.raises(InputError, match=r"^<memory>:6: end record judgments is .*; it must be the integer 4$"):
             ledger_from_lines(lines)
     del end["judgments"]  # an end record without the count is not checked against it
     assert len(ledger_from_lines([*_lines()[:-1], json.dumps(end)])) == 4

@@ -190,7 +190,8 @@ def _check_numbering(seq: list, lines: list[int], end: dict | None, end_line: in
         column = np.array(seq)
     except (ValueError, OverflowError):  # lists of several lengths, an integer past 64 bits: found below
         column = None
-    numbered = column is not None and column.ndim == 1 and column.dtype.kind == "i"
+    # numpy reads [true, 2, 3] as [1, 2, 3]: only the first seq can be a boolean that equals its number
+    numbered = column is not None and column.ndim == 1 and column.dtype.kind == "i" and type(seq[0]) is int
     if seq and not (numbered and np.array_equal(column, np.arange(1, len(seq) + 1))):
         for expected, (value, number) in enumerate(zip(seq, lines, strict=True), start=1):
             if type(value) is not int:
@@ -203,11 +204,11 @@ def _check_numbering(seq: list, lines: list[int], end: dict | None, end_line: in
                 )
     if end is not None and "judgments" in end:
         said = end["judgments"]
-        if type(said) is not int or said != len(seq):
+        if type(said) is not int:
+            raise InputError(source, end_line, f"end record judgments is {said!r}; it must be the integer {len(seq)}")
+        if said != len(seq):
             raise InputError(
-                source,
-                end_line,
-                f"end record says judgments={said!r} but the ledger has {len(seq)} judgment records",
+                source, end_line, f"end record says judgments={said} but the ledger has {len(seq)} judgment records"
             )
 
 

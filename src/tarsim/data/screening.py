@@ -192,18 +192,14 @@ def warn_empty_records(path: Path, table: Table, columns: dict, lines: Sequence[
     would change the review's N and R. A missing text column (a header typo) is named: it may be the cause."""
     count = len(lines)
     first = lines[0]
-    unit = {"line": "line", "row": "sheet row", "record": "line"}.get(table.unit, "line")
+    unit = "sheet row" if table.unit == "row" else "line"  # a RIS record's line is its TY line
     where = f" (the first at {unit} {first})" if first is not None else ""
     missing = [name for name in ("title", "abstract") if name not in columns]
     hint = f"; the file has no {' or '.join(missing)} column (header is {_shown(table.header)})" if missing else ""
-    noun, screened = (
-        ("record has", "it is screened as an empty record")
-        if count == 1
-        else (
-            "records have",
-            "they are screened as empty records",
-        )
-    )
+    if count == 1:
+        noun, screened = "record has", "it is screened as an empty record"
+    else:
+        noun, screened = "records have", "they are screened as empty records"
     warnings.warn(
         f"{path}: {count} {noun} an empty title and abstract{where}; {screened}, as ASReview does{hint}",
         InputWarning,

@@ -230,10 +230,10 @@ def _same_run(group: str, first: Ledger, second: Ledger, replicate: tuple) -> Co
     return ConfigError(f"{where} with the same collection and {_describe(replicate)}{hint}")
 
 
-def refuse_repeated_runs(groups: Mapping[str, Sequence[Ledger]]) -> None:
+def refuse_repeated_runs(groups: Mapping[str, Sequence[Ledger]]) -> bool:
     """Refuse (ConfigError, one line) two runs of a group that take the same place: the same collection (when every
     review records one), topic and replicate; another tool's reviews: the same topic and prior records. One would
-    hide the other in compare's scores, or count twice in a plotted mean (the same run given twice)."""
+    hide the other in compare's scores. Returns whether runs pair by collection (every review records one)."""
     # Reviews read from other tools (ASReview projects, order files) record no collection digest: then runs pair by
     # topic and seed alone, so that tarsim's runs and theirs can be compared at all.
     by_collection = all(pair_key(ledger)[0] for members in groups.values() for ledger in members)
@@ -245,6 +245,28 @@ def refuse_repeated_runs(groups: Mapping[str, Sequence[Ledger]]) -> None:
             if place in seen:
                 raise _same_run(group, seen[place], ledger, replicate)
             seen[place] = ledger
+    return by_collection
+
+
+def refuse_identical_runs(groups: Mapping[str, Sequence[Ledger]]) -> None:
+    """Refuse (ConfigError, one line) a run given twice to a figure: one folder spelt two ways, or two folders holding
+    the same run's ledgers (the same header and judgments), which would count twice in a plotted mean. Distinct runs
+    that share a line's place (another tool's replicates, runs that --group-by puts together) are averaged, as a
+    line's runs are; compare, which pairs runs, refuses those too (refuse_repeated_runs)."""
+    seen: dict[tuple, Ledger] = {}
+    for members in groups.values():
+        for ledger in members:
+            key = (
+                json.dumps(ledger.header, sort_keys=True),
+                tuple(ledger.docids),
+                ledger.sentence.tobytes(),
+                ledger.label.tobytes(),
+            )
+            if key in seen:
+                raise ConfigError(
+                    f"{seen[key].source} and {ledger.source}: the same header and judgments (the same run given twice?)"
+                )
+            seen[key] = ledger
 
 
 def run_scores(
@@ -266,8 +288,7 @@ def run_scores(
     rows = []
     level = f"{wss_recall * 100:g}"
     groups = group_ledgers(ledgers, group_by)
-    refuse_repeated_runs(groups)
-    by_collection = all(pair_key(ledger)[0] for ledger in ledgers)  # else no collection digest pairs (see above)
+    by_collection = refuse_repeated_runs(groups)
     for group, members in groups.items():
         for ledger in members:
             collection, topic, replicate = pair_key(ledger)

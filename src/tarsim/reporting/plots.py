@@ -25,7 +25,7 @@ from tarsim.data.ledger import Ledger
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError
 from tarsim.metrics.recall_effort import GRID_A, RecallCurve, check_recall_kind, recall_curve
-from tarsim.reporting.compare import group_ledgers, pair_key, refuse_repeated_runs
+from tarsim.reporting.compare import group_ledgers, pair_key, refuse_identical_runs
 
 if TYPE_CHECKING:
     from tarsim.stopping.replay_inputs import ReplayInputs
@@ -352,7 +352,7 @@ def plot_recall_effort(
     model = make_effort_model(effort_model)
     replay = _per_ledger(replay)
     groups = group_ledgers(ledgers, group_by)
-    refuse_repeated_runs(groups)  # the same run given twice would count twice in every mean, as compare refuses
+    refuse_identical_runs(groups)  # the same run given twice would count twice in every mean
     styles = group_styles(list(groups))
     xlabel = f"Effort ({model.unit})" if not model.name.startswith("lambda") else f"Effort ({model.name}: {model.unit})"
     with plt.rc_context(STYLE):
@@ -486,7 +486,7 @@ def plot_insights(
     else:
         for ledger in ledgers:
             groups.setdefault(tool_of(ledger), []).append(ledger)
-    refuse_repeated_runs(groups)
+    refuse_identical_runs(groups)
     screens = {name: [screening(ledger, priors, recall=recall) for ledger in runs] for name, runs in groups.items()}
     screens = {name: [s for s in runs if s.relevant > 0] for name, runs in screens.items()}
     if not any(screens.values()):
