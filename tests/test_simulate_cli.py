@@ -79,13 +79,26 @@ def _ctrl_c() -> None:
     raise KeyboardInterrupt
 
 
+def _ctrl_c_inside_an_import() -> None:
+    """Ctrl-C while a C extension initialises: the import reports its own error, caused by the KeyboardInterrupt."""
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt as interrupt:
+        raise ImportError("initialization failed") from interrupt
+
+
 def _sigterm() -> None:
     os.kill(os.getpid(), signal.SIGTERM)  # as `kill`, `timeout` or a batch scheduler sends it
     time.sleep(30)  # tarsim's handler raises here
 
 
 @pytest.mark.parametrize(
-    ("stop", "status", "said"), [(_ctrl_c, 130, "tarsim: interrupted\n"), (_sigterm, 143, "tarsim: terminated\n")]
+    ("stop", "status", "said"),
+    [
+        (_ctrl_c, 130, "tarsim: interrupted\n"),
+        (_ctrl_c_inside_an_import, 130, "tarsim: interrupted\n"),
+        (_sigterm, 143, "tarsim: terminated\n"),
+    ],
 )
 def test_interrupted_run_keeps_finished_ledgers_and_resume_completes_it(
     tmp_path, demo, monkeypatch, capsys, stop, status, said

@@ -30,6 +30,7 @@ import scipy.sparse as sp
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Document
 from tarsim.errors import InputWarning
+from tarsim.processes import interruptible
 
 STORE_FORMAT = 1
 """Bumped whenever the store's layout or the values it keeps change."""
@@ -348,7 +349,7 @@ class Background:
     def _submit(self, docs: list[int]) -> None:
         for start in range(0, len(docs), BACKGROUND_CHUNK_DOCUMENTS):
             chunk = docs[start : start + BACKGROUND_CHUNK_DOCUMENTS]
-            future = self._pool.submit(self._task, [self._documents[doc] for doc in chunk])
+            future = self._pool.submit(interruptible, self._task, [self._documents[doc] for doc in chunk])
             self._pending.append((chunk, future))
             self._task_of.update(dict.fromkeys(chunk, future))
 

@@ -135,6 +135,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tarsim: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        if not caused_by_interrupt(exc):
+            raise
+        print("tarsim: interrupted", file=sys.stderr)
+        return 130
+
+
+def caused_by_interrupt(error: BaseException) -> bool:
+    """Whether Ctrl-C is behind this error: interrupted while a C extension initialises, an import reports its own
+    error (scipy's `ImportError: initialization failed`, a dataclass's RuntimeError) with the KeyboardInterrupt as its
+    cause or context (Ctrl-C during a cold build's scikit-learn import printed a traceback and exit status 1)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def run() -> None:
