@@ -267,3 +267,48 @@ def test_ctrl_c_while_a_worker_sends_its_result_back_does_not_hang_the_parent():
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+
+
+def test_workers_killed_while_they_send_results_do_not_hang_the_pools_shutdown():
+    """SIGTERM ends a forked pool's workers at once (kill_workers, as for a sweep's runs): one killed while it sent a
+    result left half a message that the pool's reader waited for forever, so the shutdown never returned (10 of 10
+    tries with 16 MB results). Now the pool breaks and the parent goes on to its own clean-up."""
+    import os
+    import random
+    import signal
+    import subprocess
+
+    import tarsim
+
+    if sys.platform == "win32":
+        pytest.skip("no fork on Windows")
+    code = (
+        "from tarsim.processes import forked_workers\nfrom tarsim.termination import Terminated, terminate_on_sigterm\n"
+    )
+    code += (
+        "def big(i):\n    return bytes(16_000_000)\nprint('go', flush=True)\ntry:\n    with terminate_on_sigterm():\n"
+    )
+    code += (
+        "        with forked_workers(2, ignore_interrupt=True) as pool:\n            list(pool.map(big, range(400)))\n"
+    )
+    code += "except Terminated:\n    print('terminated', flush=True)\n"
+    env = {**os.environ, "PYTHONPATH": str(Path(tarsim.__file__).parents[1])}
+    pauses = random.Random(1)
+    for _ in range(4):
+        process = subprocess.Popen(
+            [sys.executable, "-c", code],
+            env=env,
+            start_new_session=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            process.stdout.readline()
+            time.sleep(pauses.uniform(0.2, 0.8))  # results are being sent back most of the time
+            os.kill(process.pid, signal.SIGTERM)
+            process.wait(timeout=15)
+            assert process.stdout.read() == b"terminated\n"
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
