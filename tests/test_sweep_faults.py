@@ -232,10 +232,13 @@ def test_a_sweep_that_plans_no_run_is_an_error_and_writes_nothing(tmp_path, caps
     assert not (tmp_path / "out").exists()
 
 
-def test_ctrl_c_while_a_worker_sends_its_result_back_does_not_hang_the_parent():
-    """A forked worker ended by Ctrl-C while it sent a result left half a message in the pool's result pipe, and the
-    parent waited for the rest at its pool's shutdown forever (a cold build hung in 5 of 24 Ctrl-Cs; here, with 16 MB
-    results, 7 of 10). Workers now end at once inside a task and between tasks only once what they send is whole."""
+_BIG_RESULTS = "def big(i):\n    return bytes(16_000_000)\nprint('go', flush=True)\n"
+"""A forked pool's tasks whose 16 MB results keep the workers sending most of the time (after a line saying go)."""
+
+
+def _signalled_while_sending(code: str, send, tries: int, seed: int) -> list[tuple[bytes, bytes]]:
+    """Run `code` (which starts with _BIG_RESULTS) `tries` times, signal it a random moment after it says go (`send`:
+    the process), and return each run's (stdout, stderr); a run still going 15 s after its signal fails the test."""
     import os
     import random
     import signal
@@ -245,11 +248,9 @@ def test_ctrl_c_while_a_worker_sends_its_result_back_does_not_hang_the_parent():
 
     if sys.platform == "win32":
         pytest.skip("no fork on Windows")
-    code = "from tarsim.processes import parallel_map\ndef big(i):\n    return bytes(16_000_000)\n"
-    code += "print('go', flush=True)\nparallel_map(big, [(i,) for i in range(400)], 2, fork=True)\n"
     env = {**os.environ, "PYTHONPATH": str(Path(tarsim.__file__).parents[1])}
-    pauses = random.Random(0)
-    for _ in range(6):
+    pauses, outputs = random.Random(seed), []
+    for _ in range(tries):
         process = subprocess.Popen(
             [sys.executable, "-c", code],
             env=env,
@@ -260,55 +261,42 @@ def test_ctrl_c_while_a_worker_sends_its_result_back_does_not_hang_the_parent():
         try:
             process.stdout.readline()
             time.sleep(pauses.uniform(0.2, 0.8))  # results are being sent back most of the time
-            os.killpg(process.pid, signal.SIGINT)
+            send(process)
             process.wait(timeout=15)
-            assert b"KeyboardInterrupt" in process.stderr.read()  # the parent's own, as for any Ctrl-C
+            outputs.append((process.stdout.read(), process.stderr.read()))
         finally:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+    return outputs
+
+
+def test_ctrl_c_while_a_worker_sends_its_result_back_does_not_hang_the_parent():
+    """A forked worker ended by Ctrl-C while it sent a result left half a message in the pool's result pipe, and the
+    parent waited for the rest at its pool's shutdown forever (a cold build hung in 5 of 24 Ctrl-Cs; here, with 16 MB
+    results, 7 of 10). Workers now end at once inside a task and between tasks only once what they send is whole."""
+    import os
+    import signal
+
+    code = "from tarsim.processes import parallel_map\n" + _BIG_RESULTS
+    code += "parallel_map(big, [(i,) for i in range(400)], 2, fork=True)\n"
+    for _, err in _signalled_while_sending(code, lambda process: os.killpg(process.pid, signal.SIGINT), 6, 0):
+        assert b"KeyboardInterrupt" in err  # the parent's own, as for any Ctrl-C
 
 
 def test_workers_killed_while_they_send_results_do_not_hang_the_pools_shutdown():
     """SIGTERM ends a forked pool's workers at once (kill_workers, as for a sweep's runs): one killed while it sent a
     result left half a message that the pool's reader waited for forever, so the shutdown never returned (10 of 10
     tries with 16 MB results). Now the pool breaks and the parent goes on to its own clean-up."""
-    import os
-    import random
     import signal
-    import subprocess
 
-    import tarsim
-
-    if sys.platform == "win32":
-        pytest.skip("no fork on Windows")
     code = (
         "from tarsim.processes import forked_workers\nfrom tarsim.termination import Terminated, terminate_on_sigterm\n"
     )
-    code += (
-        "def big(i):\n    return bytes(16_000_000)\nprint('go', flush=True)\ntry:\n    with terminate_on_sigterm():\n"
-    )
+    code += _BIG_RESULTS + "try:\n    with terminate_on_sigterm():\n"
     code += (
         "        with forked_workers(2, ignore_interrupt=True) as pool:\n            list(pool.map(big, range(400)))\n"
     )
     code += "except Terminated:\n    print('terminated', flush=True)\n"
-    env = {**os.environ, "PYTHONPATH": str(Path(tarsim.__file__).parents[1])}
-    pauses = random.Random(1)
-    for _ in range(4):
-        process = subprocess.Popen(
-            [sys.executable, "-c", code],
-            env=env,
-            start_new_session=True,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        try:
-            process.stdout.readline()
-            time.sleep(pauses.uniform(0.2, 0.8))  # results are being sent back most of the time
-            os.kill(process.pid, signal.SIGTERM)
-            process.wait(timeout=15)
-            assert process.stdout.read() == b"terminated\n"
-        finally:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+    for out, _ in _signalled_while_sending(code, lambda process: process.send_signal(signal.SIGTERM), 4, 1):
+        assert out == b"terminated\n"
