@@ -185,9 +185,7 @@ def make_analyser(stem: bool, tokens: str = "bmi") -> Callable[[str], list[str]]
     digits, a run containing a digit dropped whole (`abc123` gives nothing, not `abc`), lower-cased, stemmed
     (words of 1 or 2 letters left unstemmed, as Porter's C code does), stems shorter than 2 letters dropped.
     """
-    if tokens == "hical":
-        return _hical_analyser(stem)
-    tokenise, stem_words = analyser_parts(stem, tokens)
+    tokenise, stem_words = analyser_parts(stem, tokens)  # hical: its one analyser, with no per-word map
     if stem_words is None:
         return tokenise
     cache: dict[str, str] = {}
@@ -342,7 +340,7 @@ def _chunks(collection: Collection, n_jobs: int | None) -> list[Sequence[Documen
     threshold = FORKED_PARALLEL_MIN_DOCUMENTS if _can_fork() else PARALLEL_SEGMENTATION_MIN_DOCUMENTS
     if n_jobs <= 1 or len(documents) < threshold:
         return [documents]
-    bounds = np.cumsum([0, *guided_chunk_sizes(len(documents), n_jobs)]).tolist()
+    bounds = list(itertools.accumulate(guided_chunk_sizes(len(documents), n_jobs), initial=0))
     return [documents[start:stop] for start, stop in itertools.pairwise(bounds)]
 
 

@@ -204,7 +204,7 @@ def parallel_map(
         return [function(*arguments) for arguments in argument_lists]
     workers = min(jobs, len(argument_lists))
     if fork_is_safe() if fork is None else fork:
-        _INHERITED = (function, argument_lists)  # set before the fork: the workers see it as it is now
+        outer, _INHERITED = _INHERITED, (function, argument_lists)  # set before the fork: the workers see it now
         try:
             with forked_workers(workers if while_waiting is None else max(workers - 1, 1)) as pool:
                 futures = [pool.submit(_run_inherited, index) for index in range(len(argument_lists))]
@@ -213,7 +213,7 @@ def parallel_map(
                 while_waiting()
                 return steal_unstarted(function, argument_lists, futures)
         finally:
-            _INHERITED = None
+            _INHERITED = outer  # a parallel_map inside another's task leaves the outer one's tasks in place
     from joblib import delayed
 
     if while_waiting is not None:

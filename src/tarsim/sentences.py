@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Document
 from tarsim.errors import InputWarning
-from tarsim.processes import interruptible
+from tarsim.processes import forked_pool, interruptible
 
 STORE_FORMAT = 1
 """Bumped whenever the store's layout or the values it keeps change."""
@@ -334,7 +334,6 @@ class Background:
 
     def __init__(self, documents: Sequence[Document], missing: list[int]) -> None:
         from tarsim.features import _segment_chunk, available_cores
-        from tarsim.processes import forked_pool
 
         workers = min(available_cores(), -(-len(missing) // BACKGROUND_CHUNK_DOCUMENTS))
         self._pool = forked_pool(workers)

@@ -20,6 +20,7 @@ from tarsim.api import check_tables, resolve_dataset, review_config
 from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import iter_ledger_paths, read_ledger
 from tarsim.data.lines import PathLike
+from tarsim.data.output_lock import writing_to
 from tarsim.errors import ConfigError
 from tarsim.features import collection_digest, resolve_cache_dir
 from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, write_simulation_reports
@@ -34,7 +35,6 @@ from tarsim.simulator.run import (
     ledger_name,
     topic_grades,
     topic_simulation,
-    writing_to,
 )
 
 if TYPE_CHECKING:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from tarsim.data.ledger import remove_partial_files
 from tarsim.data.lines import PathLike
 from tarsim.data.paths import missing_folders, remove_if_empty
 from tarsim.errors import ConfigError
@@ -151,3 +152,12 @@ def writer_of(out: PathLike) -> str | None:
     finally:
         os.close(fd)
     return None
+
+
+@contextlib.contextmanager
+def writing_to(out: PathLike, *, alone: bool = False) -> Iterator[Path]:
+    """Hold output folder `out`'s lock (`alone`: see output_lock) with the partial ledgers a killed run left there
+    removed: no other writer can be active now."""
+    with output_lock(out, alone=alone) as folder:
+        remove_partial_files(folder / "ledgers")
+        yield folder

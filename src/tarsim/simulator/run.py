@@ -22,9 +22,8 @@ from tarsim.data.ledger import (
     iter_ledger_paths,
     ledger_from_lines,
     read_ledger,
-    remove_partial_files,
 )
-from tarsim.data.output_lock import output_lock
+from tarsim.data.output_lock import writing_to
 from tarsim.errors import ConfigError, InputError
 from tarsim.features import Features, collection_digest, resolve_cache_dir
 from tarsim.features_tfidf import review_features
@@ -303,15 +302,6 @@ def checked_topics(
     config = starting_config(config, [dataset.topics[topic] for topic in selected])
     check_priors(dataset, config, selected)
     return selected, config
-
-
-@contextlib.contextmanager
-def writing_to(out: Path, *, alone: bool = False) -> Iterator[Path]:
-    """Hold output folder `out`'s lock (`alone`: see output_lock) with the partial ledgers a killed run left there
-    removed: no other writer can be active now."""
-    with output_lock(out, alone=alone):
-        remove_partial_files(out / "ledgers")
-        yield out
 
 
 def cached_review_features(dataset: Dataset, config: ReviewConfig, cache_dir: Path | None) -> Features:

@@ -20,7 +20,7 @@ from joblib import delayed
 
 from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import encode, ends_with_end_record, read_ledger, remove_partial_files
-from tarsim.data.output_lock import output_lock
+from tarsim.data.output_lock import writing_to
 from tarsim.errors import ConfigError
 from tarsim.features import collection_digest, resolve_cache_dir
 from tarsim.features_tfidf import review_cache_path, review_features
@@ -201,8 +201,7 @@ def run_sweep(
     if jobs < 1:
         raise ConfigError(f"--jobs must be >= 1, got {jobs}")
     target = sweep_out(config, out)
-    with output_lock(target):  # one writer per output folder, for the whole sweep
-        remove_partial_files(target / "ledgers")  # left by a killed sweep; no other writer can be active now
+    with writing_to(target):  # one writer per output folder, for the whole sweep, a killed sweep's partial files gone
         try:
             outcome = _run_locked(
                 config, target, backend, jobs, scheduler, resume, retries, runner, progress, cache_dir
