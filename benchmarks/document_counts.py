@@ -1,10 +1,10 @@
 """Document term counts straight from the text against the sums of sentence counts (what build_features does).
 
-For Reuters-21578 and every srd review in ../shared/datasets: checks that `tarsim.features.document_counts`
+For Reuters-21578 and every srd review in ../shared/datasets: checks that `tarsim.features.build.document_counts`
 (no sentence segmentation) gives exactly the matrix and terms of `segmented_document_counts` (segment, count
 sentences, sum per document), and times both in the same process (all cores, as build_features). Column
 `=sklearn`: the same matrix and terms as scikit-learn's CountVectorizer with tarsim's analyser over the whole
-collection (tarsim counts with tarsim.term_counts, without scikit-learn, and stems each distinct word once). The
+collection (tarsim counts with tarsim.text.term_counts, without scikit-learn, and stems each distinct word once). The
 analyser given to CountVectorizer is written out here from the contract (letters only, two or more, lower-cased,
 every token Porter-stemmed), not taken from tarsim, so tarsim's tokeniser is checked too.
 
@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
 
 from tarsim.data.collection import read_collection
-from tarsim.features import _document_text, document_counts, segmented_document_counts
+from tarsim.features.build import _document_text, document_counts, segmented_document_counts
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 

@@ -21,7 +21,8 @@ from threadpoolctl import threadpool_limits
 
 from machine_info import describe_machine  # same folder
 from reproduce_peers import recall_2r100
-from tarsim import api, estimators
+from tarsim.api import review as api
+from tarsim.learners import estimators
 from vs_peers import DATASETS, SRD_REVIEWS
 
 DEFAULT_REVIEWS = ["Cohen_2006_ACEInhibitors", "Cohen_2006_BetaBlockers", "Cohen_2006_Opiods", "Cohen_2006_ADHD"]

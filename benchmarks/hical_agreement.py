@@ -25,8 +25,8 @@ from scipy.stats import spearmanr
 
 from tarsim.data import load_dataset
 from tarsim.data.atomic import atomic_write
-from tarsim.features import cached_features
-from tarsim.learners import fit_and_score, make_learner
+from tarsim.features.cache import cached_features
+from tarsim.learners.named import fit_and_score, make_learner
 from tarsim.reporting import recall_at_effort_frame
 from tarsim.simulator import ReviewConfig, review_topics
 

@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             row = metrics_document([ledger], "include" if priors else "exclude")["reviews"][0]
             ours.append(row)
     for project in args.asreview_project:
-        from tarsim.data.asreview_project import read_asreview_project
+        from tarsim.interop.asreview_project import read_asreview_project
 
         peer = subprocess.run(
             [args.asreview_python, "-c", ASREVIEW_SCRIPT, str(project)], capture_output=True, text=True, check=True

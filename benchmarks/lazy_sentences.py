@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 
 from machine_info import describe_machine  # same folder
 from tarsim.data.dataset import load_dataset
-from tarsim.features import build_features
+from tarsim.features.build import build_features
 from tarsim.simulator import ReviewConfig, review_topics
 
 DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"

@@ -35,7 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from tarsim.data import load_dataset
-from tarsim.features import FeatureSettings, cached_features
+from tarsim.features.cache import cached_features
+from tarsim.features.matrices import FeatureSettings
 from tarsim.metrics import recall_at_effort
 from tarsim.metrics.significance import paired_tests
 from tarsim.policies import SeedingChoice

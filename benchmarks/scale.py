@@ -1,7 +1,7 @@
 """Scale: review a planted topic to 100% recall on synthetic collections of 100k, 300k and 1M documents.
 
 Each size runs in its own process (so its peak memory is its own): generate the collection's features
-(tarsim.synthetic.make_scale_collection), then BMI CAL with document feedback, the ledger streamed to a file.
+(tarsim.datasets.synthetic.make_scale_collection), then BMI CAL with document feedback, the ledger streamed to a file.
 Prints per size: generation time, rounds, judgments, review time, time per round (mean and sampled rounds,
 split into the training/scoring step and the reviewing of the batch), peak memory and the ledger's sha256
 (same seed and size -> same digest, whatever the speed-ups).
@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 
 from machine_info import describe_machine  # same folder
+from tarsim.datasets.synthetic import ScaleSpec, make_scale_collection
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter
 from tarsim.simulator.oracle import SentenceLabels
 from tarsim.simulator.review import ReviewSimulation, TopicReview
-from tarsim.synthetic import ScaleSpec, make_scale_collection
 
 
 class TimedReview(ReviewSimulation):

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tarsim.segmentation import paragraphs, segment, split_paragraph
+from tarsim.text.segmentation import paragraphs, segment, split_paragraph
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT / "benchmarks" / "data" / "segmentation_gold.json"
@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         count = sum(len(segment(record.get("title") or "", record["text"])) for _, record in docs)
         seconds = time.perf_counter() - start
         print(
-            f"tarsim.segmentation.segment (title + text), {corpus}: {len(docs)} documents, {count} sentences"
+            f"tarsim.text.segmentation.segment (title + text), {corpus}: {len(docs)} documents, {count} sentences"
             f" in {seconds:.1f} s ({len(docs) / seconds:.0f} docs/s)"
         )
     if args.json:

@@ -19,7 +19,7 @@ from typing import ClassVar
 import numpy as np
 
 from tarsim.data.dataset import load_dataset
-from tarsim.features import cached_features
+from tarsim.features.cache import cached_features
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.review import ReviewSimulation
 from tarsim.simulator.run import review_topics

@@ -17,7 +17,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from tarsim.data import load_dataset
-from tarsim.features import cached_features
+from tarsim.features.cache import cached_features
 from tarsim.reporting import recall_at_effort_frame
 from tarsim.simulator import STRATEGIES, review_topics, strategy_config
 

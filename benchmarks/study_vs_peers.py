@@ -25,7 +25,7 @@ record drawn as `asreview simulate --n-prior-included 1 --n-prior-excluded 1 --p
 Seconds are wall time of the whole study per tool (the pool of peer processes, or the sweep command), every
 process with one BLAS thread. Converting the srd collections to the peers' CSV input and reading their orders
 afterwards is not timed. Recall@E (judgments) and WSS@95 are computed from every tool's review order the same way
-(tarsim.data.order.foreign_ledger, tarsim.metrics.recall_effort); identical orders are counted up to the last
+(tarsim.interop.order.foreign_ledger, tarsim.metrics.recall_effort); identical orders are counted up to the last
 relevant record of both.
 """
 

@@ -5,7 +5,7 @@ mean over topics and seeds, each strategy paired against document/document (BMI)
     python benchmarks/zhang2018.py COLLECTION [--sentence-qrels FILE] [--seeds N] [--topics T,...]
         [--max-topics K] [--min-relevant M] [--lambda L] [--recall presented|found] [--jobs J] [--out DIR]
 
-COLLECTION is a collection directory (tarsim data convert ...) or `synthetic` (tarsim.synthetic: planted
+COLLECTION is a collection directory (tarsim data convert ...) or `synthetic` (tarsim.datasets.synthetic: planted
 relevant sentences, used as the sentence qrels). Sentence labels: --sentence-qrels FILE when given (HARD 2004:
 `tarsim data sentence-qrels`), else tarsim's default oracle. Writes DIR/recall_at_effort.csv (every run),
 DIR/zhang2018.md (the table, for recall presented and recall found) and DIR/zhang2018.png (the figure), and
@@ -26,7 +26,7 @@ from joblib import Parallel, delayed
 
 from tarsim.data import load_dataset
 from tarsim.data.qrels import write_sentence_qrels
-from tarsim.features import cached_features
+from tarsim.features.cache import cached_features
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, RECALL_KINDS, recall_at_effort, recall_curve
 from tarsim.metrics.significance import paired_tests
 from tarsim.reporting.tables import RECALL_MEANING
@@ -41,7 +41,7 @@ GRID_POINTS = 200
 def load(collection: str, sentence_qrels: str | None, work: Path):
     """The dataset and the sentence oracle to use (a sentence qrels file, or the configured default)."""
     if collection == "synthetic":
-        from tarsim.synthetic import make_synthetic_dataset
+        from tarsim.datasets.synthetic import make_synthetic_dataset
 
         dataset, planted = make_synthetic_dataset()
         path = work / "synthetic_sentence_qrels.txt"
@@ -181,7 +181,7 @@ def main() -> None:
     order = [args.recall, *(kind for kind in RECALL_KINDS if kind != args.recall)]
     figure(ledgers, models, args.recall, out / "zhang2018.png")
     name = (
-        "synthetic (tarsim.synthetic, planted sentences)"
+        "synthetic (tarsim.datasets.synthetic, planted sentences)"
         if args.collection == "synthetic"
         else Path(args.collection).name
     )

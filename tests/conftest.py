@@ -56,7 +56,7 @@ def _close_figures():
 
 @pytest.fixture(scope="session")
 def demo():
-    from tarsim.synthetic import demo_dataset
+    from tarsim.datasets.synthetic import demo_dataset
 
     return demo_dataset()
 
@@ -64,7 +64,7 @@ def demo():
 @pytest.fixture(scope="session")
 def demo_features(demo):
     """The demo collection's features with every sentence, built once for the tests that drive reviews by hand."""
-    from tarsim.features import build_features
+    from tarsim.features.build import build_features
 
     return build_features(demo.collection)
 

@@ -80,7 +80,7 @@ def test_probability_learners_score_as_log_odds_so_uncertainty_finds_the_boundar
     import numpy as np
     import scipy.sparse as sp
 
-    from tarsim.learners import fit_and_score
+    from tarsim.learners.named import fit_and_score
     from tarsim.policies import make_selection_policy
 
     X = sp.csr_matrix(np.array([[3.0, 0.0], [0.0, 3.0], [2.0, 0.0], [0.0, 2.0]]))

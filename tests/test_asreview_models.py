@@ -21,7 +21,7 @@ FAST = ["--max-effort", "40", "--batch", "10", "--effort", "judge"]
 def small(tmp_path_factory) -> list[str]:
     """A 300-document synthetic collection with one topic (the demo takes seconds per run): its --collection."""
     from tarsim.data import write_collection, write_qrels, write_topics
-    from tarsim.synthetic import SyntheticSpec, make_synthetic_dataset
+    from tarsim.datasets.synthetic import SyntheticSpec, make_synthetic_dataset
 
     dataset, _ = make_synthetic_dataset(SyntheticSpec(n_documents=300, prevalences=(0.1,), vocabulary_size=800))
     directory = tmp_path_factory.mktemp("small")
@@ -82,7 +82,7 @@ def test_default_ledger_header_does_not_record_the_new_fields(tmp_path, small):
 
 
 def test_balanced_weights_follow_asreview_formula():
-    from tarsim.learners import balanced_weights
+    from tarsim.learners.named import balanced_weights
 
     # y = 1 relevant, 3 non-relevant, ratio 2: raw {1: 1, 0: 1/(2*3)} = 1, 1/6 x3 (sum 1.5), scaled by 4/1.5.
     weights = balanced_weights(np.array([1, 0, 0, 0]), 2.0)
@@ -112,7 +112,7 @@ RELEVANT = {"d00", "d01", "d04", "d06", "d10"}
 
 
 def test_tfidf_matrix_equals_an_independent_vectoriser():
-    from tarsim.features_tfidf import TfidfSettings, build_tfidf_features
+    from tarsim.features.tfidf import TfidfSettings, build_tfidf_features
 
     collection = small_collection()
     settings = TfidfSettings(ngram_max=2, sublinear_tf=True, min_df=1, max_df=0.95)
@@ -175,7 +175,7 @@ def _rounds(out) -> list[dict]:
 
 
 def test_preset_api_and_listing(capsys):
-    from tarsim.api import review_settings
+    from tarsim.api.review import review_settings
     from tarsim.simulator import ReviewConfig
 
     config = ReviewConfig(**review_settings({"preset": "tarexp-default", "features": "tfidf:min_df=3"}))
@@ -217,7 +217,7 @@ def test_mixing_policies_follow_the_mix_rule():
 
 
 def test_tfidf_features_are_cached_by_settings(tmp_path):
-    from tarsim.features_tfidf import TfidfSettings, cached_tfidf_features
+    from tarsim.features.tfidf import TfidfSettings, cached_tfidf_features
 
     collection = small_collection()
     first = cached_tfidf_features(collection, tmp_path, TfidfSettings())
@@ -263,9 +263,9 @@ def test_sweep_preset_key_resolves_and_runs_tfidf_reviews(tmp_path):
 
 
 def test_tfidf_cache_entries_are_listed_cleared_and_an_unwritable_cache_costs_only_a_warning(tmp_path):
-    from tarsim.features import cache_files, clear_cache, read_cache_meta
-    from tarsim.features_tfidf import TfidfSettings, cached_tfidf_features
-    from tarsim.synthetic import demo_dataset
+    from tarsim.datasets.synthetic import demo_dataset
+    from tarsim.features.cache import cache_files, clear_cache, read_cache_meta
+    from tarsim.features.tfidf import TfidfSettings, cached_tfidf_features
 
     collection = demo_dataset().collection
     built = cached_tfidf_features(collection, tmp_path, TfidfSettings())

@@ -18,7 +18,7 @@ def test_a_progress_bar_on_a_terminal_starts_no_thread_and_keeps_forking_safe():
         "    def isatty(self): return True\n"
         "sys.stderr = Terminal()\n"
         "from tarsim.cli.progress import TerminalProgress\n"
-        "from tarsim.processes import fork_is_safe\n"
+        "from tarsim.runtime.pools import fork_is_safe\n"
         "bar = TerminalProgress('topic', 'reviewing')\n"
         "tick = bar.open(3)\n"
         "tick()\n"

@@ -157,7 +157,7 @@ def _small_collection(directory: Path, relevant_every: int) -> Path:
 def two_collections(tmp_path_factory):
     """The demo collection and a small one, each in a folder, and one folder `runs` with ledgers of both (T1)."""
     from tarsim.data.export import write_dataset_directory
-    from tarsim.synthetic import demo_dataset
+    from tarsim.datasets.synthetic import demo_dataset
 
     base = tmp_path_factory.mktemp("two-collections")
     demo = write_dataset_directory(demo_dataset(), base / "demo")
@@ -439,15 +439,15 @@ def test_replay_inputs_serve_the_demo_built_once_and_only_when_a_ledger_records_
     """replay_inputs(None, ...) gives a demo ledger the demo's docids and qrels and another ledger none; the demo
     is built once for all ledgers, not at all for ledgers that record no digest, and its digest is stable."""
     import ledger_factory
-    import tarsim.synthetic
-    from tarsim.features import collection_digest
+    import tarsim.datasets.synthetic
+    from tarsim.features.build import collection_digest
     from tarsim.reporting.compare import load_ledgers
     from tarsim.stopping import replay_inputs as module
 
-    assert collection_digest(demo.collection) == collection_digest(tarsim.synthetic.demo_dataset().collection)
+    assert collection_digest(demo.collection) == collection_digest(tarsim.datasets.synthetic.demo_dataset().collection)
     built = []
-    build = tarsim.synthetic.demo_dataset
-    monkeypatch.setattr(tarsim.synthetic, "demo_dataset", lambda: built.append(1) or build())
+    build = tarsim.datasets.synthetic.demo_dataset
+    monkeypatch.setattr(tarsim.datasets.synthetic, "demo_dataset", lambda: built.append(1) or build())
     module._demo_replay.cache_clear()
     try:
         anonymous = ledger_factory.make_ledger([1, 0], topic="T1")  # records no collection digest

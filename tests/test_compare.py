@@ -94,8 +94,8 @@ def test_unknown_or_ambiguous_baseline():
 @pytest.fixture(scope="module")
 def demo_runs(tmp_path_factory):
     """Small demo runs: relevance and random policies x 2 seeds on topic T1, capped at R+40 judgments."""
-    from tarsim.api import simulate
-    from tarsim.synthetic import demo_dataset
+    from tarsim.api.review import simulate
+    from tarsim.datasets.synthetic import demo_dataset
 
     base = tmp_path_factory.mktemp("runs")
     dataset = demo_dataset()
@@ -132,8 +132,8 @@ def test_compare_command_on_demo_runs(demo_runs, capsys):
 
 def test_runs_of_different_presets_are_named_by_their_preset(tmp_path, capsys):
     """Not by every field the presets set (a legend of 35 fields made a 16,000-pixel-wide figure)."""
-    from tarsim.api import simulate
-    from tarsim.synthetic import demo_dataset
+    from tarsim.api.review import simulate
+    from tarsim.datasets.synthetic import demo_dataset
 
     dataset = demo_dataset()
     for preset in ("asreview-logistic", "asreview-default"):
@@ -181,7 +181,7 @@ def test_stop_command_on_demo_runs(demo_runs, capsys):
 
 def test_reviews_from_other_tools_pair_with_tarsim_runs_by_topic_and_seed(tmp_path):
     """An order file records no collection digest: it still pairs with tarsim's runs of the same topic (seed 0)."""
-    from tarsim.data.order import read_order
+    from tarsim.interop.order import read_order
 
     runs = [ledger(f"t{t}", "fast", 0, [1, 1] + [0] * 10) for t in range(3)]
     for t in range(3):  # the same topics screened by another tool: both relevant records last (12 records, R = 2)

@@ -10,7 +10,7 @@ import tarsim
 from conftest import demo_sweep_toml
 from tarsim.components import kind, register
 from tarsim.errors import ConfigError
-from tarsim.learners import Learner
+from tarsim.learners.named import Learner
 from tarsim.policies import SelectionPolicy
 
 

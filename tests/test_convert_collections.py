@@ -194,8 +194,8 @@ def test_convert_bad_archives_are_one_line(tmp_path, capsys):
 def test_the_report_line_counts_in_the_singular_where_it_should():
     """`1 topic`, not `1 topics` (a trial's finding from `tarsim data import` of a screening file)."""
     from tarsim.data.collection import Collection, Document
-    from tarsim.data.converters import describe
     from tarsim.data.dataset import Dataset
+    from tarsim.datasets.converters import describe
 
     one = Dataset(Collection([Document("d1", "a")]), {"t": {"d1": 1}}, {"t": "q"}, name="one")
     assert describe(one) == "1 document, 1 topic, 1 relevant pair"

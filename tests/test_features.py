@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from tarsim.data.collection import Collection, Document
-from tarsim.features import FeatureSettings, build_features, cache_path, cached_features
+from tarsim.features.build import build_features
+from tarsim.features.cache import cache_path, cached_features
+from tarsim.features.matrices import FeatureSettings
 
 DOCS = [
     Document("a", "Oil prices rose. Oil output fell sharply."),
@@ -71,7 +73,7 @@ def test_features_are_cached_on_disk_and_reused(tmp_path, monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("features were rebuilt despite the cache")
 
-    monkeypatch.setattr("tarsim.features.build_features", fail)
+    monkeypatch.setattr("tarsim.features.build.build_features", fail)
     second = cached_features(collection, tmp_path)
     assert (first.documents != second.documents).nnz == 0
     assert first.vocabulary == second.vocabulary

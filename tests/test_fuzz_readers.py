@@ -42,9 +42,9 @@ from tarsim.data import (
     write_sentence_qrels,
     write_topics,
 )
+from tarsim.datasets.synthetic import SyntheticSpec, make_synthetic_dataset
 from tarsim.errors import InputWarning, TarsimError
 from tarsim.sweep import load_sweep_config
-from tarsim.synthetic import SyntheticSpec, make_synthetic_dataset
 
 DEEP = int(os.environ.get("TARSIM_FUZZ_EXAMPLES", "0"))
 FUZZ = settings(

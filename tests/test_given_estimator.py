@@ -11,7 +11,7 @@ from sklearn.svm import LinearSVC
 import tarsim
 from tarsim.cli import main
 from tarsim.errors import ConfigError
-from tarsim.learners import seeded
+from tarsim.learners.named import seeded
 
 
 def test_an_estimators_unset_random_states_take_the_reviews_seed():

@@ -14,13 +14,14 @@ import numpy as np
 import pytest
 
 import tarsim.features
-import tarsim.segmentation
-import tarsim.sentences
+import tarsim.text.segmentation
+import tarsim.text.sentences
 from conftest import shared_dataset
 from tarsim.data import load_dataset
 from tarsim.errors import ConfigError, InputWarning
-from tarsim.features import build_features, cached_features, with_lazy_sentences
-from tarsim.features_tfidf import TfidfSettings, build_tfidf_features, cached_tfidf_features
+from tarsim.features.build import build_features, with_lazy_sentences
+from tarsim.features.cache import cached_features
+from tarsim.features.tfidf import TfidfSettings, build_tfidf_features, cached_tfidf_features
 from tarsim.simulator import ReviewConfig, review_topics
 from tarsim.simulator.strategies import needs_all_sentences
 
@@ -61,7 +62,7 @@ def _same_rows(a, b) -> bool:
 
 @pytest.mark.parametrize("weights", ["bmi", "hical"])
 def test_document_only_features_equal_the_whole_build_to_the_bit(antihistamines, weights):
-    from tarsim.features import FeatureSettings
+    from tarsim.features.matrices import FeatureSettings
 
     settings = FeatureSettings(sentence_weights=weights)
     full = build_features(antihistamines.collection, settings)
@@ -111,11 +112,11 @@ def test_lazy_reviews_write_the_ledgers_of_whole_builds(antihistamines, built, t
 def test_a_document_review_segments_only_what_it_judges(antihistamines, built, monkeypatch):
     topic = next(iter(antihistamines.topics))
     features = fresh(built["bmi", False], antihistamines.collection)
-    monkeypatch.setattr(tarsim.sentences, "SEGMENT_REST_SHARE", 1.0)  # no segmenting ahead: count what is needed
-    monkeypatch.setattr(tarsim.sentences, "PARALLEL_MIN_DOCUMENTS", 10**9)
+    monkeypatch.setattr(tarsim.text.sentences, "SEGMENT_REST_SHARE", 1.0)  # no segmenting ahead: count what is needed
+    monkeypatch.setattr(tarsim.text.sentences, "PARALLEL_MIN_DOCUMENTS", 10**9)
     segmented = []
-    real = tarsim.segmentation.segment_document
-    monkeypatch.setattr(tarsim.segmentation, "segment_document", lambda d: segmented.append(d.docid) or real(d))
+    real = tarsim.text.segmentation.segment_document
+    monkeypatch.setattr(tarsim.text.segmentation, "segment_document", lambda d: segmented.append(d.docid) or real(d))
     ledger = review_topics(antihistamines, ReviewConfig(), [topic], features=features).ledgers[topic]
     assert len(ledger) < len(antihistamines.collection)  # the review stops at the last relevant document
     assert set(segmented) == set(ledger.docids)
@@ -145,7 +146,7 @@ def test_the_cache_keeps_documents_and_segmented_sentences_for_the_next_run(anti
     def no_segmentation(document):
         raise AssertionError(f"segmented {document.docid} again")
 
-    monkeypatch.setattr(tarsim.segmentation, "segment_document", no_segmentation)
+    monkeypatch.setattr(tarsim.text.segmentation, "segment_document", no_segmentation)
     review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "b", cache_dir=cache)
     assert _ledger_bytes(tmp_path / "a") == _ledger_bytes(tmp_path / "b")
 
@@ -215,14 +216,14 @@ def test_features_without_a_collection_cannot_segment(antihistamines, built):
 def _slow_counted_segmentation(monkeypatch, seconds: float) -> list[str]:
     """Make segmenting in this process slow and counted (forked workers use tarsim.features' own reference)."""
     segmented = []
-    real = tarsim.segmentation.segment_document
+    real = tarsim.text.segmentation.segment_document
 
     def slow(document):
         segmented.append(document.docid)
         time.sleep(seconds)
         return real(document)
 
-    monkeypatch.setattr(tarsim.segmentation, "segment_document", slow)
+    monkeypatch.setattr(tarsim.text.segmentation, "segment_document", slow)
     return segmented
 
 
@@ -245,7 +246,7 @@ def _recorded(cls, started: list):
 @pytest.fixture
 def background_workers(monkeypatch) -> None:
     """Background workers can start: skipped on one core; forking allowed whatever threads pytest's plugins run."""
-    if tarsim.features.available_cores() < 2:
+    if tarsim.features.build.available_cores() < 2:
         pytest.skip("background segmentation needs two cores")
     monkeypatch.setattr(tarsim.features, "_can_fork", lambda: True)
 
@@ -255,7 +256,7 @@ def test_a_small_collection_is_segmented_in_the_background_with_the_same_ledger(
 ):
     threads, children = threading.active_count(), set(multiprocessing.active_children())  # loky's idle ones too
     topic = next(iter(antihistamines.topics))
-    assert len(antihistamines.collection) < tarsim.sentences.BACKGROUND_MAX_DOCUMENTS
+    assert len(antihistamines.collection) < tarsim.text.sentences.BACKGROUND_MAX_DOCUMENTS
     review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "full", features=built["bmi", True])
     in_process = _slow_counted_segmentation(monkeypatch, 0.01)  # the workers soon get ahead of the review
     lazy = fresh(built["bmi", False], antihistamines.collection)
@@ -268,7 +269,7 @@ def test_a_small_collection_is_segmented_in_the_background_with_the_same_ledger(
 
 def test_a_dead_background_worker_changes_nothing(antihistamines, built, tmp_path, monkeypatch, background_workers):
     started = []
-    monkeypatch.setattr(tarsim.sentences, "Background", _recorded(tarsim.sentences.Background, started))
+    monkeypatch.setattr(tarsim.text.sentences, "Background", _recorded(tarsim.text.sentences.Background, started))
     topic = next(iter(antihistamines.topics))
     review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "full", features=built["bmi", True])
     monkeypatch.setattr(tarsim.features, "_segment_chunk", _die)  # every worker dies on its first chunk
@@ -290,7 +291,7 @@ def test_one_core_segments_as_judged(antihistamines, built, monkeypatch):
 
 def test_requeued_background_work_returns_every_document_once_with_its_sentences(antihistamines, background_workers):
     documents = list(antihistamines.collection)
-    background = tarsim.sentences.start_background(documents)
+    background = tarsim.text.sentences.start_background(documents)
     background.prioritise(list(reversed(range(len(documents)))))  # the review's ranking, other than collection order
     returned, deadline = [], time.monotonic() + 60
     while len(returned) < len(documents) and time.monotonic() < deadline:
@@ -299,7 +300,7 @@ def test_requeued_background_work_returns_every_document_once_with_its_sentences
     returned += background.close()
     assert sorted(doc for doc, _ in returned) == list(range(len(documents)))  # each once, none lost in the requeue
     for doc, sentences in returned[::17]:
-        assert sentences == tarsim.segmentation.segment_document(documents[doc])
+        assert sentences == tarsim.text.segmentation.segment_document(documents[doc])
 
 
 def test_a_build_that_fails_stops_its_background_workers_at_once(monkeypatch, background_workers):
@@ -309,7 +310,7 @@ def test_a_build_that_fails_stops_its_background_workers_at_once(monkeypatch, ba
     from tarsim.errors import InputError
 
     started = []
-    monkeypatch.setattr(tarsim.sentences, "Background", _recorded(tarsim.sentences.Background, started))
+    monkeypatch.setattr(tarsim.text.sentences, "Background", _recorded(tarsim.text.sentences.Background, started))
     collection = Collection([Document(f"d{i}", f"{i} 2 3. 4 5 6.") for i in range(400)])
     with pytest.raises(InputError, match="every document is empty"):
         build_features(collection, sentences=False, segment_ahead=True)

@@ -111,7 +111,7 @@ def _config(dataset, topic: str, settings: dict):
 
 def run_grid(dataset, topic: str, grid: dict[str, dict], directory: Path) -> dict[str, str]:
     """Review `topic` under every configuration of `grid`; the digest of each ledger by configuration name."""
-    from tarsim.features import build_features, with_lazy_sentences
+    from tarsim.features.build import build_features, with_lazy_sentences
     from tarsim.simulator import review_topics
     from tarsim.simulator.strategies import needs_all_sentences
 
@@ -172,7 +172,7 @@ def _write() -> None:  # pragma: no cover - run by hand against the reference co
     import tempfile
 
     from tarsim.data import load_dataset
-    from tarsim.synthetic import demo_dataset
+    from tarsim.datasets.synthetic import demo_dataset
 
     with tempfile.TemporaryDirectory() as tmp:
         digests = run_grid(demo_dataset(), DEMO_TOPIC, DEMO_GRID, Path(tmp) / "demo")

@@ -12,9 +12,11 @@ import scipy.sparse as sp
 
 from tarsim.data import Collection, Document
 from tarsim.errors import ConfigError
-from tarsim.estimators import PegasosRank
-from tarsim.features import FeatureSettings, build_features, make_analyser
-from tarsim.learners import fit_and_score, make_learner
+from tarsim.features.build import build_features
+from tarsim.features.matrices import FeatureSettings
+from tarsim.learners.estimators import PegasosRank
+from tarsim.learners.named import fit_and_score, make_learner
+from tarsim.text.analysers import make_analyser
 
 
 def test_pegasos_is_a_registered_learner():

@@ -16,7 +16,7 @@ import pytest
 import tarsim
 from tarsim.cli import main
 from tarsim.errors import ConfigError
-from tarsim.features import FeatureSettings
+from tarsim.features.matrices import FeatureSettings
 from tarsim.policies.seeding import SeedingChoice, draw_priors
 from tarsim.simulator import ReviewConfig
 

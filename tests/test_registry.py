@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tarsim import registry
 from tarsim.cli import main
-from tarsim.registry import REGISTRY, Entry, RemoteFile
+from tarsim.datasets import catalogue as registry
+from tarsim.datasets.catalogue import REGISTRY, Entry, RemoteFile
 
 
 @pytest.fixture()

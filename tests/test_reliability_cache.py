@@ -24,17 +24,9 @@ from tarsim.data import write_collection, write_qrels, write_topics
 from tarsim.data.collection import Collection, Document, read_collection
 from tarsim.data.dataset import find_docs_file
 from tarsim.errors import InputError, InputWarning
-from tarsim.features import (
-    CacheError,
-    FeatureSettings,
-    arrays_checksum,
-    build_features,
-    cache_path,
-    cached_features,
-    collection_digest,
-    load_features,
-    save_features,
-)
+from tarsim.features.build import build_features, collection_digest
+from tarsim.features.cache import CacheError, arrays_checksum, cache_path, cached_features, load_features, save_features
+from tarsim.features.matrices import FeatureSettings
 
 WORDS = ["oil", "gold", "bank", "rates", "prices", "traders", "output", "zebra", "wheat", "cocoa", "coffee", "sugar"]
 
@@ -220,7 +212,7 @@ def test_an_entry_that_fails_to_read_for_want_of_memory_is_kept(tmp_path, monkey
     cached_features(COLLECTION, tmp_path, SETTINGS, sentences=False)
     cached_features(COLLECTION, tmp_path, SETTINGS)
     whole = cache_path(tmp_path, COLLECTION, SETTINGS)
-    read = tarsim.features._read_cache
+    read = tarsim.features.cache._read_cache
 
     def out_of_memory(path):
         if Path(path) == whole:
@@ -237,7 +229,9 @@ def test_an_entry_that_fails_to_read_for_want_of_memory_is_kept(tmp_path, monkey
 def test_a_verified_cache_entry_is_reused_without_a_warning(tmp_path, monkeypatch):
     fresh = build_features(COLLECTION, SETTINGS)
     cached_features(COLLECTION, tmp_path, SETTINGS)
-    monkeypatch.setattr("tarsim.features.build_features", lambda *a, **k: pytest.fail("rebuilt a good cache entry"))
+    monkeypatch.setattr(
+        "tarsim.features.build.build_features", lambda *a, **k: pytest.fail("rebuilt a good cache entry")
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert _same_features(cached_features(COLLECTION, tmp_path, SETTINGS), fresh)

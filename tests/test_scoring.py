@@ -1,4 +1,4 @@
-"""Scores in row blocks on threads (tarsim.scoring) are the plain sparse product's floats, bit for bit."""
+"""Scores in row blocks on threads (tarsim.learners.scoring) are the plain sparse product's floats, bit for bit."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from tarsim import scoring
-from tarsim.scoring import linear_scores, row_blocks
+from tarsim.learners import scoring
+from tarsim.learners.scoring import linear_scores, row_blocks
 
 
 def _matrix(rows: int, columns: int, seed: int) -> sp.csr_matrix:
@@ -96,7 +96,7 @@ def test_a_pools_worker_scores_in_one_product(monkeypatch: pytest.MonkeyPatch) -
 def test_is_main_process_is_false_in_a_pools_worker() -> None:
     from joblib import Parallel, delayed
 
-    from tarsim.processes import is_main_process
+    from tarsim.runtime.pools import is_main_process
 
     assert is_main_process()
     assert Parallel(n_jobs=2, backend="loky")(delayed(is_main_process)() for _ in range(2)) == [False, False]
@@ -104,7 +104,7 @@ def test_is_main_process_is_false_in_a_pools_worker() -> None:
 
 def test_a_nan_feature_is_an_error_not_nan_scores() -> None:
     """scikit-learn's finite check stays on: a plugin extractor's NaN must stop the review, not rank by NaN."""
-    from tarsim.learners import fit_and_score, make_learner
+    from tarsim.learners.named import fit_and_score, make_learner
 
     matrix = _matrix(60, 100, seed=6).astype(np.float64)
     matrix.data[3] = np.nan

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tarsim.data.collection import Document
-from tarsim.segmentation import (
+from tarsim.text.segmentation import (
     _may_split,
     paragraphs,
     segment,

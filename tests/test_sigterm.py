@@ -18,7 +18,7 @@ import psutil
 
 import tarsim
 from conftest import wait_for
-from tarsim.termination import Terminated, terminate_on_sigterm
+from tarsim.runtime.signals import Terminated, terminate_on_sigterm
 
 
 def test_terminated_is_caught_where_ctrl_c_is():
@@ -37,8 +37,8 @@ def test_sigterm_ends_a_sweeps_workers_at_once():
     and none is left behind."""
     code = (
         "import sys, time\n"
-        "from tarsim.processes import forked_workers\n"
-        "from tarsim.termination import Terminated, terminate_on_sigterm\n"
+        "from tarsim.runtime.pools import forked_workers\n"
+        "from tarsim.runtime.signals import Terminated, terminate_on_sigterm\n"
         "try:\n"
         "    with terminate_on_sigterm(), forked_workers(2, ignore_interrupt=True) as pool:\n"
         "        futures = [pool.submit(time.sleep, 60) for _ in range(2)]\n"

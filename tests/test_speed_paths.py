@@ -14,7 +14,7 @@ import tarsim.features
 from tarsim.cli import main
 from tarsim.data import write_collection, write_qrels, write_topics
 from tarsim.data.collection import Document
-from tarsim.features import default_cache_dir, resolve_cache_dir
+from tarsim.features.cache import default_cache_dir, resolve_cache_dir
 
 WORDS = ["oil", "gold", "coffee", "crude", "price", "market", "bank", "rate", "grain", "wheat", "shares", "profit"]
 
@@ -138,7 +138,7 @@ class Block:
 
 
 sys.meta_path.insert(0, Block())
-import tarsim.api, tarsim.cli, tarsim.cli.simulate, tarsim.features, tarsim.simulator.run
+import tarsim.api.review, tarsim.cli, tarsim.cli.simulate, tarsim.features, tarsim.simulator.run
 
 tarsim.cli.build_parser("simulate")
 tarsim.simulator.run.ReviewConfig(learner="pegasos")  # validating a configuration loads every learner module
@@ -198,7 +198,7 @@ def test_a_sweep_builds_features_once_and_a_second_sweep_not_at_all(tmp_path, mo
     config = tmp_path / "sweep.toml"
     config.write_text(SWEEP, encoding="utf-8")
     builds, loads = [], []
-    build, load = tarsim.features.build_features, tarsim.sweep.worker.load_review_features
+    build, load = tarsim.features.build.build_features, tarsim.sweep.worker.load_review_features
     monkeypatch.setattr(tarsim.features, "build_features", lambda *a, **k: builds.append(1) or build(*a, **k))
     monkeypatch.setattr(tarsim.sweep.worker, "load_review_features", lambda *a, **k: loads.append(1) or load(*a, **k))
     assert main(["sweep", str(config), "--out", str(tmp_path / "a")]) == 0
@@ -353,7 +353,7 @@ def test_a_blank_cache_dir_or_a_file_is_refused_before_anything_is_written(
 
 
 def _same_counts(collection) -> None:
-    from tarsim.features import document_counts, segmented_document_counts
+    from tarsim.features.build import document_counts, segmented_document_counts
 
     direct, direct_terms = document_counts(collection, n_jobs=1)
     segmented, segmented_terms = segmented_document_counts(collection, n_jobs=1)
@@ -420,8 +420,8 @@ def test_a_simulate_run_imports_neither_numba_nor_unused_estimators_and_its_pars
     built_modules, ran_modules = set(built.split()), set(ran.split())
     assert "tarsim.cli.simulate" in built_modules and "tarsim.simulator.review" in ran_modules
     assert loaded == "none"  # the help text did not load the built-ins of any kind
-    assert not {"tarsim.learners_pegasos", "tarsim.components.extractors"} & built_modules
-    assert {"tarsim.learners_pegasos", "tarsim.components.extractors", "sklearn.linear_model"} <= ran_modules
+    assert not {"tarsim.learners.pegasos", "tarsim.features.extractors"} & built_modules
+    assert {"tarsim.learners.pegasos", "tarsim.features.extractors", "sklearn.linear_model"} <= ran_modules
     unused = {"numba", "llvmlite", "yaml", "sklearn.ensemble", "sklearn.naive_bayes", "sklearn.tree"}
     assert not unused & ran_modules
 

@@ -242,7 +242,7 @@ def test_review_config_validates_its_stopping_rules():
 
 # ---- replay on simulated reviews ------------------------------------------------------------------------------
 def test_replay_equals_what_the_review_recorded(demo):
-    from tarsim.api import simulate
+    from tarsim.api.review import simulate
 
     result = simulate(demo, topic="T1", until="exhausted", max_effort="R+20", stopping=("budget:R+20", "oracle"))
     ledger = result.ledgers["T1"]

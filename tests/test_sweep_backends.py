@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from tarsim.cli import main
+from tarsim.datasets.synthetic import demo_dataset
 from tarsim.sweep import derive_seed, load_sweep_config, run_sweep
 from tarsim.sweep.worker import execute_run
-from tarsim.synthetic import demo_dataset
 
 CONFIG = """\
 [sweep]
@@ -288,7 +288,8 @@ def test_a_local_worker_that_dies_fails_runs_and_never_hangs_the_sweep():
 
 def _docids_file(config_path: Path) -> Path:
     """Fill the feature cache as a sweep does and return the docid list the workers read."""
-    from tarsim.features import collection_digest, resolve_cache_dir
+    from tarsim.features.build import collection_digest
+    from tarsim.features.cache import resolve_cache_dir
     from tarsim.sweep.docids import docids_path
     from tarsim.sweep.run import prepare_sweep
 

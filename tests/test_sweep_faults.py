@@ -199,7 +199,7 @@ def test_ctrl_c_stops_forked_workers_at_once_outside_a_sweep():
 
     import tarsim
 
-    code = "import time; from tarsim.processes import parallel_map; print('go', flush=True); "
+    code = "import time; from tarsim.runtime.pools import parallel_map; print('go', flush=True); "
     code += "parallel_map(time.sleep, [(0,), (60,)], 2, fork=True)"  # one worker idle, one busy
     env = {**os.environ, "PYTHONPATH": str(Path(tarsim.__file__).parents[1])}
     process = subprocess.Popen(
@@ -278,7 +278,7 @@ def test_ctrl_c_while_a_worker_sends_its_result_back_does_not_hang_the_parent():
     import os
     import signal
 
-    code = "from tarsim.processes import parallel_map\n" + _BIG_RESULTS
+    code = "from tarsim.runtime.pools import parallel_map\n" + _BIG_RESULTS
     code += "parallel_map(big, [(i,) for i in range(400)], 2, fork=True)\n"
     for _, err in _signalled_while_sending(code, lambda process: os.killpg(process.pid, signal.SIGINT), 6, 0):
         assert b"KeyboardInterrupt" in err  # the parent's own, as for any Ctrl-C
@@ -291,7 +291,8 @@ def test_workers_killed_while_they_send_results_do_not_hang_the_pools_shutdown()
     import signal
 
     code = (
-        "from tarsim.processes import forked_workers\nfrom tarsim.termination import Terminated, terminate_on_sigterm\n"
+        "from tarsim.runtime.pools import forked_workers\n"
+        "from tarsim.runtime.signals import Terminated, terminate_on_sigterm\n"
     )
     code += _BIG_RESULTS + "try:\n    with terminate_on_sigterm():\n"
     code += (

@@ -7,12 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from tarsim.data.dataset import load_dataset
-from tarsim.features import FeatureSettings, build_features
-from tarsim.simulator.config import ReviewConfig
-from tarsim.simulator.ledger import MemoryLedgerWriter
-from tarsim.simulator.oracle import SentenceLabels
-from tarsim.simulator.review import ReviewSimulation, TopicReview
-from tarsim.synthetic import (
+from tarsim.datasets.synthetic import (
     ScaleSpec,
     SyntheticSpec,
     demo_dataset,
@@ -21,6 +16,12 @@ from tarsim.synthetic import (
     make_synthetic_dataset,
     write_scale_collection,
 )
+from tarsim.features.build import build_features
+from tarsim.features.matrices import FeatureSettings
+from tarsim.simulator.config import ReviewConfig
+from tarsim.simulator.ledger import MemoryLedgerWriter
+from tarsim.simulator.oracle import SentenceLabels
+from tarsim.simulator.review import ReviewSimulation, TopicReview
 
 SMALL = ScaleSpec(n_documents=1500, prevalence=0.05, vocabulary_size=3000, themes=10, chunk_documents=600, seed=3)
 

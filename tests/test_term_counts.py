@@ -1,4 +1,4 @@
-"""tarsim.term_counts against scikit-learn's CountVectorizer, and the feature build that counts without it."""
+"""tarsim.text.term_counts against scikit-learn's CountVectorizer, and the feature build that counts without it."""
 
 from __future__ import annotations
 
@@ -15,18 +15,11 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from conftest import shared_dataset
 from tarsim.data.collection import read_collection
-from tarsim.features import (
-    _TOKEN,
-    MIN_CHUNK_DOCUMENTS,
-    _document_text,
-    _words,
-    analyser_parts,
-    guided_chunk_sizes,
-    make_analyser,
-)
-from tarsim.processes import parallel_map
-from tarsim.segmentation import segment_document
-from tarsim.term_counts import count_terms
+from tarsim.features.build import MIN_CHUNK_DOCUMENTS, _document_text, guided_chunk_sizes
+from tarsim.runtime.pools import parallel_map
+from tarsim.text.analysers import _TOKEN, _words, analyser_parts, make_analyser
+from tarsim.text.segmentation import segment_document
+from tarsim.text.term_counts import count_terms
 
 
 def _texts(*parts: str, limit: int) -> list[str]:
@@ -152,7 +145,7 @@ def test_counting_a_chunk_does_not_import_scikit_learn() -> None:
     code = (
         "import sys\n"
         "from tarsim.data.collection import Document\n"
-        "from tarsim.features import _count_chunk, _count_documents_chunk\n"
+        "from tarsim.features.build import _count_chunk, _count_documents_chunk\n"
         "documents = [Document('a', text='Some text. More.', title='A title'), Document('b', text='Other.')]\n"
         "_count_documents_chunk(documents, True)\n"
         "_count_chunk(documents, True)\n"

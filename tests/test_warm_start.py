@@ -12,8 +12,8 @@ from sklearn.linear_model import LogisticRegression
 
 from tarsim.cli import main
 from tarsim.errors import ConfigError
-from tarsim.estimators import ASReviewModel
-from tarsim.learners import make_learner
+from tarsim.learners.estimators import ASReviewModel
+from tarsim.learners.named import make_learner
 
 
 def _problem(seed: int, rows: int = 400, columns: int = 300) -> tuple[sp.csr_matrix, np.ndarray]:

@@ -12,11 +12,11 @@ __all__ = ["SimulationResult", "__version__", "review_rounds", "simulate"]
 def __getattr__(name: str):
     # The API pulls in scikit-learn and SimPy; import it on first use so `tarsim --help` stays fast.
     if name in ("simulate", "SimulationResult"):
-        from tarsim import api
+        from tarsim.api import review as api
 
         return getattr(api, name)
     if name == "review_rounds":
-        from tarsim.stepping import review_rounds
+        from tarsim.api.rounds import review_rounds
 
         return review_rounds
     if name.startswith("__"):

@@ -19,7 +19,7 @@ from typing import NoReturn
 
 from tarsim import __version__
 from tarsim.errors import InputWarning, TarsimError
-from tarsim.termination import Terminated, terminate_on_sigterm
+from tarsim.runtime.signals import Terminated, terminate_on_sigterm
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     # name: (module, one-line help)

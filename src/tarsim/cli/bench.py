@@ -12,6 +12,7 @@ from pathlib import Path
 from tarsim.cli.common import float_list
 from tarsim.data import atomic_write, read_decisions, write_run
 from tarsim.data.paths import check_output_path
+from tarsim.datasets.catalogue import data_dir
 from tarsim.errors import ConfigError, InputWarning
 from tarsim.legal.baseline import BaselineResult, CorpusCache, doc2doc_ablation, run_config
 from tarsim.legal.benchmark import Benchmark
@@ -19,7 +20,6 @@ from tarsim.legal.convert import BENCHMARKS, load_any
 from tarsim.legal.presets import BM25_VARIANTS, Preset, get_preset
 from tarsim.legal.tables import benchmark_report, decisions_table, results_payload
 from tarsim.metrics.averaging import AVERAGES
-from tarsim.registry import data_dir
 from tarsim.retrieval import B_GRID, K1_GRID, get_analyzer
 
 

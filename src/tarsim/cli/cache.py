@@ -30,7 +30,7 @@ def _size(n: float) -> str:
 
 
 def info(args: argparse.Namespace) -> int:
-    from tarsim.features import (
+    from tarsim.features.cache import (
         CACHE_ENTRY_PREFIXES,
         CACHE_ENV,
         CacheError,
@@ -39,7 +39,7 @@ def info(args: argparse.Namespace) -> int:
         read_cache_meta,
         resolve_cache_dir,
     )
-    from tarsim.sentences import STORE_PREFIX
+    from tarsim.text.sentences import STORE_PREFIX
 
     directory = resolve_cache_dir(args.cache_dir)
     files = cache_files(directory)
@@ -69,7 +69,7 @@ def info(args: argparse.Namespace) -> int:
 
 
 def clear(args: argparse.Namespace) -> int:
-    from tarsim.features import clear_cache, resolve_cache_dir
+    from tarsim.features.cache import clear_cache, resolve_cache_dir
 
     directory = resolve_cache_dir(args.cache_dir)
     removed, freed, kept = clear_cache(directory)

@@ -7,11 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from tarsim.data.converters import COLLECTIONS, convert_collection, describe
 from tarsim.data.export import default_query, write_dataset_directory
-from tarsim.data.screening import load_screening_dataset
+from tarsim.datasets.catalogue import REGISTRY, data_dir, describe_size, fetch, get_entry
+from tarsim.datasets.converters import COLLECTIONS, convert_collection, describe
+from tarsim.interop.screening import load_screening_dataset
 from tarsim.legal.convert import BENCHMARKS, convert
-from tarsim.registry import REGISTRY, data_dir, describe_size, fetch, get_entry
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -89,9 +89,9 @@ def sentence_qrels(args: argparse.Namespace) -> int:
     """Write the sentence qrels of the passages: every sentence overlapping a relevant passage is relevant."""
     from tarsim.data.collection import read_collection
     from tarsim.data.dataset import find_docs_file
-    from tarsim.data.passages import passage_sentence_qrels, read_passages
     from tarsim.data.paths import check_output_path
     from tarsim.data.qrels import write_sentence_qrels
+    from tarsim.interop.passages import passage_sentence_qrels, read_passages
 
     check_output_path(args.out, "--out")  # refused before any work
     passages = read_passages(args.passages)

@@ -49,7 +49,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def load_reviews(inputs, qrels_path: str | None = None) -> list:
-    """Ledgers of every input: directories searched for ledgers, files read by their kind (tarsim.data.order)."""
+    """Ledgers of every input: directories searched for ledgers, files read by their kind (tarsim.interop.order)."""
     from tarsim.data.qrels import read_qrels
     from tarsim.reporting.compare import load_ledgers
 

@@ -21,8 +21,9 @@ class TerminalProgress:
         from tqdm import tqdm
 
         class Bar(tqdm):
-            """tqdm without its monitor thread: a second thread makes forking unsafe (tarsim.processes.fork_is_safe),
-            which turned off the counting and segmenting workers of every run on a terminal."""
+            """tqdm without its monitor thread: a second thread makes forking unsafe
+            (tarsim.runtime.pools.fork_is_safe), which turned off the counting and segmenting workers of every run on a
+            terminal."""
 
             monitor_interval = 0
 

@@ -31,7 +31,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tarsim.api import SimulationResult
+    from tarsim.api.review import SimulationResult
     from tarsim.data.output_lock import output_lock, writer_of
     from tarsim.reporting.tables import write_simulation_reports
 

@@ -11,9 +11,9 @@ from tarsim.components.schema import add_options, option_values
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS
 from tarsim.errors import ConfigError
 from tarsim.policies import SeedingChoice
-from tarsim.presets import apply_preset, check_query_seeding, default_preset
 from tarsim.reporting.tables import format_review_tables
 from tarsim.simulator.config import ReviewConfig
+from tarsim.simulator.presets import apply_preset, check_query_seeding, default_preset
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -80,10 +80,10 @@ def _overrides(config: ReviewConfig | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tarsim.api import resolve_dataset, simulate
+    from tarsim.api.review import resolve_dataset, simulate
     from tarsim.data.output_lock import output_lock
     from tarsim.data.paths import check_output_path
-    from tarsim.features import resolve_cache_dir
+    from tarsim.features.cache import resolve_cache_dir
     from tarsim.simulator.run import check_topics
 
     effort = tuple(args.effort or DEFAULT_EFFORT_MODELS)

@@ -37,14 +37,14 @@ LEARNER = declare_kind(
     Kind(
         "learner",
         "learner",
-        ("tarsim.learners", "tarsim.learners_pegasos"),
+        ("tarsim.learners.named", "tarsim.learners.pegasos"),
         "tarsim.learners",
         forms=("bmi", "logistic", "nb", "svm", "rf", "pegasos"),
         interface=("estimator",),
     )
 )
 FEATURES = declare_kind(
-    Kind("features", "feature extractor", ("tarsim.components.extractors",), "tarsim.features", forms=("bmi", "tfidf"))
+    Kind("features", "feature extractor", ("tarsim.features.extractors",), "tarsim.features", forms=("bmi", "tfidf"))
 )
 POLICY = declare_kind(
     Kind(
@@ -104,7 +104,7 @@ PRESET = declare_kind(
     Kind(
         "preset",
         "preset",
-        ("tarsim.presets",),
+        ("tarsim.simulator.presets",),
         "tarsim.presets",
         forms=("bmi", "asreview-default", "asreview-logistic", "asreview-logistic-warm-start", "tarexp-default"),
     )

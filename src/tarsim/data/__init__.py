@@ -1,6 +1,5 @@
 """Readers and writers for tarsim's inputs: collections, topics, qrels, sentence qrels, runs, decisions."""
 
-from tarsim.data.asreview_csv import read_asreview_csv
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Collection, Document, iter_documents, read_collection, write_collection
 from tarsim.data.dataset import Dataset, load_dataset
@@ -16,6 +15,7 @@ from tarsim.data.qrels import (
 )
 from tarsim.data.runs import Decisions, Run, read_decisions, read_run, write_decisions, write_run
 from tarsim.data.topics import Topics, read_topics, write_topics
+from tarsim.interop.asreview_csv import read_asreview_csv
 
 __all__ = [
     "Collection",

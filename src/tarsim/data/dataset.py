@@ -64,7 +64,7 @@ def load_dataset(
     Explicit files win over a directory; `unlabelled` ("error" or "skip") applies to screening files.
     """
     if directory is not None and docs is None and qrels is None and topics is None and not Path(directory).is_dir():
-        from tarsim.data.screening import SCREENING_SUFFIXES, load_screening_dataset  # one topic: screening.py
+        from tarsim.interop.screening import SCREENING_SUFFIXES, load_screening_dataset  # one topic: screening.py
 
         if Path(directory).is_file() or Path(directory).suffix.lower() in SCREENING_SUFFIXES:
             return load_screening_dataset(directory, unlabelled=unlabelled)

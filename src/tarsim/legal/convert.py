@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tarsim.data import load_dataset
-from tarsim.data.converters import COLLECTIONS, convert_collection
 from tarsim.data.lines import PathLike
+from tarsim.datasets.converters import COLLECTIONS, convert_collection
 from tarsim.errors import ConfigError, InputError
 from tarsim.legal.bbsard import LANGUAGES as BBSARD_LANGUAGES
 from tarsim.legal.bbsard import load_bbsard

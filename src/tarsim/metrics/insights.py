@@ -118,7 +118,7 @@ def given_estimator(header: dict) -> str | None:
     recorded, config = header.get("learner"), header.get("config", {})
     if not recorded or "learner" not in config:
         return None
-    from tarsim.learners import LEARNER_RECORDS
+    from tarsim.learners.named import LEARNER_RECORDS
 
     try:
         expected = LEARNER_RECORDS[str(config["learner"])]

@@ -16,9 +16,9 @@ import pandas as pd
 
 from tarsim.data.ledger import Ledger, is_temporary
 from tarsim.data.lines import PathLike
-from tarsim.data.order import read_review
 from tarsim.data.qrels import Qrels
 from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.interop.order import read_review
 from tarsim.metrics.insights import given_estimator, tool_of
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
 from tarsim.reporting.unfinished import unfinished_notices

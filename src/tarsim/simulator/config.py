@@ -14,8 +14,8 @@ from tarsim.components import Param, kind
 from tarsim.components.schema import check_settings, declared, setting
 from tarsim.effort_models import Budget, TimeModel
 from tarsim.errors import ConfigError
-from tarsim.features import FeatureSettings
-from tarsim.learners import DEFAULT_LAMBDA, learner_uses_lambda
+from tarsim.features.matrices import FeatureSettings
+from tarsim.learners.named import DEFAULT_LAMBDA, learner_uses_lambda
 from tarsim.policies import SEEDING_CHOICES, SeedingChoice
 from tarsim.policies.seeding import DEFAULT_PRIORS
 

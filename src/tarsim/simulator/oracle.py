@@ -25,7 +25,7 @@ from tarsim.data.collection import Collection
 from tarsim.data.lines import iter_lines, parse_int
 from tarsim.data.qrels import SentenceQrels, read_sentence_qrels
 from tarsim.errors import ConfigError, InputError
-from tarsim.features import Features
+from tarsim.features.matrices import Features
 
 
 class DocumentSentenceLabels:
@@ -224,8 +224,8 @@ _ORACLES: weakref.WeakKeyDictionary[Features, dict] = weakref.WeakKeyDictionary(
 def _fit_classifier_labels(
     features: Features, document_labels: np.ndarray, threshold: float, random_state: int
 ) -> ClassifiedLabels:
-    from tarsim.estimators import BMILogisticRegression
-    from tarsim.learners import FIT_LOCK
+    from tarsim.learners.estimators import BMILogisticRegression
+    from tarsim.learners.named import FIT_LOCK
 
     with FIT_LOCK:  # whichever thread fits it (FittingLabels), as the review's own fits
         model = BMILogisticRegression(random_state=random_state).fit(features.documents, document_labels)

@@ -30,8 +30,8 @@ import simpy
 from tarsim.components import kind
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError, TarsimError
-from tarsim.features import Features
-from tarsim.learners import check_learner, fit_and_score, make_learner, seeded
+from tarsim.features.matrices import Features
+from tarsim.learners.named import check_learner, fit_and_score, make_learner, seeded
 from tarsim.policies import make_batch_schedule, make_selection_policy
 from tarsim.policies.seeding import check_prior_idx, draw_priors, query_text
 from tarsim.policies.selection import RandomSampling

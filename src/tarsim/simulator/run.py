@@ -25,9 +25,11 @@ from tarsim.data.ledger import (
 )
 from tarsim.data.output_lock import writing_to
 from tarsim.errors import ConfigError, InputError
-from tarsim.features import Features, collection_digest, resolve_cache_dir
-from tarsim.features_tfidf import review_features
-from tarsim.learners import LEARNER_RECORDS
+from tarsim.features.build import collection_digest
+from tarsim.features.cache import resolve_cache_dir
+from tarsim.features.matrices import Features
+from tarsim.features.tfidf import review_features
+from tarsim.learners.named import LEARNER_RECORDS
 from tarsim.policies import SeedingChoice
 from tarsim.policies.seeding import check_prior_counts, check_prior_idx
 from tarsim.simulator.config import ReviewConfig, normalise_config, normalise_header

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tarsim.effort_models import sentences_read
-from tarsim.features import Features
+from tarsim.features.matrices import Features
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.oracle import ReviewerErrors
 

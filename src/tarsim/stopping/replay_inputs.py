@@ -62,8 +62,8 @@ class GivenCollection:
 def _demo_replay() -> tuple[str, GivenCollection]:
     """The built-in demo's collection digest and the demo as a collection to replay with, built on first need and
     kept (the demo is the same on every build: synthetic.demo_dataset is fully determined by its seed)."""
-    from tarsim.features import collection_digest
-    from tarsim.synthetic import demo_dataset
+    from tarsim.datasets.synthetic import demo_dataset
+    from tarsim.features.build import collection_digest
 
     dataset = demo_dataset()
     return collection_digest(dataset.collection), GivenCollection.of("the built-in demo", dataset)
@@ -73,7 +73,7 @@ def _demo_inputs(ledger: Ledger) -> dict | None:
     """The demo's replay inputs when the ledger records the demo's collection digest and its topic's qrels digest
     (a copy of the demo with edited qrels has the same documents), else None. The demo is built (about 0.35 s) only
     for a ledger that records a digest and has the demo's number of documents, so other ledgers cost nothing."""
-    from tarsim.synthetic import SyntheticSpec
+    from tarsim.datasets.synthetic import SyntheticSpec
 
     recorded = _recorded_collection(ledger)
     if not isinstance(recorded, str) or ledger.header.get("collection_size") != SyntheticSpec().n_documents:
@@ -151,7 +151,7 @@ def _load_replay_collections(names: Sequence[str]) -> CollectionReplay:
     """Load each named collection once, grouped by collection digest: collections of the same documents with
     other qrels are told apart, ledger by ledger, by the topic's qrels digest."""
     from tarsim.data.dataset import load_dataset
-    from tarsim.features import collection_digest
+    from tarsim.features.build import collection_digest
 
     unique: dict[str, str] = {}  # one name per file: "DIR" and "./DIR" are loaded once
     for name in names:

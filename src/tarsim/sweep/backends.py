@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 
 from tarsim.errors import ConfigError, TarsimError
-from tarsim.processes import fork_is_safe, forked_workers, local_parallel
+from tarsim.runtime.pools import fork_is_safe, forked_workers, local_parallel
 
 __all__ = ["BACKENDS", "POOL_STOPPED", "dask_client", "run_dask", "run_joblib"]
 
@@ -86,14 +86,14 @@ def _run_forked(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult,
     sweep's features in memory, where fresh loky workers each import everything and load every collection.
 
     Runs are handed out one per free worker, so Ctrl-C (KeyboardInterrupt here; the workers ignore SIGINT) stops
-    the sweep after the runs in flight, whose ledgers are kept (tarsim.processes.forked_workers). A worker that
+    the sweep after the runs in flight, whose ledgers are kept (tarsim.runtime.pools.forked_workers). A worker that
     dies (killed, out of memory) breaks the pool: the runs in progress fail (WORKER_DIED) and the runs not yet
     handed out are reported as not started (NOT_STARTED); the finished ones stand.
     """
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    import tarsim.estimators  # noqa: F401  (scikit-learn imported once, here, not in every worker)
+    import tarsim.learners.estimators  # noqa: F401  (scikit-learn imported once, here, not in every worker)
 
     waiting = iter(tasks)
     running: dict = {}

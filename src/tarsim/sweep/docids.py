@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tarsim.data.atomic import atomic_write
 from tarsim.errors import ConfigError, InputWarning
-from tarsim.features import CacheError, failure_reason
+from tarsim.features.cache import CacheError, failure_reason
 
 DOCIDS_FORMAT = 2
 """Version of the docid list file (1: a bare JSON list, never verified)."""

@@ -3,7 +3,7 @@ the chosen backend, then write the tidy table from the complete ledgers.
 
 Outputs: OUT/ledgers/<run-id>.jsonl (one per run; written to a hidden .partial file and renamed when complete),
 OUT/results.parquet and OUT/results.csv. Features and docids of each collection live in the user's feature cache
-(tarsim.features.resolve_cache_dir: --cache-dir, $TARSIM_CACHE_DIR or platformdirs' user cache dir), shared by all
+(tarsim.features.cache.resolve_cache_dir: --cache-dir, $TARSIM_CACHE_DIR or platformdirs' user cache dir), shared by all
 runs, sweeps and simulations.
 The whole sweep holds the output lock OUT/.tarsim.lock (tarsim.data.output_lock): one writer per output folder.
 """
@@ -22,9 +22,10 @@ from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import encode, ends_with_end_record, read_ledger, remove_partial_files
 from tarsim.data.output_lock import writing_to
 from tarsim.errors import ConfigError
-from tarsim.features import collection_digest, resolve_cache_dir
-from tarsim.features_tfidf import review_cache_path, review_features
-from tarsim.processes import fork_is_safe, local_parallel, parallel_map
+from tarsim.features.build import collection_digest
+from tarsim.features.cache import resolve_cache_dir
+from tarsim.features.tfidf import review_cache_path, review_features
+from tarsim.runtime.pools import fork_is_safe, local_parallel, parallel_map
 from tarsim.simulator.config import ReviewConfig, normalise_header
 from tarsim.simulator.run import ledger_header
 from tarsim.sweep.backends import BACKENDS, dask_client, run_dask, run_joblib
@@ -190,7 +191,7 @@ def run_sweep(
 ) -> SweepOutcome:
     """Run every planned run that is missing (all of them without `resume`) and write the results table.
 
-    Features come from `cache_dir`, else the user's feature cache (tarsim.features.resolve_cache_dir).
+    Features come from `cache_dir`, else the user's feature cache (tarsim.features.cache.resolve_cache_dir).
 
     `progress(total, already_done)` may return a callable that is called once per finished run.
     """

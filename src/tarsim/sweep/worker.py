@@ -14,8 +14,8 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from tarsim.features import Features
-from tarsim.features_tfidf import load_review_features
+from tarsim.features.matrices import Features
+from tarsim.features.tfidf import load_review_features
 from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter
 from tarsim.simulator.review import ReviewSimulation

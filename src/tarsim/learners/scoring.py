@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import scipy.sparse as sp
 
-from tarsim.processes import is_main_process
+from tarsim.runtime.pools import is_main_process
 
 THREADED_ROWS = 200_000
 """Collections with fewer rows are scored in one product (a thread's start-up would cost more than it saves)."""

@@ -118,7 +118,7 @@ WSS@95 (-0.040, p < 0.001); BMI's defaults trail ASReview by about 0.04 to 0.09 
 
 def default_preset(collection: object) -> str | None:
     """The preset used when none is given: SCREENING_FILE_PRESET for a screening file, else None (BMI)."""
-    from tarsim.data.screening import is_screening_file
+    from tarsim.interop.screening import is_screening_file
 
     if not isinstance(collection, (str, Path)):
         return None
@@ -128,7 +128,7 @@ def default_preset(collection: object) -> str | None:
 def check_query_seeding(collection: object, seeding: object) -> None:
     """Refuse `seeding="query"` asked for explicitly on a screening file: its topic has no query text. Left out, the
     default query seeding starts such a file from random priors instead (simulator.run.starting_config)."""
-    from tarsim.data.screening import is_screening_file, topic_name
+    from tarsim.interop.screening import is_screening_file, topic_name
 
     kind = getattr(seeding, "kind", seeding)
     if kind == "query" and isinstance(collection, (str, Path)) and is_screening_file(collection):

@@ -8,8 +8,8 @@ finds the same optimum as its primal one here, 10 to 20 times faster on Reuters 
 
 Each scikit-learn estimator is imported where it is built: a review pays only for the learner it names (the
 random forest's module alone costs 0.1-0.2 s at start-up), and nothing imports scikit-learn (1-2 s) before the
-first feature build or fit, so a cold review starts segmenting first (tarsim.sentences). tarsim's own estimators
-live in tarsim.estimators.
+first feature build or fit, so a cold review starts segmenting first (tarsim.text.sentences). tarsim's own estimators
+live in tarsim.learners.estimators.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class BMILearner(Learner):
     uses_lambda = True
 
     def estimator(self, lambda_: float, random_state: int | None) -> BaseEstimator:
-        from tarsim.estimators import BMILogisticRegression
+        from tarsim.learners.estimators import BMILogisticRegression
 
         return BMILogisticRegression(lambda_=lambda_, random_state=random_state)
 
@@ -94,7 +94,7 @@ class ASReviewLearner(Learner):
     def estimator(self, lambda_: float, random_state: int | None) -> BaseEstimator:
         settings = dict(self.settings)
         balance, ratio = settings.pop("balance", "none"), settings.pop("ratio", 1.0)
-        from tarsim.estimators import ASReviewModel
+        from tarsim.learners.estimators import ASReviewModel
 
         warm = bool(settings.get("warm_start", False))
         return ASReviewModel(self.classifier(random_state), balance, ratio, random_state or 0, warm_start=warm)
@@ -273,9 +273,9 @@ def check_learner(estimator: object) -> None:
 
 
 def __getattr__(name: str) -> object:
-    """tarsim's estimators, once defined here, are importable from here still (tarsim.estimators)."""
+    """tarsim's estimators, once defined here, are importable from here still (tarsim.learners.estimators)."""
     if name in ("BMILogisticRegression", "ASReviewModel"):
-        from tarsim import estimators
+        from tarsim.learners import estimators
 
         return getattr(estimators, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -305,7 +305,7 @@ def fit_and_score(estimator: BaseEstimator, X: sp.spmatrix, y: np.ndarray, *targ
     if hasattr(model, "coef_") and hasattr(model, "intercept_") and hasattr(model, "decision_function"):
         weights = np.asarray(model.coef_, dtype=np.float32).ravel()
         bias = np.float32(np.ravel(model.intercept_)[0])
-        from tarsim.scoring import linear_scores  # large collections: row blocks on threads, the same floats
+        from tarsim.learners.scoring import linear_scores  # large collections: row blocks on threads, the same floats
 
         return [linear_scores(target, weights, bias) for target in targets]
     if hasattr(model, "decision_function"):

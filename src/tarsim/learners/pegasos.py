@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from tarsim.components import Param, register
-from tarsim.learners import Learner
+from tarsim.learners.named import Learner
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -98,16 +98,16 @@ class PegasosLearner(Learner):
 
     def estimator(self, lambda_: float, random_state: int | None) -> BaseEstimator:
         """A PegasosRank with the review's lambda and this spec's iteration count."""
-        from tarsim.estimators import PegasosRank
+        from tarsim.learners.estimators import PegasosRank
 
         iterations = int(self.settings.get("iterations", HICAL_ITERATIONS))
         return PegasosRank(lambda_=lambda_, iterations=iterations, random_state=random_state)
 
 
 def __getattr__(name: str) -> object:
-    """PegasosRank, once defined here, is importable from here still (tarsim.estimators)."""
+    """PegasosRank, once defined here, is importable from here still (tarsim.learners.estimators)."""
     if name == "PegasosRank":
-        from tarsim import estimators
+        from tarsim.learners import estimators
 
         return estimators.PegasosRank
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """tarsim's own scikit-learn estimators: BMI's logistic regression, ASReview's way of training a classifier and
-HiCAL's Pegasos ranker (its loop: tarsim.learners_pegasos).
+HiCAL's Pegasos ranker (its loop: tarsim.learners.pegasos).
 
-Kept apart from tarsim.learners (the named learners a configuration chooses from) because defining them imports
+Kept apart from tarsim.learners.named (the named learners a configuration chooses from) because defining them imports
 scikit-learn, which takes a second or two: only a review that fits a model imports this module.
 """
 
@@ -12,8 +12,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from tarsim.errors import ConfigError
-from tarsim.learners import DEFAULT_LAMBDA, balanced_weights
-from tarsim.learners_pegasos import HICAL_ITERATIONS, compiled_roc_loop
+from tarsim.learners.named import DEFAULT_LAMBDA, balanced_weights
+from tarsim.learners.pegasos import HICAL_ITERATIONS, compiled_roc_loop
 
 
 class BMILogisticRegression(ClassifierMixin, BaseEstimator):

@@ -15,7 +15,7 @@ from tarsim.data.lines import PathLike
 from tarsim.data.output_lock import output_lock
 from tarsim.data.paths import SWEEP_RESULT_TABLES
 from tarsim.errors import ConfigError, InputError
-from tarsim.features import resolve_cache_dir
+from tarsim.features.cache import resolve_cache_dir
 from tarsim.metrics.recall_effort import RecallCurve, check_recall_kind, recall_curve
 from tarsim.policies import SeedingChoice
 from tarsim.reporting.tables import (
@@ -114,7 +114,7 @@ def resolve_dataset(
     if isinstance(dataset, Dataset):
         return dataset
     if dataset is None and docs is None and qrels is None and topics is None:
-        from tarsim.synthetic import demo_dataset  # only the demo needs it: not imported for a real collection
+        from tarsim.datasets.synthetic import demo_dataset  # only the demo needs it: not imported for a real collection
 
         return demo_dataset()
     return load_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
@@ -190,7 +190,7 @@ def review_config(
     settings = dict(settings)
     if isinstance(learner, str):  # a named learner is part of the configuration, recorded in every ledger
         settings["learner"], learner = learner, None
-    from tarsim.presets import check_query_seeding, default_preset
+    from tarsim.simulator.presets import check_query_seeding, default_preset
 
     if "seeding" in settings:
         check_query_seeding(dataset, settings["seeding"])
@@ -218,7 +218,7 @@ def _check_reviewed(ledgers: dict, skipped: dict[str, str]) -> None:
 
 def review_settings(settings: dict) -> dict:
     """ReviewConfig keyword arguments from settings named as on the CLI (`lambda`, `seed_doc`, `strategy`)."""
-    from tarsim.presets import apply_preset
+    from tarsim.simulator.presets import apply_preset
 
     values = dict(settings)
     if "lambda" in values:

@@ -29,9 +29,9 @@ from pathlib import Path
 
 from tarsim.data.ledger import Ledger
 from tarsim.data.lines import PathLike
-from tarsim.data.order import foreign_ledger
-from tarsim.data.screening import record_names
 from tarsim.errors import InputError, InputWarning
+from tarsim.interop.order import foreign_ledger
+from tarsim.interop.screening import record_names
 
 PROJECT_JSON = "project.json"
 RESULTS_DB = "results.db"

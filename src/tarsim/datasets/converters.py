@@ -11,11 +11,11 @@ from pathlib import Path
 from tarsim.data.dataset import Dataset
 from tarsim.data.export import write_dataset_directory
 from tarsim.data.lines import PathLike
-from tarsim.data.newsgroups import read_20newsgroups
-from tarsim.data.reuters_sgml import read_reuters_sgml
-from tarsim.data.screening import MissingLabelColumn, find_screening_files, load_screening_dataset
-from tarsim.data.trec import read_trec_dataset
 from tarsim.errors import ConfigError, InputError
+from tarsim.interop.newsgroups import read_20newsgroups
+from tarsim.interop.reuters_sgml import read_reuters_sgml
+from tarsim.interop.screening import MissingLabelColumn, find_screening_files, load_screening_dataset
+from tarsim.interop.trec import read_trec_dataset
 
 COLLECTIONS = ("reuters21578", "20newsgroups", "srd", "trec")
 """Registry names whose published files convert to collection directories."""
@@ -69,7 +69,7 @@ def convert_collection(
 ) -> list[Path]:
     """Write DESTINATION (reuters21578, 20newsgroups, trec) or DESTINATION/<set> per screening set (srd).
 
-    `trec` needs `qrels` (TREC qrels) and `topics` (a TREC topic file): tarsim.data.trec.
+    `trec` needs `qrels` (TREC qrels) and `topics` (a TREC topic file): tarsim.interop.trec.
     """
     source, destination = Path(source), Path(destination)
     if not source.exists():

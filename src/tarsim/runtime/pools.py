@@ -18,7 +18,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from joblib import Parallel
 from joblib.parallel import get_active_backend
 
-from tarsim.termination import Terminated
+from tarsim.runtime.signals import Terminated
 
 
 def exit_with_parent(parent: int, interval: float = 0.2) -> None:

@@ -162,7 +162,7 @@ class SyntheticChunk:
 class ScaleCollection:
     """Features of a scale collection with its planted topic's ground truth."""
 
-    features: object  # tarsim.features.Features (imported lazily: features imports the segmenter)
+    features: object  # tarsim.features.matrices.Features (imported lazily: features imports the segmenter)
     docids: list[str]
     relevant: np.ndarray  # bool per document
     sentence_labels: np.ndarray  # int8 per sentence row: 1 for planted (relevant) sentences
@@ -237,7 +237,8 @@ def make_scale_collection(spec: ScaleSpec | None = None) -> ScaleCollection:
     Counts are built per chunk from token ids, so no text is materialised and memory stays proportional to the
     collection's non-zeros.
     """
-    from tarsim.features import FeatureSettings, features_from_counts
+    from tarsim.features.build import features_from_counts
+    from tarsim.features.matrices import FeatureSettings
 
     spec = spec or ScaleSpec()
     model = _ScaleModel(spec)

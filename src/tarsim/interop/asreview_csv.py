@@ -1,11 +1,11 @@
-"""Import ASReview-style screening CSV files (kept for callers; the reader is tarsim.data.screening)."""
+"""Import ASReview-style screening CSV files (kept for callers; the reader is tarsim.interop.screening)."""
 
 from __future__ import annotations
 
 from tarsim.data.collection import Collection
 from tarsim.data.lines import PathLike
 from tarsim.data.qrels import Qrels
-from tarsim.data.screening import read_screening_file
+from tarsim.interop.screening import read_screening_file
 
 
 def read_asreview_csv(path: PathLike, topic: str | None = None) -> tuple[Collection, Qrels]:

@@ -4,7 +4,7 @@
   the DOCNO; the title the first HEADLINE, TITLE or HEAD element; the text the TEXT elements joined by a blank
   line (without TEXT: the rest of the DOC). Markup inside is blanked to spaces of the same length and entities
   are kept as written, so a character offset into a TEXT element of the published file is an offset into the
-  document's `text` (what HARD 2004's passage judgments need, tarsim.data.passages).
+  document's `text` (what HARD 2004's passage judgments need, tarsim.interop.passages).
 - One document per file (the Total Recall collections, HiCAL's corpus archives): a file without <DOC> is one
   document, its docid the file's base name (as HiCAL's corpus_parser names entries), its text the whole file.
 - Sources: a file (plain, .gz, or a tar/zip archive) or a folder searched recursively; files in name order.

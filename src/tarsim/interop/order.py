@@ -137,7 +137,7 @@ def read_review(path: PathLike, qrels: Qrels | None = None) -> Ledger:
     """Any review input as a ledger: an ASReview project (.asreview), a tarsim ledger, or an order file."""
     path = Path(path)
     if path.suffix == ".asreview":
-        from tarsim.data.asreview_project import read_asreview_project
+        from tarsim.interop.asreview_project import read_asreview_project
 
         return read_asreview_project(path)
     if path.suffix == ".jsonl" or _starts_like_json(path):  # a ledger, even a damaged one (its reader says why)

@@ -20,19 +20,15 @@ import scipy.sparse as sp
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Collection
 from tarsim.errors import ConfigError, InputError
-from tarsim.features import (
-    Features,
-    arrays_checksum,
-    cache_label,
-    collection_digest,
-    segment_collection,
-)
+from tarsim.features.build import cache_label, collection_digest, segment_collection
+from tarsim.features.cache import arrays_checksum
+from tarsim.features.matrices import Features
 
 if TYPE_CHECKING:
     from sklearn.feature_extraction.text import TfidfVectorizer
 
 TFIDF_FORMAT = 1
-_PREFIX = "tfidf-"  # one of tarsim.features.CACHE_ENTRY_PREFIXES
+_PREFIX = "tfidf-"  # one of tarsim.features.cache.CACHE_ENTRY_PREFIXES
 """Bumped whenever the tf-idf computation or its cache layout changes."""
 
 
@@ -118,9 +114,9 @@ def build_tfidf_features(
     """Fit the vectoriser on the documents; transform the documents and their sentences (float64 CSR).
 
     With `sentences=False` the documents only: their sentences are segmented when a review asks (Features.lazy)
-    or, with `segment_ahead`, in the background from now on (see tarsim.features.build_features).
+    or, with `segment_ahead`, in the background from now on (see tarsim.features.build.build_features).
     """
-    from tarsim.sentences import start_background
+    from tarsim.text.sentences import start_background
 
     background = start_background(list(collection)) if segment_ahead and not sentences else None
     vectoriser = settings.vectoriser()
@@ -129,7 +125,7 @@ def build_tfidf_features(
     except ValueError as error:  # empty vocabulary, or min_df/max_df leaving no term
         raise InputError(collection.source, None, f"tfidf features: {error}") from None
     if not sentences:
-        from tarsim.features import with_lazy_sentences
+        from tarsim.features.build import with_lazy_sentences
 
         documents.sort_indices()
         idf = vectoriser.idf_ if settings.use_idf else np.ones(documents.shape[1])
@@ -168,7 +164,7 @@ def _cache_file(cache_dir: Path, digest: str, settings: TfidfSettings, documents
 
 
 def _arrays(features: TfidfFeatures) -> dict[str, np.ndarray]:
-    from tarsim.features import feature_arrays
+    from tarsim.features.cache import feature_arrays
 
     arrays = feature_arrays(features)
     for name in ("documents", "sentences"):  # tf-idf keeps float64, as ASReview computes it
@@ -194,7 +190,7 @@ def _load(path: Path, collection_sha: str | None, settings: TfidfSettings | None
         shape = tuple(int(n) for n in arrays[f"{name}_shape"])
         return sp.csr_matrix((arrays[f"{name}_data"], arrays[f"{name}_indices"], arrays[f"{name}_indptr"]), shape)
 
-    from tarsim.features import is_documents_only
+    from tarsim.features.cache import is_documents_only
 
     documents = matrix("documents")
     only = is_documents_only(arrays, documents.shape[0])
@@ -218,9 +214,9 @@ def cached_tfidf_features(
 ) -> TfidfFeatures:
     """Features from the cache when present and verified, else built (and cached when there is a cache folder).
 
-    `sentences=False`: as tarsim.features.cached_features, an entry with every sentence or a document-only one.
+    `sentences=False`: as tarsim.features.cache.cached_features, an entry with every sentence or a document-only one.
     """
-    from tarsim.features import cached_entry
+    from tarsim.features.cache import cached_entry
 
     return cached_entry(  # type: ignore[return-value]
         collection,
@@ -235,7 +231,7 @@ def cached_tfidf_features(
 
 def _load_verified(path: Path, collection_sha: str | None, settings: TfidfSettings | None) -> TfidfFeatures:
     """_load, any damage as one CacheError line (as BMI's cache reports it)."""
-    from tarsim.features import CacheError
+    from tarsim.features.cache import CacheError
 
     try:
         return _load(path, collection_sha, settings)
@@ -260,8 +256,8 @@ def _save(path: Path, features: TfidfFeatures, collection_sha: str, source: str 
 
 def review_cache_path(collection: Collection, cache_dir: Path, extractor: str, bmi_settings: object) -> Path:
     """The cache file of a review's features (whichever extractor its `extractor` spec names)."""
-    from tarsim.components.extractors import feature_settings_of
-    from tarsim.features import cache_path
+    from tarsim.features.cache import cache_path
+    from tarsim.features.extractors import feature_settings_of
 
     settings = feature_settings_of(extractor, bmi_settings)
     if isinstance(settings, TfidfSettings):
@@ -271,7 +267,7 @@ def review_cache_path(collection: Collection, cache_dir: Path, extractor: str, b
 
 def load_review_features(path: Path) -> Features:
     """Features from a cache file written for a review (a sweep worker's read), verified; CacheError if damaged."""
-    from tarsim.features import load_features
+    from tarsim.features.cache import load_features
 
     if not Path(path).name.startswith(_PREFIX):
         return load_features(Path(path))
@@ -286,8 +282,8 @@ def review_features(
     `sentences=False` when the review needs the sentences of the documents it judges only (built lazily; a
     small collection's are segmented in the background from the start, as the review will read most of them).
     """
-    from tarsim.components.extractors import feature_settings_of
-    from tarsim.features import cached_features
+    from tarsim.features.cache import cached_features
+    from tarsim.features.extractors import feature_settings_of
 
     settings = feature_settings_of(extractor, bmi_settings)
     if isinstance(settings, TfidfSettings):

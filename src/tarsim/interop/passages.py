@@ -3,11 +3,11 @@
 HARD 2004 judged relevant passages as character spans of documents: a passage is a document, a character
 offset and a length (the track's passage runs were submitted the same way, see docs/fidelity.md). The layout
 read here is fixed by the constants below, in one place: whitespace-separated `topic docid offset length`,
-the offset counted from OFFSET_BASE in the document's `text` as tarsim.data.trec stores it (the TEXT
+the offset counted from OFFSET_BASE in the document's `text` as tarsim.interop.trec stores it (the TEXT
 element's characters, markup blanked to spaces, so offsets into the published file's TEXT element hold).
 Every listed passage is relevant.
 
-Sentence spans: tarsim's segmentation (tarsim.segmentation) keeps every non-space character of the text in
+Sentence spans: tarsim's segmentation (tarsim.text.segmentation) keeps every non-space character of the text in
 order, so each sentence of the text is located by counting non-space characters; the title's sentence
 (sentence 0 when the title is not blank) has no span in the text and is never marked.
 """
@@ -21,7 +21,7 @@ from tarsim.data.collection import Collection, Document
 from tarsim.data.lines import PathLike, iter_lines
 from tarsim.data.qrels import SentenceQrels
 from tarsim.errors import InputError
-from tarsim.segmentation import collapse_space, segment_document
+from tarsim.text.segmentation import collapse_space, segment_document
 
 PASSAGE_COLUMNS = ("topic", "docid", "offset", "length")
 """The columns of a passage judgment line, in order (HARD 2004's passage qrels)."""

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Document
 from tarsim.errors import InputWarning
-from tarsim.processes import forked_pool, interruptible
+from tarsim.runtime.pools import forked_pool, interruptible
 
 STORE_FORMAT = 1
 """Bumped whenever the store's layout or the values it keeps change."""
@@ -179,7 +179,7 @@ class LazySentences:
 
     def _segment_in_parallel(self, missing: list[int]) -> None:
         """Segment on workers forked from this process; where forking is not possible, leave them for later."""
-        from tarsim.features import _can_fork, segment_collection
+        from tarsim.features.build import _can_fork, segment_collection
 
         if not _can_fork():
             return
@@ -206,7 +206,7 @@ class LazySentences:
                 self._known.add(doc)
 
     def _segmented(self, doc: int) -> list[str]:
-        from tarsim.segmentation import segment_document
+        from tarsim.text.segmentation import segment_document
 
         sentences = self._sentences.get(doc)
         if sentences is None and self._background is not None:
@@ -252,7 +252,7 @@ class LazySentences:
             return
         if self._store.exists():
             self._load()
-        from tarsim.features import arrays_checksum, cache_write_failure_warned
+        from tarsim.features.cache import arrays_checksum, cache_write_failure_warned
 
         arrays = self._arrays()
         meta = {
@@ -286,7 +286,7 @@ class LazySentences:
 
     def _load(self) -> None:
         """Add the store's words and rows to what is known; a damaged or foreign store is ignored (one warning)."""
-        from tarsim.features import arrays_checksum, failure_reason
+        from tarsim.features.cache import arrays_checksum, failure_reason
 
         try:
             with np.load(self._store, allow_pickle=False) as stored:
@@ -319,7 +319,7 @@ def start_background(documents: Sequence[Document], missing: Sequence[int] | Non
     """Start segmenting these documents (default: all) on forked workers, for a small collection's review (see
     BACKGROUND_MAX_DOCUMENTS); None where it would not pay: a large collection, fewer than PARALLEL_MIN_DOCUMENTS
     to do, one core (the workers would only take turns with the review) or where forking is unsafe."""
-    from tarsim.features import _can_fork, available_cores
+    from tarsim.features.build import _can_fork, available_cores
 
     missing = list(range(len(documents))) if missing is None else list(missing)
     if len(documents) >= BACKGROUND_MAX_DOCUMENTS or len(missing) < PARALLEL_MIN_DOCUMENTS:
@@ -330,10 +330,10 @@ def start_background(documents: Sequence[Document], missing: Sequence[int] | Non
 
 
 class Background:
-    """Documents segmented by forked workers while the review goes on (tarsim.processes.forked_workers)."""
+    """Documents segmented by forked workers while the review goes on (tarsim.runtime.pools.forked_workers)."""
 
     def __init__(self, documents: Sequence[Document], missing: list[int]) -> None:
-        from tarsim.features import _segment_chunk, available_cores
+        from tarsim.features.build import _segment_chunk, available_cores
 
         workers = min(available_cores(), -(-len(missing) // BACKGROUND_CHUNK_DOCUMENTS))
         self._pool = forked_pool(workers)

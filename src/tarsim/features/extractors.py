@@ -1,4 +1,4 @@
-"""Feature extractors: BMI's (the code is tarsim.features) and ASReview's tf-idf (tarsim.features_tfidf)."""
+"""Feature extractors: BMI's (the code is tarsim.features) and ASReview's tf-idf (tarsim.features.tfidf)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class BMIFeatures:
         tokens: str = "bmi",
         sentence_weights: str = "bmi",
     ) -> None:
-        from tarsim.features import FeatureSettings
+        from tarsim.features.matrices import FeatureSettings
 
         self.settings = FeatureSettings(
             stem=stem, min_df=min_df, sublinear_tf=sublinear_tf, tokens=tokens, sentence_weights=sentence_weights
@@ -58,7 +58,7 @@ class TfidfExtractor:
     )
 
     def __init__(self, **settings: object) -> None:
-        from tarsim.features_tfidf import TfidfSettings
+        from tarsim.features.tfidf import TfidfSettings
 
         self.settings = TfidfSettings(**settings)  # type: ignore[arg-type]
 

@@ -1,0 +1,3 @@
+"""Where collections come from: the dataset catalogue (fetch), the synthetic demo, `tarsim data convert`, loading.
+
+May import: tarsim.interop, tarsim.data, tarsim.errors."""

@@ -1,0 +1,442 @@
+"""The feature cache: one checksummed file per collection and settings, read back instead of rebuilt."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import struct
+import warnings
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from tarsim.data.atomic import atomic_write
+from tarsim.data.collection import Collection
+from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.features.build import build_features, cache_label, collection_digest, with_lazy_sentences
+from tarsim.features.matrices import FEATURES_FORMAT, Features, FeatureSettings
+
+
+class CacheError(InputError):
+    """A feature cache file that cannot be used: unreadable, corrupt, or made for other input or settings."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str, transient: bool = False) -> None:
+        self.reason = reason
+        self.transient = transient  # reading failed (memory, I/O), not the content: the file may be good
+        super().__init__(path, None, f"unusable feature cache ({reason})")
+
+    @classmethod
+    def reading(cls, path: str | os.PathLike[str], error: BaseException) -> CacheError:
+        """The CacheError of an exception raised while reading `path`."""
+        return cls(path, failure_reason(error), transient=isinstance(error, (MemoryError, OSError)))
+
+    def __reduce__(self):  # type: ignore[override]
+        return (type(self), (self.path, self.reason, self.transient))  # intact when it crosses from a sweep worker
+
+
+_CACHE_ARRAYS: dict[str, str] = {
+    "documents_data": "float32",
+    "documents_indices": "i",
+    "documents_indptr": "i",
+    "documents_shape": "i",
+    "sentences_data": "float32",
+    "sentences_indices": "i",
+    "sentences_indptr": "i",
+    "sentences_shape": "i",
+    "sentence_offsets": "i",
+    "sentence_words": "i",
+    "vocabulary": "U",
+    "idf": "float32",
+}
+"""Every array of a cache file (besides `meta`) and its dtype (or kind: i any integer, U text); all are 1-D."""
+
+_CACHE_READ_ERRORS = (
+    OSError,
+    EOFError,
+    ValueError,
+    KeyError,
+    TypeError,
+    IndexError,
+    MemoryError,
+    OverflowError,
+    zipfile.BadZipFile,
+    NotImplementedError,  # a flipped bit in a member header can name an unknown compression method
+    RuntimeError,  # ... or set the "encrypted" flag
+    zlib.error,
+    struct.error,
+    ConfigError,
+)
+"""What reading a damaged .npz can raise (numpy, zipfile and scipy each have their own ways of failing)."""
+
+
+_META_KEYS = frozenset({"format", "collection", "settings", "arrays", "source"})
+
+
+def failure_reason(error: BaseException) -> str:
+    """Why a cache file could not be read, in one clause: the error's type and its message's first sentence (numpy's
+    advice to load a file with pickled objects unsafely is not for a cache that tarsim rebuilds anyway)."""
+    lines = str(error).splitlines()
+    first = re.split(r"(?<=[.!?])\s", lines[0], maxsplit=1)[0] if lines else ""
+    return f"{type(error).__name__}: {first}"
+
+
+def read_cache_meta(path: Path) -> dict:
+    """The meta record of a cache file, unverified and without reading its arrays (for `tarsim cache info`)."""
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            meta = json.loads(str(stored["meta"][()]))
+    except _CACHE_READ_ERRORS as error:
+        raise CacheError.reading(path, error) from None
+    if not isinstance(meta, dict):
+        raise CacheError(path, "no valid meta record")
+    return meta
+
+
+def arrays_checksum(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 over the arrays' names, dtypes, shapes and bytes in name order (each array's length is implied)."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(json.dumps([name, array.dtype.str, list(array.shape)]).encode() + b"\n")
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def _cache_file(cache_dir: Path, digest: str, settings: FeatureSettings, documents_only: bool = False) -> Path:
+    part = "-docs" if documents_only else ""
+    return Path(cache_dir) / f"features-{digest[:24]}-{settings.digest()}{part}-v{FEATURES_FORMAT}.npz"
+
+
+CACHE_ENV = "TARSIM_CACHE_DIR"
+"""Environment variable that moves the user's feature cache (--cache-dir and cache_dir= take precedence)."""
+
+
+def default_cache_dir() -> Path:
+    """The user's feature cache: $TARSIM_CACHE_DIR, else platformdirs' user cache dir; shared by every output."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return _cache_folder(configured, CACHE_ENV)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("tarsim", appauthor=False)) / "features"
+
+
+def resolve_cache_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
+    """`cache_dir` when given (refused when blank or a file), else the user's feature cache (default_cache_dir)."""
+    return default_cache_dir() if cache_dir is None else _cache_folder(cache_dir, "--cache-dir")
+
+
+def _cache_folder(value: str | os.PathLike[str], option: str) -> Path:
+    """A cache folder as given; blank (the current directory, unasked) or an existing file is a ConfigError. A folder
+    that cannot be written costs a warning when the cache is written, not the run."""
+    raw = os.fspath(value)
+    if not raw.strip():
+        raise ConfigError(f"{option} is empty: give the cache folder")
+    if Path(raw).is_file():
+        raise ConfigError(f"{option} {raw}: is a file, expected a folder for the feature cache")
+    return Path(raw)
+
+
+CACHE_ENTRY_PREFIXES = ("features-", "tfidf-", "sentences-")
+"""The names of cache entries start so: tarsim.features' (bmi), tarsim.features.tfidf's and the sentence stores of
+document-only entries (tarsim.text.sentences)."""
+
+CACHE_FILE_PATTERNS = (
+    *(f"{prefix}*.npz" for prefix in CACHE_ENTRY_PREFIXES),
+    "docids-*.json",
+    *(f".{prefix}*.tmp" for prefix in CACHE_ENTRY_PREFIXES),
+    ".docids-*.tmp",
+)
+"""Every file tarsim writes in a cache folder (entries, sweep docid lists, temporaries of killed writers)."""
+
+STALE_TEMPORARY_SECONDS = 3600
+"""clear_cache leaves younger temporaries alone: they may belong to a writer that is still running."""
+
+
+def cache_files(cache_dir: Path) -> list[Path]:
+    """tarsim's files in a cache folder, sorted by name ([] when the folder does not exist)."""
+    directory = Path(cache_dir)
+    if not directory.is_dir():
+        return []
+    return sorted({p for pattern in CACHE_FILE_PATTERNS for p in directory.glob(pattern) if p.is_file()})
+
+
+def clear_cache(cache_dir: Path) -> tuple[int, int, list[Path]]:
+    """Remove tarsim's files from a cache folder (other files stay); return (files removed, bytes freed, the
+    temporary files kept: written in the last hour, perhaps by a run still at work)."""
+    removed, freed, kept = 0, 0, []
+    for path in cache_files(cache_dir):
+        try:
+            size = path.stat().st_size
+            if is_recent_temporary(path):
+                kept.append(path)
+                continue
+            path.unlink()
+        except FileNotFoundError:  # removed meanwhile by another process
+            continue
+        removed, freed = removed + 1, freed + size
+    return removed, freed, kept
+
+
+def is_recent_temporary(path: Path) -> bool:
+    """A cache writer's temporary file younger than STALE_TEMPORARY_SECONDS: a run may still be writing it."""
+    import time
+
+    return path.name.endswith(".tmp") and time.time() - path.stat().st_mtime <= STALE_TEMPORARY_SECONDS
+
+
+def cache_path(
+    cache_dir: Path, collection: Collection, settings: FeatureSettings, documents_only: bool = False
+) -> Path:
+    """Where the features of this collection under these settings are cached (one file in `cache_dir`; another
+    for document-only features, which document-level reviews build when there is no whole entry)."""
+    return _cache_file(cache_dir, collection_digest(collection), settings, documents_only)
+
+
+def feature_arrays(features: Features) -> dict[str, np.ndarray]:
+    """The arrays a cache entry stores: both CSR matrices in parts, sentence offsets and words, vocabulary, idf."""
+    arrays: dict[str, np.ndarray] = {}
+    for name in ("documents", "sentences"):
+        matrix: sp.csr_matrix = getattr(features, name)
+        if matrix is None:  # documents only: no sentence row (offsets [0] mark the entry as such)
+            matrix = sp.csr_matrix((0, len(features.vocabulary)), dtype=features.documents.dtype)
+        arrays[f"{name}_data"] = matrix.data
+        arrays[f"{name}_indices"] = matrix.indices
+        arrays[f"{name}_indptr"] = matrix.indptr
+        arrays[f"{name}_shape"] = np.array(matrix.shape, dtype=np.int64)
+    only = not features.has_all_sentences
+    arrays["sentence_offsets"] = np.zeros(1, dtype=np.int64) if only else features.sentence_offsets
+    arrays["sentence_words"] = np.zeros(0, dtype=np.int32) if only else features.sentence_words
+    arrays["vocabulary"] = np.array(features.vocabulary, dtype=str)
+    arrays["idf"] = features.idf
+    return arrays
+
+
+def is_documents_only(arrays: dict[str, np.ndarray], n_documents: int) -> bool:
+    """Whether cached arrays hold documents only: feature_arrays marks them with sentence offsets [0]."""
+    return len(arrays["sentence_offsets"]) == 1 and n_documents > 0
+
+
+def save_features(path: Path, features: Features, collection_sha: str = "", source: str = "") -> None:
+    """Write features to one .npz file with a checksum of its arrays, the settings and the collection digest.
+
+    `source` (where the collection was read from) is only shown by `tarsim cache info`.
+
+    Written atomically under a unique temporary name, so two processes writing the same entry leave one
+    complete file and a reader never sees a partial one.
+    """
+    arrays = feature_arrays(features)
+    meta = {
+        "format": FEATURES_FORMAT,
+        "collection": collection_sha,
+        "settings": asdict(features.settings),
+        "arrays": arrays_checksum(arrays),
+        "source": source,
+    }
+    with atomic_write(path, "wb") as handle:
+        np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+
+
+def _read_cache(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
+    """The meta record and the arrays of a cache file, every CRC checked; CacheError when damaged."""
+    with zipfile.ZipFile(path) as archive:
+        damaged = archive.testzip()  # reads every member: a flipped bit fails here, before numpy parses headers
+        if damaged is not None:
+            raise CacheError(path, f"bad CRC-32 for {damaged}")
+        names = {name.removesuffix(".npy") for name in archive.namelist()}
+    if names != {*_CACHE_ARRAYS, "meta"}:
+        missing = sorted({*_CACHE_ARRAYS, "meta"} - names)
+        raise CacheError(path, f"missing {', '.join(missing)}" if missing else "unexpected arrays")
+    with np.load(path, allow_pickle=False) as stored:
+        arrays = {name: stored[name] for name in _CACHE_ARRAYS}
+        meta = json.loads(str(stored["meta"][()]))
+    for name, kind in _CACHE_ARRAYS.items():  # so that the checks below and scipy cannot be fed odd types
+        dtype = arrays[name].dtype
+        if arrays[name].ndim != 1 or (dtype.kind if len(kind) == 1 else dtype.name) != kind:
+            raise CacheError(path, f"{name} has dtype {arrays[name].dtype} and shape {arrays[name].shape}")
+    if not isinstance(meta, dict) or set(meta) != _META_KEYS:
+        raise CacheError(path, "no valid meta record")
+    return meta, arrays
+
+
+def _features_from_arrays(path: Path, arrays: dict[str, np.ndarray], settings: FeatureSettings) -> Features:
+    """Features from verified arrays, after checking that their shapes fit together."""
+
+    def matrix(name: str) -> sp.csr_matrix:
+        shape = tuple(int(n) for n in arrays[f"{name}_shape"])
+        result = sp.csr_matrix(
+            (arrays[f"{name}_data"], arrays[f"{name}_indices"], arrays[f"{name}_indptr"]), shape=shape
+        )
+        result.check_format(full_check=True)
+        return result
+
+    documents, sentences = matrix("documents"), matrix("sentences")
+    offsets, words = arrays["sentence_offsets"], arrays["sentence_words"]
+    n_terms = len(arrays["vocabulary"])
+    if documents.shape[1] != n_terms or sentences.shape[1] != n_terms or len(arrays["idf"]) != n_terms:
+        raise CacheError(path, "matrices, vocabulary and idf disagree on the number of terms")
+    only = is_documents_only(arrays, documents.shape[0])
+    if not only and (len(offsets) != documents.shape[0] + 1 or offsets[0] != 0):
+        raise CacheError(path, "sentence offsets do not fit the matrices")
+    if offsets[0] != 0 or offsets[-1] != sentences.shape[0]:
+        raise CacheError(path, "sentence offsets do not fit the matrices")
+    if (np.diff(offsets) < 0).any() or len(words) != sentences.shape[0]:
+        raise CacheError(path, "sentence offsets or word counts do not fit the matrices")
+    return Features(
+        documents=documents,
+        sentences=None if only else sentences,
+        sentence_offsets=None if only else offsets,
+        sentence_words=None if only else words,
+        vocabulary=tuple(arrays["vocabulary"].tolist()),
+        idf=arrays["idf"],
+        settings=settings,
+    )
+
+
+def load_features(
+    path: Path,
+    *,
+    collection_sha: str | None = None,
+    settings: FeatureSettings | None = None,
+    n_documents: int | None = None,
+) -> Features:
+    """Read features written by save_features, verified: CacheError (one line, the reason) on any damage.
+
+    The arrays must match their stored checksum; with `collection_sha`, `settings` or `n_documents` the file must
+    also have been made for that collection, those settings and that many documents.
+    """
+    path = Path(path)
+    try:
+        meta, arrays = _read_cache(path)
+        if meta["format"] != FEATURES_FORMAT:
+            raise CacheError(path, f"format {meta['format']!r}, expected {FEATURES_FORMAT}")
+        if arrays_checksum(arrays) != meta["arrays"]:
+            raise CacheError(path, "checksum mismatch")
+        stored_settings = FeatureSettings(**meta["settings"])
+        if settings is not None and stored_settings != settings:
+            raise CacheError(path, "made with other feature settings")
+        if collection_sha is not None and meta["collection"] != collection_sha:
+            raise CacheError(path, "made for another collection")
+        features = _features_from_arrays(path, arrays, stored_settings)
+    except CacheError:
+        raise
+    except _CACHE_READ_ERRORS as error:
+        raise CacheError.reading(path, error) from None
+    if n_documents is not None and features.n_documents != n_documents:
+        raise CacheError(path, f"{features.n_documents} documents, the collection has {n_documents}")
+    return features
+
+
+def cached_features(
+    collection: Collection,
+    cache_dir: Path | None,
+    settings: FeatureSettings | None = None,
+    sentences: bool = True,
+    segment_ahead: bool = False,
+) -> Features:
+    """Features from the on-disk cache when present and verified, else built and cached (no cache for None).
+
+    With `sentences=False` (a review that reads only the sentences of what it judges) an entry with every
+    sentence is used when there is one, else a document-only entry, built without segmenting; the sentences its
+    reviews segment are kept in a store beside it (tarsim.text.sentences). A cache entry that is unreadable, corrupt
+    or made for other input gives one InputWarning and is rebuilt, so the cache never changes a result.
+    """
+    settings = settings or FeatureSettings()
+    source = cache_label(collection)
+    return cached_entry(
+        collection,
+        cache_dir,
+        sentences,
+        entry=lambda directory, digest, only: _cache_file(directory, digest, settings, only),
+        load=lambda path, digest: load_features(
+            path, collection_sha=digest, settings=settings, n_documents=len(collection)
+        ),
+        build=lambda: build_features(collection, settings, sentences=sentences, segment_ahead=segment_ahead),
+        save=lambda path, features, digest: save_features(path, features, collection_sha=digest, source=source),
+    )
+
+
+def cached_entry(
+    collection: Collection,
+    cache_dir: Path | None,
+    sentences: bool,
+    *,
+    entry: Callable[[Path, str, bool], Path],
+    load: Callable[[Path, str], Features],
+    build: Callable[[], Features],
+    save: Callable[[Path, Features, str], None],
+) -> Features:
+    """Load-or-build for every feature extractor's cache: `entry(dir, digest, documents_only)` names the file,
+    `load(path, digest)` reads it verified (CacheError when unusable), `build()` and `save(path, features, digest)`
+    make it. A review that needs every sentence takes only a whole entry; one that does not takes a whole entry,
+    else a document-only one (segmenting lazily into a sentence store beside it)."""
+    if cache_dir is None:
+        return build()
+    directory, digest = Path(cache_dir), collection_digest(collection)
+    full, documents_only = entry(directory, digest, False), entry(directory, digest, True)
+    damaged: list[CacheError] = []
+    for path in (full,) if sentences else (full, documents_only):
+        if not path.exists():
+            continue
+        try:
+            features = load(path, digest)
+        except CacheError as error:
+            damaged.append(error)
+            continue
+        _warn_damaged(damaged, rebuilding=False)  # a damaged whole entry beside a good document-only one
+        return _with_store(features, collection, directory, digest)
+    _warn_damaged(damaged, rebuilding=True)
+    features = build()
+    path = full if features.has_all_sentences else documents_only
+    with cache_write_failure_warned(path):
+        save(path, features, digest)
+    if not path.exists():  # the cache folder is unwritable (warned once): no sentence store either
+        return features
+    return _with_store(features, collection, directory, digest)
+
+
+def _warn_damaged(damaged: list[CacheError], rebuilding: bool) -> None:
+    """One warning line per unreadable entry. A damaged one is deleted: it can never serve, and left in place it would
+    be reported again by every run that falls back past it; one that failed to read (memory, I/O) is kept."""
+    for error in damaged:
+        if not error.transient:
+            with contextlib.suppress(OSError):
+                Path(error.path).unlink()
+        outcome = "rebuilding" if rebuilding else "not used" if error.transient else "removed"
+        warnings.warn(f"cache {error.path} is unreadable ({error.reason}): {outcome}", InputWarning, stacklevel=4)
+
+
+def sentence_store_path(cache_dir: Path, collection_sha: str, settings_digest: str) -> Path:
+    """The sentence store of a document-only entry (tarsim.text.sentences.store_path)."""
+    from tarsim.text.sentences import store_path
+
+    return store_path(cache_dir, collection_sha, settings_digest)
+
+
+def _with_store(features: Features, collection: Collection, cache_dir: Path, digest: str) -> Features:
+    """Document-only features segment lazily, keeping what they segment in the cache's sentence store."""
+    if features.has_all_sentences:
+        return features
+    store = sentence_store_path(cache_dir, digest, features.settings.digest())
+    if features.lazy is not None:  # just built: keep its segmenting (perhaps begun in the background)
+        features.lazy.keep_in(store, digest)
+        return features
+    return with_lazy_sentences(features, collection, store, digest)
+
+
+@contextlib.contextmanager
+def cache_write_failure_warned(path: Path) -> Iterator[None]:
+    """Run a cache write; a read-only or full cache folder costs speed (one warning line), never the run."""
+    try:
+        yield
+    except OSError as error:
+        reason = error.strerror or str(error)
+        warnings.warn(f"cannot write the feature cache {path} ({reason}): not cached", InputWarning, stacklevel=3)
