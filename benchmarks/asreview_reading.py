@@ -1,7 +1,7 @@
 """Check that tarsim reads screening files as ASReview 3 does: same records, same order, same labels.
 
 ASReview runs in its own virtualenv (`--peers-python`, default /work/PEERS/bin/python) as a subprocess that dumps
-(title, abstract, label) per record as JSON; tarsim reads the same file with tarsim.data.load_dataset. Not a
+(title, abstract, label) per record as JSON; tarsim reads the same file with tarsim.datasets.load_dataset. Not a
 test (CI has no ASReview); run by hand after changing tarsim/data/screening.py:
 
     /work/venv/bin/python benchmarks/asreview_reading.py [FILE ...]
@@ -16,7 +16,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tarsim.data.dataset import load_dataset
+from tarsim.datasets import load_dataset
 
 DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 DEFAULT_FILES = sorted((DATASETS / "raw" / "asreview_csv").glob("*.csv"))

@@ -23,8 +23,8 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.stats import spearmanr
 
-from tarsim.data import load_dataset
 from tarsim.data.atomic import atomic_write
+from tarsim.datasets import load_dataset
 from tarsim.features.cache import cached_features
 from tarsim.learners.named import fit_and_score, make_learner
 from tarsim.reporting import recall_at_effort_frame

@@ -19,7 +19,7 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from machine_info import describe_machine  # same folder
-from tarsim.data.dataset import load_dataset
+from tarsim.datasets import load_dataset
 from tarsim.features.build import build_features
 from tarsim.simulator import ReviewConfig, review_topics
 

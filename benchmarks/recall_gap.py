@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tarsim.data import load_dataset
+from tarsim.datasets import load_dataset
 from tarsim.features.cache import cached_features
 from tarsim.features.matrices import FeatureSettings
 from tarsim.metrics import recall_at_effort

@@ -27,16 +27,16 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from tarsim.config.presets import apply_preset
+from tarsim.config.review import ReviewConfig
 from tarsim.data.atomic import atomic_write
-from tarsim.data.dataset import load_dataset
 from tarsim.data.ledger import Ledger
+from tarsim.datasets import load_dataset
 from tarsim.features.tfidf import review_features
 from tarsim.metrics.insights import wss
 from tarsim.metrics.recall_effort import recall_at_effort
 from tarsim.metrics.significance import paired_tests
 from tarsim.policies import SeedingChoice
-from tarsim.simulator.config import ReviewConfig
-from tarsim.simulator.presets import apply_preset
 from tarsim.simulator.run import review_topics
 from vs_peers import BLAS_THREAD_VARIABLES, DATASETS, SRD_REVIEWS, order_ledger, prepare, run_asreview, run_tarexp
 

@@ -111,7 +111,7 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.child, args.bench_dir, args.depth)))
         return
-    from tarsim.data import load_dataset
+    from tarsim.datasets import load_dataset
     from tarsim.legal import build_reuters_doc2doc, save_benchmark
 
     with tempfile.TemporaryDirectory() as tmp:

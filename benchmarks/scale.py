@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from machine_info import describe_machine  # same folder
+from tarsim.config.review import ReviewConfig
 from tarsim.datasets.synthetic import ScaleSpec, make_scale_collection
-from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter
 from tarsim.simulator.oracle import SentenceLabels
 from tarsim.simulator.review import ReviewSimulation, TopicReview

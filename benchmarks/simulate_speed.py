@@ -18,9 +18,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from tarsim.data.dataset import load_dataset
+from tarsim.config.review import ReviewConfig
+from tarsim.datasets import load_dataset
 from tarsim.features.cache import cached_features
-from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.review import ReviewSimulation
 from tarsim.simulator.run import review_topics
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 from joblib import Parallel, delayed
 
-from tarsim.data import load_dataset
+from tarsim.datasets import load_dataset
 from tarsim.features.cache import cached_features
 from tarsim.reporting import recall_at_effort_frame
 from tarsim.simulator import STRATEGIES, review_topics, strategy_config

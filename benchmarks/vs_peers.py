@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from machine_info import describe_machine  # same folder
-from tarsim.data.dataset import load_dataset
 from tarsim.data.ledger import Ledger, read_ledger
+from tarsim.datasets import load_dataset
 from tarsim.interop.order import foreign_ledger
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_at_effort
 

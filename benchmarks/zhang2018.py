@@ -24,14 +24,14 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from tarsim.data import load_dataset
+from tarsim.config.review import ReviewConfig
 from tarsim.data.qrels import write_sentence_qrels
+from tarsim.datasets import load_dataset
 from tarsim.features.cache import cached_features
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, RECALL_KINDS, recall_at_effort, recall_curve
 from tarsim.metrics.significance import paired_tests
 from tarsim.reporting.tables import RECALL_MEANING
 from tarsim.simulator import STRATEGIES, review_topics, strategy_config
-from tarsim.simulator.config import ReviewConfig
 
 BASELINE = "document/document"
 ORDER = ("document/document", "document/sentence", "sentence/document", "sentence/sentence")

@@ -82,7 +82,7 @@ def test_default_ledger_header_does_not_record_the_new_fields(tmp_path, small):
 
 
 def test_balanced_weights_follow_asreview_formula():
-    from tarsim.learners.named import balanced_weights
+    from tarsim.learners.weights import balanced_weights
 
     # y = 1 relevant, 3 non-relevant, ratio 2: raw {1: 1, 0: 1/(2*3)} = 1, 1/6 x3 (sum 1.5), scaled by 4/1.5.
     weights = balanced_weights(np.array([1, 0, 0, 0]), 2.0)

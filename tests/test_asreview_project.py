@@ -15,7 +15,7 @@ from asreview_fixtures import write_project
 from tarsim.cli import main
 from tarsim.errors import InputWarning
 from tarsim.interop.asreview_project import read_asreview_project
-from tarsim.interop.order import read_review
+from tarsim.interop.reviews import read_review
 
 # Records 1..8 (ASReview numbers them from 1); 2, 5 and 7 are included in the data; 8 is a duplicate of 5.
 INCLUDED = {1: 0, 2: 1, 3: 0, 4: 0, 5: 1, 6: 0, 7: 1, 8: 1}

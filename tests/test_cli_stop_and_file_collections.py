@@ -185,8 +185,8 @@ def _refused(capsys, *args: object) -> str:
 def test_stop_replays_target_over_ledgers_of_several_collections(two_collections, capsys):
     """One command replays target:T on ledgers of two collections; each ledger's rows equal those of replaying it
     alone with its own collection, and those evaluate_stopping gives with that collection's docids and qrels."""
-    from tarsim.data.dataset import load_dataset
     from tarsim.data.ledger import read_ledger
+    from tarsim.datasets import load_dataset
     from tarsim.stopping import evaluate_stopping
 
     demo, small, runs = two_collections["demo"], two_collections["small"], two_collections["runs"]
@@ -281,13 +281,15 @@ def test_collections_of_the_same_documents_are_told_apart_by_the_ledgers_qrels(t
 
 
 def test_each_collection_is_loaded_once(two_collections, monkeypatch):
-    import tarsim.data.dataset
+    import tarsim.stopping.replay_inputs
     from tarsim.reporting.compare import load_ledgers
     from tarsim.stopping.replay_inputs import replay_inputs
 
     loaded = []
-    load = tarsim.data.dataset.load_dataset
-    monkeypatch.setattr(tarsim.data.dataset, "load_dataset", lambda path, **kw: loaded.append(path) or load(path, **kw))
+    load = tarsim.stopping.replay_inputs.load_dataset
+    monkeypatch.setattr(
+        tarsim.stopping.replay_inputs, "load_dataset", lambda path, **kw: loaded.append(path) or load(path, **kw)
+    )
     demo, small, runs = (str(two_collections[name]) for name in ("demo", "small", "runs"))
     ledgers = load_ledgers([runs])
     replay = replay_inputs([demo, small, f"{small}/.", Path(demo)], ledgers)  # the same folder twice: loaded once
@@ -318,7 +320,7 @@ def _stop_points(figure) -> set[tuple[float, float]]:
 def test_plot_marks_target_stops_of_ledgers_of_several_collections(two_collections, tmp_path, capsys):
     """Per topic, each panel's target:T stop is the one its ledger's own collection gives (replayed alone, with
     replay_inputs of that collection or a plain docids/qrels dict, as Python callers pass it)."""
-    from tarsim.data.dataset import load_dataset
+    from tarsim.datasets import load_dataset
     from tarsim.reporting.compare import load_ledgers
     from tarsim.reporting.plots import plot_recall_effort
     from tarsim.stopping.replay_inputs import replay_inputs
@@ -440,7 +442,7 @@ def test_replay_inputs_serve_the_demo_built_once_and_only_when_a_ledger_records_
     is built once for all ledgers, not at all for ledgers that record no digest, and its digest is stable."""
     import ledger_factory
     import tarsim.datasets.synthetic
-    from tarsim.features.build import collection_digest
+    from tarsim.data.digests import collection_digest
     from tarsim.reporting.compare import load_ledgers
     from tarsim.stopping import replay_inputs as module
 

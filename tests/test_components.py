@@ -13,9 +13,9 @@ import pytest
 from tarsim.cli import main
 from tarsim.components import KINDS, kind, make, params_of, parse_spec, validate
 from tarsim.components.schema import add_options
+from tarsim.config.review import ReviewConfig
 from tarsim.errors import ConfigError
 from tarsim.policies import FixedBatches, make_batch_schedule, make_selection_policy
-from tarsim.simulator.config import ReviewConfig
 from tarsim.sweep.config import REVIEW_KEYS
 
 HEADER_KEYS = [

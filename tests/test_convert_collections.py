@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tarsim.cli import main
-from tarsim.data import load_dataset
+from tarsim.datasets import load_dataset
 
 DATASETS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
 

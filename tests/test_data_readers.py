@@ -12,8 +12,6 @@ from tarsim.cli import main
 from tarsim.data import (
     Document,
     iter_documents,
-    load_dataset,
-    read_asreview_csv,
     read_collection,
     read_decisions,
     read_qrels,
@@ -27,7 +25,9 @@ from tarsim.data import (
     write_sentence_qrels,
     write_topics,
 )
+from tarsim.datasets import load_dataset
 from tarsim.errors import InputError, InputWarning
+from tarsim.interop.asreview_csv import read_asreview_csv
 
 DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 READERS = {

@@ -17,7 +17,7 @@ import tarsim.features
 import tarsim.text.segmentation
 import tarsim.text.sentences
 from conftest import shared_dataset
-from tarsim.data import load_dataset
+from tarsim.datasets import load_dataset
 from tarsim.errors import ConfigError, InputWarning
 from tarsim.features.build import build_features, with_lazy_sentences
 from tarsim.features.cache import cached_features

@@ -150,7 +150,7 @@ def test_demo_ledgers_are_byte_identical(demo, pinned, tmp_path):
 
 def test_real_review_ledgers_are_byte_identical(pinned, tmp_path):
     from conftest import shared_dataset
-    from tarsim.data import load_dataset
+    from tarsim.datasets import load_dataset
 
     dataset = load_dataset(shared_dataset("srd", "Cohen_2006_Antihistamines"))
     topic = next(iter(dataset.topics))
@@ -171,7 +171,7 @@ def test_the_grid_covers_every_strategy_and_effort_model():
 def _write() -> None:  # pragma: no cover - run by hand against the reference code
     import tempfile
 
-    from tarsim.data import load_dataset
+    from tarsim.datasets import load_dataset
     from tarsim.datasets.synthetic import demo_dataset
 
     with tempfile.TemporaryDirectory() as tmp:

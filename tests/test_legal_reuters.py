@@ -10,7 +10,8 @@ import pytest
 import pytrec_eval
 
 from tarsim.cli import main
-from tarsim.data import Collection, Dataset, load_dataset, read_run
+from tarsim.data import Collection, Dataset, read_run
+from tarsim.datasets import load_dataset
 from tarsim.legal import build_reuters_doc2doc, load_benchmark, save_benchmark
 from tarsim.legal.reuters import story_number
 

@@ -23,8 +23,9 @@ from tarsim.cli import main
 from tarsim.data import write_collection, write_qrels, write_topics
 from tarsim.data.collection import Collection, Document, read_collection
 from tarsim.data.dataset import find_docs_file
+from tarsim.data.digests import collection_digest
 from tarsim.errors import InputError, InputWarning
-from tarsim.features.build import build_features, collection_digest
+from tarsim.features.build import build_features
 from tarsim.features.cache import CacheError, arrays_checksum, cache_path, cached_features, load_features, save_features
 from tarsim.features.matrices import FeatureSettings
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 import tarsim
 from tarsim.cli import main
-from tarsim.data import load_dataset, read_collection, read_qrels
+from tarsim.data import read_collection, read_qrels
+from tarsim.datasets import load_dataset
 from tarsim.errors import InputError, InputWarning
 from tarsim.interop.screening import read_screening_file
 from tarsim.policies import SeedingChoice

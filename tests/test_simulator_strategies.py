@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import demo_simulation, shared_dataset
-from tarsim.data import load_dataset
+from tarsim.datasets import load_dataset
 from tarsim.features.build import build_features
 from tarsim.simulator import STRATEGIES, ReviewConfig, review_topics, strategy_config
 from tarsim.simulator.oracle import classifier_labels

@@ -164,10 +164,10 @@ def test_the_simulate_command_imports_no_dataframe_or_plotting_library():
 
 
 def test_subpackages_are_attributes_of_tarsim_on_first_use():
-    """`import tarsim` then `tarsim.data.load_dataset(...)`, as docs/from-asreview.md writes it, without the
+    """`import tarsim` then `tarsim.datasets.load_dataset(...)`, as docs/from-asreview.md writes it, without the
     package importing its subpackages up front (which would put scikit-learn on every command's path)."""
     src = str(Path(tarsim.features.__file__).parents[1])
-    probe = "import tarsim; print(tarsim.data.load_dataset.__name__, tarsim.metrics.__name__); tarsim.nothing"
+    probe = "import tarsim; print(tarsim.datasets.load_dataset.__name__, tarsim.metrics.__name__); tarsim.nothing"
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": src}
     )
@@ -445,7 +445,7 @@ def test_option_help_is_the_same_before_and_after_the_components_are_loaded():
 
     from tarsim.components import kind
     from tarsim.components.schema import add_options
-    from tarsim.simulator.config import ReviewConfig
+    from tarsim.config.review import ReviewConfig
 
     def helps() -> dict[str, str]:
         parser = argparse.ArgumentParser()

@@ -233,7 +233,7 @@ def test_good_specs_parse():
 
 
 def test_review_config_validates_its_stopping_rules():
-    from tarsim.simulator.config import ReviewConfig
+    from tarsim.config.review import ReviewConfig
 
     assert ReviewConfig(stopping=("knee", "nonrel:50")).to_dict()["stopping"] == ["knee", "nonrel:50"]
     with pytest.raises(ConfigError, match="nonrel:zero"):

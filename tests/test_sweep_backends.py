@@ -288,7 +288,7 @@ def test_a_local_worker_that_dies_fails_runs_and_never_hangs_the_sweep():
 
 def _docids_file(config_path: Path) -> Path:
     """Fill the feature cache as a sweep does and return the docid list the workers read."""
-    from tarsim.features.build import collection_digest
+    from tarsim.data.digests import collection_digest
     from tarsim.features.cache import resolve_cache_dir
     from tarsim.sweep.docids import docids_path
     from tarsim.sweep.run import prepare_sweep

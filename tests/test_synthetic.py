@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from tarsim.data.dataset import load_dataset
+from tarsim.config.review import ReviewConfig
+from tarsim.datasets import load_dataset
 from tarsim.datasets.synthetic import (
     ScaleSpec,
     SyntheticSpec,
@@ -18,7 +19,6 @@ from tarsim.datasets.synthetic import (
 )
 from tarsim.features.build import build_features
 from tarsim.features.matrices import FeatureSettings
-from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.ledger import MemoryLedgerWriter
 from tarsim.simulator.oracle import SentenceLabels
 from tarsim.simulator.review import ReviewSimulation, TopicReview

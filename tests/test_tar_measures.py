@@ -10,15 +10,14 @@ import pytest
 import ledger_factory
 from tarsim.metrics.tar import (
     average_time_to_discovery,
-    cost_at_stop,
     effort_to_recall,
     erf,
-    recall_at_stop,
     rrf,
     tar_measures,
     time_to_discovery,
     wss,
 )
+from tarsim.stopping.measures import cost_at_stop, recall_at_stop
 
 
 def make_ledger(truth, *, size, relevant=None, sent=None):

@@ -12,8 +12,8 @@ import pytest
 
 from tarsim.cli import main
 from tarsim.data.collection import Document
-from tarsim.data.dataset import load_dataset
 from tarsim.data.qrels import read_sentence_qrels
+from tarsim.datasets import load_dataset
 from tarsim.errors import InputError
 from tarsim.interop.passages import passage_sentence_qrels, read_passages, sentence_spans
 from tarsim.interop.trec import read_trec_documents, read_trec_topics

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+from tarsim.version import __version__
 
 __all__ = ["SimulationResult", "__version__", "review_rounds", "simulate"]
 
@@ -21,7 +21,7 @@ def __getattr__(name: str):
         return review_rounds
     if name.startswith("__"):
         raise AttributeError(f"module 'tarsim' has no attribute {name!r}")
-    try:  # `import tarsim` then `tarsim.data.load_dataset(...)`: subpackages load on first use too
+    try:  # `import tarsim` then `tarsim.datasets.load_dataset(...)`: subpackages load on first use too
         return importlib.import_module(f"{__name__}.{name}")
     except ModuleNotFoundError as exc:
         if exc.name != f"{__name__}.{name}":

@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tarsim.components import validate
-from tarsim.data.dataset import Dataset, load_dataset
+from tarsim.config.review import ReviewConfig, normalise_config, strategy_units
+from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import Ledger, iter_ledger_paths, read_ledger
 from tarsim.data.lines import PathLike
 from tarsim.data.output_lock import output_lock
 from tarsim.data.paths import SWEEP_RESULT_TABLES
+from tarsim.datasets import load_dataset
 from tarsim.errors import ConfigError, InputError
 from tarsim.features.cache import resolve_cache_dir
 from tarsim.metrics.recall_effort import RecallCurve, check_recall_kind, recall_curve
@@ -25,7 +27,6 @@ from tarsim.reporting.tables import (
     summary_frame,
     write_simulation_reports,
 )
-from tarsim.simulator.config import ReviewConfig, normalise_config, strategy_units
 from tarsim.simulator.run import review_topics
 
 if TYPE_CHECKING:  # pandas and scikit-learn are imported where needed, not on `tarsim simulate`'s import path
@@ -190,7 +191,7 @@ def review_config(
     settings = dict(settings)
     if isinstance(learner, str):  # a named learner is part of the configuration, recorded in every ledger
         settings["learner"], learner = learner, None
-    from tarsim.simulator.presets import check_query_seeding, default_preset
+    from tarsim.config.presets import check_query_seeding, default_preset
 
     if "seeding" in settings:
         check_query_seeding(dataset, settings["seeding"])
@@ -218,7 +219,7 @@ def _check_reviewed(ledgers: dict, skipped: dict[str, str]) -> None:
 
 def review_settings(settings: dict) -> dict:
     """ReviewConfig keyword arguments from settings named as on the CLI (`lambda`, `seed_doc`, `strategy`)."""
-    from tarsim.simulator.presets import apply_preset
+    from tarsim.config.presets import apply_preset
 
     values = dict(settings)
     if "lambda" in values:

@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tarsim.api.review import check_tables, resolve_dataset, review_config
+from tarsim.config.review import ReviewConfig
 from tarsim.data.dataset import Dataset
+from tarsim.data.digests import collection_digest
 from tarsim.data.ledger import iter_ledger_paths, read_ledger
 from tarsim.data.lines import PathLike
 from tarsim.data.output_lock import writing_to
 from tarsim.errors import ConfigError
-from tarsim.features.build import collection_digest
 from tarsim.features.cache import resolve_cache_dir
 from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, write_simulation_reports
-from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.rounds import RoundState
 from tarsim.simulator.run import (
     cached_review_features,

@@ -17,9 +17,9 @@ import warnings
 from collections.abc import Sequence
 from typing import NoReturn
 
-from tarsim import __version__
 from tarsim.errors import InputWarning, TarsimError
 from tarsim.runtime.signals import Terminated, terminate_on_sigterm
+from tarsim.version import __version__
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     # name: (module, one-line help)

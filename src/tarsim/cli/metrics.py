@@ -57,11 +57,11 @@ def load_reviews(inputs, qrels_path: str | None = None) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tarsim import __version__
     from tarsim.data.atomic import atomic_write
     from tarsim.data.paths import check_output_path
     from tarsim.metrics.insights import Levels, metrics_document
     from tarsim.reporting.tables import format_metrics_table, metrics_frame
+    from tarsim.version import __version__
 
     levels = Levels.given(wss=args.wss, rrf=args.rrf, erf=args.erf)
     out = check_output_path(args.out) if args.out is not None else None  # refused before any work

@@ -77,7 +77,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def parse_marks(text: str) -> list[tuple[float, float]]:
     """`1R+100,2R+100` -> [(1, 100), (2, 100)] (aR+b as in budgets)."""
-    from tarsim.simulator.config import Budget
+    from tarsim.config.review import Budget
 
     return [(budget.a, budget.b) for budget in (Budget.parse(part) for part in text.split(",") if part.strip())]
 

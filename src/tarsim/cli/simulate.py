@@ -8,12 +8,12 @@ import sys
 from tarsim.cli.progress import TerminalProgress
 from tarsim.components import validate
 from tarsim.components.schema import add_options, option_values
+from tarsim.config.presets import apply_preset, check_query_seeding, default_preset
+from tarsim.config.review import ReviewConfig
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS
 from tarsim.errors import ConfigError
 from tarsim.policies import SeedingChoice
 from tarsim.reporting.tables import format_review_tables
-from tarsim.simulator.config import ReviewConfig
-from tarsim.simulator.presets import apply_preset, check_query_seeding, default_preset
 
 
 def register(parser: argparse.ArgumentParser) -> None:

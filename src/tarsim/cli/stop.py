@@ -57,9 +57,9 @@ def run(args: argparse.Namespace) -> int:
 
     from tarsim.components import validate
     from tarsim.errors import ConfigError
-    from tarsim.metrics.tar import cost_at_stop
     from tarsim.reporting.compare import load_ledgers
     from tarsim.stopping import evaluate_stopping, parse_stopping_rule, recorded_rules
+    from tarsim.stopping.measures import cost_at_stop
     from tarsim.stopping.replay_inputs import replay_inputs
 
     if not 0.0 < args.target_recall <= 1.0:

@@ -4,19 +4,9 @@
 `components(kind)` lists a kind's classes (plugins included). See docs/architecture.md.
 """
 
+from tarsim.components.lookup import KINDS, components, kind, make, register, validate
 from tarsim.components.params import Param
-from tarsim.components.registry import (
-    KINDS,
-    Kind,
-    components,
-    kind,
-    make,
-    params_of,
-    register,
-    signature,
-    summary,
-    validate,
-)
+from tarsim.components.registry import Kind, params_of, signature, summary
 from tarsim.components.spec import Spec, parse_spec
 
 PLUGIN_GROUPS = {

@@ -104,7 +104,7 @@ PRESET = declare_kind(
     Kind(
         "preset",
         "preset",
-        ("tarsim.simulator.presets",),
+        ("tarsim.config.presets",),
         "tarsim.presets",
         forms=("bmi", "asreview-default", "asreview-logistic", "asreview-logistic-warm-start", "tarexp-default"),
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, TypeVar
@@ -232,38 +232,3 @@ def declare_kind(kind: Kind) -> Kind:
     """Add a kind of component (done once per kind, in tarsim.components.kinds)."""
     KINDS[kind.key] = kind
     return kind
-
-
-def kind(key: str) -> Kind:
-    """The Kind registered under `key` (learner, features, policy, batch, effort, oracle, stopping)."""
-    from tarsim.components import kinds  # noqa: F401 - declares the built-in kinds
-
-    if key not in KINDS:
-        raise ConfigError(f"component kind {key!r} unknown; accepted: {', '.join(KINDS)}")
-    return KINDS[key]
-
-
-def register(key: str) -> Callable[[T], T]:
-    """Class decorator: declare a component of kind `key` (its `name`, docstring and `params`)."""
-
-    def decorate(cls: T) -> T:
-        kind(key).add(cls)
-        return cls
-
-    return decorate
-
-
-def make(key: str, spec: str | Spec, **context: Any) -> Any:
-    """Build the component of kind `key` that `spec` names."""
-    return kind(key).make(spec, **context)
-
-
-def validate(key: str, spec: str | Spec) -> None:
-    """Check a spec without building anything."""
-    kind(key).resolve(spec)
-
-
-def components(key: str) -> Iterable[type]:
-    """Every component class of a kind (plugins included)."""
-    registered = kind(key)
-    return [registered.components[name] for name in registered.names()]

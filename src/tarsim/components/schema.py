@@ -10,8 +10,8 @@ import numbers
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from tarsim.components.lookup import kind
 from tarsim.components.params import Param
-from tarsim.components.registry import kind
 from tarsim.errors import ConfigError
 
 

@@ -2,7 +2,7 @@
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Collection, Document, iter_documents, read_collection, write_collection
-from tarsim.data.dataset import Dataset, load_dataset
+from tarsim.data.dataset import Dataset
 from tarsim.data.ledger import Ledger, iter_ledger_paths, ledger_from_lines, read_ledger
 from tarsim.data.qrels import (
     Qrels,
@@ -15,7 +15,6 @@ from tarsim.data.qrels import (
 )
 from tarsim.data.runs import Decisions, Run, read_decisions, read_run, write_decisions, write_run
 from tarsim.data.topics import Topics, read_topics, write_topics
-from tarsim.interop.asreview_csv import read_asreview_csv
 
 __all__ = [
     "Collection",
@@ -31,8 +30,6 @@ __all__ = [
     "iter_documents",
     "iter_ledger_paths",
     "ledger_from_lines",
-    "load_dataset",
-    "read_asreview_csv",
     "read_collection",
     "read_decisions",
     "read_ledger",

@@ -51,23 +51,15 @@ def check_topics_cover_qrels(qrels: Qrels, topics: Topics, topics_path: PathLike
         )
 
 
-def load_dataset(
+def load_collection_directory(
     directory: PathLike | None = None,
     *,
     docs: PathLike | None = None,
     qrels: PathLike | None = None,
     topics: PathLike | None = None,
-    unlabelled: str = "error",
 ) -> Dataset:
-    """Load a collection directory, a screening file (CSV/TSV/XLSX/RIS), or explicit docs/qrels/topics files.
-
-    Explicit files win over a directory; `unlabelled` ("error" or "skip") applies to screening files.
-    """
-    if directory is not None and docs is None and qrels is None and topics is None and not Path(directory).is_dir():
-        from tarsim.interop.screening import SCREENING_SUFFIXES, load_screening_dataset  # one topic: screening.py
-
-        if Path(directory).is_file() or Path(directory).suffix.lower() in SCREENING_SUFFIXES:
-            return load_screening_dataset(directory, unlabelled=unlabelled)
+    """Load a collection directory (docs.jsonl, qrels.txt, topics.tsv) or explicit docs/qrels/topics files;
+    explicit files win over the directory. Screening files are tarsim.datasets.load_dataset's."""
     base = Path(directory) if directory is not None else None
     docs_path = Path(docs) if docs is not None else (find_docs_file(base) if base else None)
     qrels_path = Path(qrels) if qrels is not None else (base / "qrels.txt" if base else None)

@@ -6,13 +6,8 @@ with the collection's (document) idf.
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import os
-import struct
-import sys
-import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -22,132 +17,11 @@ import scipy.sparse as sp
 from tarsim.data.collection import Collection, Document
 from tarsim.errors import InputError
 from tarsim.features.matrices import Features, FeatureSettings, weight, weight_paragraphs
-from tarsim.runtime.pools import fork_is_safe, parallel_map
+from tarsim.runtime.chunks import chunks, importing, map_chunks
 from tarsim.text.analysers import analyser_parts
-from tarsim.text.segmentation import segment_document
+from tarsim.text.segmentation import segment_documents
 from tarsim.text.sentences import Background, LazySentences, start_background
 from tarsim.text.term_counts import count_terms
-
-COLLECTION_DIGEST_PREFIX = b"tarsim collection v2\n"
-"""Starts every collection digest's input; names the encoding so that a change of encoding changes every digest."""
-
-_DIGESTS: weakref.WeakKeyDictionary[Collection, str] = weakref.WeakKeyDictionary()
-"""Digests of Collection objects already hashed (a Collection cannot change): a review asks twice, for its
-feature cache and its ledger header (about 0.02 s each for Reuters-21578)."""
-
-
-def collection_digest(collection: Collection) -> str:
-    """SHA-256 of the documents in order, every field length-prefixed: the input identity of caches and ledgers.
-
-    Per document: the byte lengths of docid, title and text and the number of sentences (-1 for none given), then
-    each sentence's length, then the UTF-8 bytes. No string can reach across a field or document boundary, so a
-    NUL or a line break inside a docid or title gives another digest, never that of another split of the text.
-    """
-    if isinstance(collection, Collection):
-        known = _DIGESTS.get(collection)
-        if known is None:
-            known = _DIGESTS[collection] = _digest(collection)
-        return known
-    return _digest(collection)
-
-
-def _digest(collection: Iterable[Document]) -> str:
-    digest = hashlib.sha256(COLLECTION_DIGEST_PREFIX)
-    header = struct.Struct("<4q").pack
-    for document in collection:
-        docid, title, text = _utf8(document.docid), _utf8(document.title), _utf8(document.text)
-        if document.sentences is None:
-            digest.update(header(len(docid), len(title), len(text), -1))
-            digest.update(docid + title + text)
-            continue
-        sentences = [_utf8(sentence) for sentence in document.sentences]
-        digest.update(header(len(docid), len(title), len(text), len(sentences)))
-        digest.update(struct.pack(f"<{len(sentences)}q", *map(len, sentences)))
-        digest.update(b"".join((docid, title, text, *sentences)))
-    return digest.hexdigest()
-
-
-def _utf8(text: str) -> bytes:
-    """UTF-8 bytes of any str (a lone surrogate from JSON input too); injective, so digests stay unambiguous."""
-    return text.encode("utf-8", "surrogatepass")
-
-
-PARALLEL_SEGMENTATION_MIN_DOCUMENTS = 5000
-"""Below this size starting fresh worker processes (joblib's loky) costs more than segmenting in this one."""
-
-FORKED_PARALLEL_MIN_DOCUMENTS = 200
-"""The same for workers forked from this process, which start in milliseconds with everything imported."""
-
-
-MIN_CHUNK_DOCUMENTS = 50
-"""Smaller chunks cost more in inter-process traffic than they save."""
-
-
-def available_cores() -> int:
-    """Cores this process may run on (its CPU affinity where the OS reports one, else os.cpu_count())."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0)) or 1
-    return os.cpu_count() or 1
-
-
-def _chunks(collection: Collection, n_jobs: int | None) -> list[Sequence[Document]]:
-    """The collection as contiguous chunks: one when small or n_jobs is 1, else chunks that shrink towards the end
-    (guided_chunk_sizes), so that the processes finish together."""
-    n_jobs = n_jobs if n_jobs is not None else available_cores()
-    documents = list(collection)
-    threshold = FORKED_PARALLEL_MIN_DOCUMENTS if _can_fork() else PARALLEL_SEGMENTATION_MIN_DOCUMENTS
-    if n_jobs <= 1 or len(documents) < threshold:
-        return [documents]
-    bounds = list(itertools.accumulate(guided_chunk_sizes(len(documents), n_jobs), initial=0))
-    return [documents[start:stop] for start, stop in itertools.pairwise(bounds)]
-
-
-def guided_chunk_sizes(total: int, n_jobs: int) -> list[int]:
-    """Chunk sizes summing to `total`: each 1/(2 n_jobs) of what is left, at least MIN_CHUNK_DOCUMENTS (OpenMP's
-    guided schedule). The last chunks are small, so a process that joins late (parallel_map's caller after its
-    import) or a worker's queued chunk leaves little to wait for; the sums come out the same however it is cut."""
-    sizes, left = [], total
-    while left > 0:
-        size = min(left, max(-(-left // (2 * n_jobs)), MIN_CHUNK_DOCUMENTS))
-        sizes.append(size)
-        left -= size
-    return sizes
-
-
-def _map_chunks(function: Callable, chunks: list, *args, n_jobs: int | None = None) -> list:
-    """function(chunk, *args) for every chunk, in order: in this process for one chunk, else on n_jobs workers."""
-    if len(chunks) == 1:
-        return [function(chunks[0], *args)]
-    workers = min(len(chunks), n_jobs if n_jobs is not None else available_cores())
-    # The workers count without scikit-learn (tarsim.text.term_counts), so they are forked before it is imported and
-    # this process imports it, for the weighting that follows, while they count (about a second on 2 cores), on a
-    # core of its own; then it takes the chunks no worker has started. Once imported, every core gets a worker.
-    arguments = [(chunk, *args) for chunk in chunks]
-    importing = None if "sklearn.preprocessing" in sys.modules else _import_scikit_learn
-    return parallel_map(function, arguments, workers, fork=_can_fork(), while_waiting=importing)
-
-
-def _import_scikit_learn() -> None:
-    """Import what features_from_counts needs (scikit-learn's first import takes about a second)."""
-    import sklearn.preprocessing  # noqa: F401
-
-
-def _can_fork() -> bool:
-    """Forking is safe here (tarsim.runtime.pools.fork_is_safe); the seam tests use to try both kinds of worker."""
-    return fork_is_safe()
-
-
-def _segment_chunk(documents: Sequence[Document]) -> list[list[str]]:
-    return [segment_document(document) for document in documents]
-
-
-def segment_collection(collection: Collection, n_jobs: int | None = None) -> list[Sequence[str]]:
-    """Every document's sentences, in collection order; large collections are segmented on all cores.
-
-    Each document is segmented on its own, so contiguous chunks give the same result in any number of processes.
-    """
-    parts = _map_chunks(_segment_chunk, _chunks(collection, n_jobs), n_jobs=n_jobs)
-    return [sentences for part in parts for sentences in part]
 
 
 @dataclass(frozen=True)
@@ -162,7 +36,7 @@ class _ChunkCounts:
 
 def _count_chunk(documents: Sequence[Document], stem: bool, tokens: str = "bmi") -> _ChunkCounts:
     """Segment a chunk and count its sentences' terms; run where the chunk is, so only counts travel back."""
-    sentence_lists = _segment_chunk(documents)
+    sentence_lists = segment_documents(documents)
     lengths = np.fromiter((len(s) for s in sentence_lists), dtype=np.int64, count=len(sentence_lists))
     flat = [sentence for sentences in sentence_lists for sentence in sentences]
     words = np.fromiter((len(s.split()) for s in flat), dtype=np.int32, count=len(flat))
@@ -217,7 +91,7 @@ def document_counts(
     on a sample by tests/test_speed_paths.py): build_features(sentences=False) builds documents from them.
     """
     settings = settings or FeatureSettings()
-    parts = _map_chunks(_count_documents_chunk, _chunks(collection, n_jobs), settings.stem, n_jobs=n_jobs)
+    parts = _map_counting(_count_documents_chunk, chunks(collection, n_jobs), settings.stem, n_jobs=n_jobs)
     counts, terms = _merge_counts(parts)
     counts.sort_indices()
     return counts, terms
@@ -228,7 +102,7 @@ def segmented_document_counts(
 ) -> tuple[sp.csr_matrix, np.ndarray]:
     """Document term counts as build_features takes them: the sums of the segmented sentences' counts."""
     settings = settings or FeatureSettings()
-    parts = _map_chunks(_count_chunk, _chunks(collection, n_jobs), settings.stem, n_jobs=n_jobs)
+    parts = _map_counting(_count_chunk, chunks(collection, n_jobs), settings.stem, n_jobs=n_jobs)
     lengths = np.concatenate([part.sentences_per_document for part in parts])
     sentence_counts, terms = _merge_counts(parts)
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
@@ -257,7 +131,7 @@ def build_features(
     settings = settings or FeatureSettings()
     if not sentences and settings.tokens == "bmi":
         return _build_document_features(collection, settings, n_jobs, segment_ahead)
-    parts = _map_chunks(_count_chunk, _chunks(collection, n_jobs), settings.stem, settings.tokens, n_jobs=n_jobs)
+    parts = _map_counting(_count_chunk, chunks(collection, n_jobs), settings.stem, settings.tokens, n_jobs=n_jobs)
     lengths = np.concatenate([part.sentences_per_document for part in parts])
     words = np.concatenate([part.words_per_sentence for part in parts])
     sentence_counts, terms = _merge_counts(parts)
@@ -354,3 +228,9 @@ def features_from_counts(
         idf=idf,
         settings=settings,
     )
+
+
+def _map_counting(function: Callable, chunks: list, *args, n_jobs: int | None = None) -> list:
+    """map_chunks for the counting workers: they count without scikit-learn (tarsim.text.term_counts), so they are
+    forked before it is imported and this process imports it meanwhile, for the weighting that follows."""
+    return map_chunks(function, chunks, *args, n_jobs=n_jobs, while_waiting=importing("sklearn.preprocessing"))

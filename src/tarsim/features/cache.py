@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
-import re
 import struct
 import warnings
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -19,9 +17,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from tarsim.data.atomic import atomic_write
+from tarsim.data.cache_files import arrays_checksum, cache_write_failure_warned, failure_reason
 from tarsim.data.collection import Collection
+from tarsim.data.digests import collection_digest
 from tarsim.errors import ConfigError, InputError, InputWarning
-from tarsim.features.build import build_features, cache_label, collection_digest, with_lazy_sentences
+from tarsim.features.build import build_features, cache_label, with_lazy_sentences
 from tarsim.features.matrices import FEATURES_FORMAT, Features, FeatureSettings
 
 
@@ -80,14 +80,6 @@ _CACHE_READ_ERRORS = (
 _META_KEYS = frozenset({"format", "collection", "settings", "arrays", "source"})
 
 
-def failure_reason(error: BaseException) -> str:
-    """Why a cache file could not be read, in one clause: the error's type and its message's first sentence (numpy's
-    advice to load a file with pickled objects unsafely is not for a cache that tarsim rebuilds anyway)."""
-    lines = str(error).splitlines()
-    first = re.split(r"(?<=[.!?])\s", lines[0], maxsplit=1)[0] if lines else ""
-    return f"{type(error).__name__}: {first}"
-
-
 def read_cache_meta(path: Path) -> dict:
     """The meta record of a cache file, unverified and without reading its arrays (for `tarsim cache info`)."""
     try:
@@ -98,16 +90,6 @@ def read_cache_meta(path: Path) -> dict:
     if not isinstance(meta, dict):
         raise CacheError(path, "no valid meta record")
     return meta
-
-
-def arrays_checksum(arrays: dict[str, np.ndarray]) -> str:
-    """SHA-256 over the arrays' names, dtypes, shapes and bytes in name order (each array's length is implied)."""
-    digest = hashlib.sha256()
-    for name in sorted(arrays):
-        array = np.ascontiguousarray(arrays[name])
-        digest.update(json.dumps([name, array.dtype.str, list(array.shape)]).encode() + b"\n")
-        digest.update(array.tobytes())
-    return digest.hexdigest()
 
 
 def _cache_file(cache_dir: Path, digest: str, settings: FeatureSettings, documents_only: bool = False) -> Path:
@@ -430,13 +412,3 @@ def _with_store(features: Features, collection: Collection, cache_dir: Path, dig
         features.lazy.keep_in(store, digest)
         return features
     return with_lazy_sentences(features, collection, store, digest)
-
-
-@contextlib.contextmanager
-def cache_write_failure_warned(path: Path) -> Iterator[None]:
-    """Run a cache write; a read-only or full cache folder costs speed (one warning line), never the run."""
-    try:
-        yield
-    except OSError as error:
-        reason = error.strerror or str(error)
-        warnings.warn(f"cannot write the feature cache {path} ({reason}): not cached", InputWarning, stacklevel=3)

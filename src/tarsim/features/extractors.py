@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from tarsim.components.lookup import register
 from tarsim.components.params import Param
-from tarsim.components.registry import register
 
 
 @register("features")
@@ -65,7 +65,7 @@ class TfidfExtractor:
 
 def feature_settings_of(spec: str, bmi_settings: object) -> object:
     """The settings (cache key) of the extractor a spec names; `bmi` takes the review's `features` settings."""
-    from tarsim.components.registry import make
+    from tarsim.components.lookup import make
 
     extractor = make("features", spec)
     if isinstance(extractor, BMIFeatures) and extractor.settings == type(extractor.settings)():

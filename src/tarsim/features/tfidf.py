@@ -18,11 +18,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from tarsim.data.atomic import atomic_write
+from tarsim.data.cache_files import arrays_checksum
 from tarsim.data.collection import Collection
 from tarsim.errors import ConfigError, InputError
-from tarsim.features.build import cache_label, collection_digest, segment_collection
-from tarsim.features.cache import arrays_checksum
+from tarsim.features.build import cache_label
 from tarsim.features.matrices import Features
+from tarsim.text.segmentation import segment_collection
 
 if TYPE_CHECKING:
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -252,40 +253,3 @@ def _save(path: Path, features: TfidfFeatures, collection_sha: str, source: str 
     }
     with atomic_write(path, "wb") as handle:
         np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
-
-
-def review_cache_path(collection: Collection, cache_dir: Path, extractor: str, bmi_settings: object) -> Path:
-    """The cache file of a review's features (whichever extractor its `extractor` spec names)."""
-    from tarsim.features.cache import cache_path
-    from tarsim.features.extractors import feature_settings_of
-
-    settings = feature_settings_of(extractor, bmi_settings)
-    if isinstance(settings, TfidfSettings):
-        return _cache_file(Path(cache_dir), collection_digest(collection), settings)
-    return cache_path(Path(cache_dir), collection, settings)  # type: ignore[arg-type]
-
-
-def load_review_features(path: Path) -> Features:
-    """Features from a cache file written for a review (a sweep worker's read), verified; CacheError if damaged."""
-    from tarsim.features.cache import load_features
-
-    if not Path(path).name.startswith(_PREFIX):
-        return load_features(Path(path))
-    return _load_verified(Path(path), None, None)
-
-
-def review_features(
-    collection: Collection, cache_dir: Path | None, extractor: str, bmi_settings: object, sentences: bool = True
-) -> Features:
-    """The features a review's `extractor` spec names (`bmi`: tarsim.features with the `features` settings).
-
-    `sentences=False` when the review needs the sentences of the documents it judges only (built lazily; a
-    small collection's are segmented in the background from the start, as the review will read most of them).
-    """
-    from tarsim.features.cache import cached_features
-    from tarsim.features.extractors import feature_settings_of
-
-    settings = feature_settings_of(extractor, bmi_settings)
-    if isinstance(settings, TfidfSettings):
-        return cached_tfidf_features(collection, cache_dir, settings, sentences, segment_ahead=not sentences)
-    return cached_features(collection, cache_dir, settings, sentences, not sentences)  # type: ignore[arg-type]

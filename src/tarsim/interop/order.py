@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tarsim.data.ledger import Ledger, read_ledger
+from tarsim.data.ledger import Ledger
 from tarsim.data.lines import PathLike, iter_lines
 from tarsim.data.qrels import Qrels
 from tarsim.errors import InputError, InputWarning
@@ -131,21 +131,3 @@ def order_tool(path: Path) -> str:
     (`Triptans.asreview-logistic.txt` -> `asreview-logistic`), else its folder's name (a folder per tool)."""
     middle = path.name.split(".")[1:-1]
     return ".".join(middle) if middle else (path.resolve().parent.name or path.name)
-
-
-def read_review(path: PathLike, qrels: Qrels | None = None) -> Ledger:
-    """Any review input as a ledger: an ASReview project (.asreview), a tarsim ledger, or an order file."""
-    path = Path(path)
-    if path.suffix == ".asreview":
-        from tarsim.interop.asreview_project import read_asreview_project
-
-        return read_asreview_project(path)
-    if path.suffix == ".jsonl" or _starts_like_json(path):  # a ledger, even a damaged one (its reader says why)
-        return read_ledger(path)
-    return read_order(path, qrels)
-
-
-def _starts_like_json(path: Path) -> bool:
-    for _, line in iter_lines(path):
-        return line.lstrip().startswith("{")
-    return False

@@ -12,8 +12,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from tarsim.errors import ConfigError
-from tarsim.learners.named import DEFAULT_LAMBDA, balanced_weights
-from tarsim.learners.pegasos import HICAL_ITERATIONS, compiled_roc_loop
+from tarsim.learners.roc_loop import HICAL_ITERATIONS, compiled_roc_loop
+from tarsim.learners.weights import DEFAULT_LAMBDA, balanced_weights
 
 
 class BMILogisticRegression(ClassifierMixin, BaseEstimator):

@@ -24,12 +24,10 @@ import scipy.sparse as sp
 
 from tarsim.components import Param, kind, register
 from tarsim.errors import ConfigError
+from tarsim.learners.weights import DEFAULT_LAMBDA
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
-
-DEFAULT_LAMBDA = 1e-4
-"""BMI's regularisation (sofia-ml's Pegasos lambda)."""
 
 
 class Learner:
@@ -68,16 +66,6 @@ BALANCE_PARAMS = (
     Param("ratio", float, 1.0, "balanced: weight of the relevant class relative to the rest", low=0, low_open=True),
 )  # fmt: skip
 """Every ASReview-style learner takes these: `svm:balance=balanced,ratio=9.8` is ASReview's `-b balanced`."""
-
-
-def balanced_weights(y: np.ndarray, ratio: float) -> np.ndarray:
-    """ASReview's Balanced sample weights: {1: 1, 0: n1 / (ratio n0)}, scaled to sum to len(y)."""
-    y = np.asarray(y)
-    positives, negatives = int((y == 1).sum()), int((y == 0).sum())
-    if not positives or not negatives:
-        raise ConfigError("balanced training needs relevant and non-relevant examples")
-    weights = np.where(y == 1, 1.0, positives / (ratio * negatives))
-    return weights * (len(y) / weights.sum())
 
 
 class ASReviewLearner(Learner):
@@ -270,15 +258,6 @@ def check_learner(estimator: object) -> None:
             f"learner {type(estimator).__name__} must be a scikit-learn classifier with fit and "
             "decision_function or predict_proba"
         )
-
-
-def __getattr__(name: str) -> object:
-    """tarsim's estimators, once defined here, are importable from here still (tarsim.learners.estimators)."""
-    if name in ("BMILogisticRegression", "ASReviewModel"):
-        from tarsim.learners import estimators
-
-        return getattr(estimators, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 FIT_LOCK = threading.Lock()

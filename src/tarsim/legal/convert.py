@@ -7,8 +7,8 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from tarsim.data import load_dataset
 from tarsim.data.lines import PathLike
+from tarsim.datasets import load_dataset
 from tarsim.datasets.converters import COLLECTIONS, convert_collection
 from tarsim.errors import ConfigError, InputError
 from tarsim.legal.bbsard import LANGUAGES as BBSARD_LANGUAGES

@@ -150,7 +150,7 @@ def overridden(config: dict) -> list[str]:
 @functools.cache
 def _defaults() -> dict:
     """tarsim's default settings as a ledger header records them."""
-    from tarsim.simulator.config import ReviewConfig
+    from tarsim.config.review import ReviewConfig
 
     return {**ReviewConfig().to_dict(), "extractor": "bmi"}
 

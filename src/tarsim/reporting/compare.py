@@ -14,15 +14,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tarsim.config.review import normalise_config
 from tarsim.data.ledger import Ledger, is_temporary
 from tarsim.data.lines import PathLike
 from tarsim.data.qrels import Qrels
 from tarsim.errors import ConfigError, InputError, InputWarning
-from tarsim.interop.order import read_review
+from tarsim.interop.reviews import read_review
 from tarsim.metrics.insights import given_estimator, tool_of
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
 from tarsim.reporting.unfinished import unfinished_notices
-from tarsim.simulator.config import normalise_config
 
 NOT_GROUPED = ("seed", "prior_seed")
 """Config fields that never separate groups: seeds (prior seeds too) are repetitions. Stopping rules do: they stop

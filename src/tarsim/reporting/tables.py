@@ -7,12 +7,12 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tarsim import __version__
 from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS, make_effort_model  # the one definition, re-exported here
 from tarsim.metrics import tar
 from tarsim.metrics.recall_effort import check_recall_kind, recall_at_effort, recall_curve, summary_row
+from tarsim.version import __version__
 
 if TYPE_CHECKING:  # pandas is imported where a table is made: `tarsim simulate` starts without it
     import pandas as pd

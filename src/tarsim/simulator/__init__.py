@@ -1,7 +1,7 @@
 """The review simulator: SimPy reviewer and learner processes writing an append-only ledger."""
 
+from tarsim.config.review import STRATEGIES, Budget, ReviewConfig, strategy_config
 from tarsim.data.ledger import Ledger, iter_ledger_paths, ledger_from_lines, read_ledger
-from tarsim.simulator.config import STRATEGIES, Budget, ReviewConfig, strategy_config
 from tarsim.simulator.ledger import LedgerWriter
 from tarsim.simulator.run import ReviewBatch, TopicOutcome, ledger_name, review_topics
 

@@ -28,6 +28,7 @@ import scipy.sparse as sp
 import simpy
 
 from tarsim.components import kind
+from tarsim.config.review import Budget, ReviewConfig
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError, TarsimError
 from tarsim.features.matrices import Features
@@ -35,7 +36,6 @@ from tarsim.learners.named import check_learner, fit_and_score, make_learner, se
 from tarsim.policies import make_batch_schedule, make_selection_policy
 from tarsim.policies.seeding import check_prior_idx, draw_priors, query_text
 from tarsim.policies.selection import RandomSampling
-from tarsim.simulator.config import Budget, ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
 from tarsim.simulator.oracle import DocumentSentenceLabels, ReviewerErrors
 from tarsim.simulator.rounds import LedgerSoFar, RoundState

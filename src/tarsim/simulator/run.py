@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -13,9 +12,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tarsim import __version__
+from tarsim.config.header_diff import describe_first, header_differences
+from tarsim.config.review import ReviewConfig, normalise_config, normalise_header
 from tarsim.data.collection import Collection
 from tarsim.data.dataset import Dataset
+from tarsim.data.digests import collection_digest, text_digest, topic_qrels_digest
 from tarsim.data.ledger import (
     Ledger,
     ends_with_end_record,
@@ -25,19 +26,17 @@ from tarsim.data.ledger import (
 )
 from tarsim.data.output_lock import writing_to
 from tarsim.errors import ConfigError, InputError
-from tarsim.features.build import collection_digest
 from tarsim.features.cache import resolve_cache_dir
 from tarsim.features.matrices import Features
-from tarsim.features.tfidf import review_features
+from tarsim.features.review import review_features
 from tarsim.learners.named import LEARNER_RECORDS
 from tarsim.policies import SeedingChoice
 from tarsim.policies.seeding import check_prior_counts, check_prior_idx
-from tarsim.simulator.config import ReviewConfig, normalise_config, normalise_header
-from tarsim.simulator.header_diff import describe_first, header_differences
 from tarsim.simulator.ledger import LedgerWriter, MemoryLedgerWriter
 from tarsim.simulator.oracle import make_sentence_labels
 from tarsim.simulator.review import ReviewSimulation, TopicReview
 from tarsim.simulator.strategies import needs_all_sentences
+from tarsim.version import __version__
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -82,16 +81,6 @@ class ReviewBatch:
     @property
     def skipped(self) -> dict[str, str]:
         return {o.topic: o.skipped for o in self.outcomes if o.skipped is not None}
-
-
-def text_digest(text: str) -> str:
-    """SHA-256 of a text (a topic's query in the ledger header)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def topic_qrels_digest(judged: dict[str, int]) -> str:
-    """SHA-256 of one topic's judgments, independent of their order in the qrels file."""
-    return text_digest("".join(f"{docid} {judged[docid]}\n" for docid in sorted(judged)))
 
 
 def topic_grades(judged: dict[str, int], position: dict[str, int], size: int) -> np.ndarray:

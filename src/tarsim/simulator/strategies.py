@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from tarsim.config.review import ReviewConfig
 from tarsim.effort_models import sentences_read
 from tarsim.features.matrices import Features
-from tarsim.simulator.config import ReviewConfig
 from tarsim.simulator.oracle import ReviewerErrors
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tarsim.data.ledger import Ledger
+from tarsim.datasets import load_dataset
 from tarsim.errors import InputError, InputWarning
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ class GivenCollection:
 
     def qrels_digest(self, topic: str) -> str:
         if topic not in self._qrels_digests:
-            from tarsim.simulator.run import topic_qrels_digest
+            from tarsim.data.digests import topic_qrels_digest
 
             self._qrels_digests[topic] = topic_qrels_digest(self.inputs["qrels"].get(topic, {}))
         return self._qrels_digests[topic]
@@ -62,8 +63,8 @@ class GivenCollection:
 def _demo_replay() -> tuple[str, GivenCollection]:
     """The built-in demo's collection digest and the demo as a collection to replay with, built on first need and
     kept (the demo is the same on every build: synthetic.demo_dataset is fully determined by its seed)."""
+    from tarsim.data.digests import collection_digest
     from tarsim.datasets.synthetic import demo_dataset
-    from tarsim.features.build import collection_digest
 
     dataset = demo_dataset()
     return collection_digest(dataset.collection), GivenCollection.of("the built-in demo", dataset)
@@ -150,8 +151,7 @@ class CollectionReplay:
 def _load_replay_collections(names: Sequence[str]) -> CollectionReplay:
     """Load each named collection once, grouped by collection digest: collections of the same documents with
     other qrels are told apart, ledger by ledger, by the topic's qrels digest."""
-    from tarsim.data.dataset import load_dataset
-    from tarsim.features.build import collection_digest
+    from tarsim.data.digests import collection_digest
 
     unique: dict[str, str] = {}  # one name per file: "DIR" and "./DIR" are loaded once
     for name in names:

@@ -18,13 +18,13 @@ from typing import Any
 
 from tarsim.components import kind, validate
 from tarsim.components.schema import toml_keys, toml_value
+from tarsim.config.presets import apply_preset, default_preset
+from tarsim.config.review import MAX_SEED, STRATEGIES, ReviewConfig, strategy_config
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS as ALL_EFFORT_MODELS
 from tarsim.errors import ConfigError, InputError
 from tarsim.features.matrices import FeatureSettings
 from tarsim.interop.screening import UNLABELLED_CHOICES, is_screening_file
 from tarsim.policies import SeedingChoice
-from tarsim.simulator.config import MAX_SEED, STRATEGIES, ReviewConfig, strategy_config
-from tarsim.simulator.presets import apply_preset, default_preset
 from tarsim.simulator.run import starting_config
 
 if sys.version_info >= (3, 11):

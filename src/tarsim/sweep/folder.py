@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from tarsim.config.header_diff import describe_first, header_differences
 from tarsim.data.ledger import iter_ledger_paths
 from tarsim.data.paths import SWEEP_RESULT_TABLES
 from tarsim.errors import ConfigError
-from tarsim.simulator.header_diff import describe_first, header_differences
 
 
 def check_no_foreign_ledgers(ledgers: Path, planned: set[Path]) -> None:

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tarsim.data.dataset import Dataset, load_dataset
+from tarsim.config.presets import check_query_seeding
+from tarsim.data.dataset import Dataset
+from tarsim.datasets import load_dataset
 from tarsim.datasets.synthetic import demo_dataset
 from tarsim.errors import ConfigError, InputError
-from tarsim.simulator.presets import check_query_seeding
 from tarsim.simulator.review import prior_rows
 from tarsim.simulator.run import check_topics, ledger_name, topic_grades
 from tarsim.sweep.config import MAX_RUNS, SweepConfig

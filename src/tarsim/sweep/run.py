@@ -18,15 +18,15 @@ from pathlib import Path
 import pandas as pd
 from joblib import delayed
 
+from tarsim.config.review import ReviewConfig, normalise_header
 from tarsim.data.dataset import Dataset
+from tarsim.data.digests import collection_digest
 from tarsim.data.ledger import encode, ends_with_end_record, read_ledger, remove_partial_files
 from tarsim.data.output_lock import writing_to
 from tarsim.errors import ConfigError
-from tarsim.features.build import collection_digest
 from tarsim.features.cache import resolve_cache_dir
-from tarsim.features.tfidf import review_cache_path, review_features
+from tarsim.features.review import review_cache_path, review_features
 from tarsim.runtime.pools import fork_is_safe, local_parallel, parallel_map
-from tarsim.simulator.config import ReviewConfig, normalise_header
 from tarsim.simulator.run import ledger_header
 from tarsim.sweep.backends import BACKENDS, dask_client, run_dask, run_joblib
 from tarsim.sweep.config import SweepConfig

@@ -21,7 +21,8 @@ from tarsim.data.ledger import Ledger
 from tarsim.data.paths import SWEEP_RESULT_TABLES
 from tarsim.effort_models import make_effort_model
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
-from tarsim.metrics.tar import stop_measures, tar_measures
+from tarsim.metrics.tar import tar_measures
+from tarsim.stopping.measures import stop_measures
 from tarsim.sweep.plan import RunSpec
 
 COLUMNS = [

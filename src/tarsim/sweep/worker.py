@@ -14,9 +14,9 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
+from tarsim.config.review import ReviewConfig
 from tarsim.features.matrices import Features
-from tarsim.features.tfidf import load_review_features
-from tarsim.simulator.config import ReviewConfig
+from tarsim.features.review import load_review_features
 from tarsim.simulator.ledger import LedgerWriter
 from tarsim.simulator.review import ReviewSimulation
 from tarsim.simulator.run import run_review, topic_grades, topic_review

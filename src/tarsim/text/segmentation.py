@@ -21,11 +21,13 @@ Rules, in order:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from syntok import segmenter
 from syntok._segmentation_states import State
 
-from tarsim.data.collection import Document
+from tarsim.data.collection import Collection, Document
+from tarsim.runtime.chunks import chunks, importing, map_chunks
 
 _LINE_ENDING = re.compile(r"\r\n?")
 # A blank line, or a line break followed by indentation, starts a new paragraph.
@@ -108,3 +110,19 @@ def segment_document(document: Document) -> list[str]:
     if document.sentences is not None:
         return list(document.sentences)
     return segment(document.title, document.text)
+
+
+def segment_documents(documents: Sequence[Document]) -> list[list[str]]:
+    """Each document's sentences (one chunk of segment_collection's work)."""
+    return [segment_document(document) for document in documents]
+
+
+def segment_collection(collection: Collection, n_jobs: int | None = None) -> list[Sequence[str]]:
+    """Every document's sentences, in collection order; large collections are segmented on all cores.
+
+    Each document is segmented on its own, so contiguous chunks give the same result in any number of processes.
+    """
+    # This process imports scikit-learn (for what follows) while the workers segment, as the feature build does.
+    importing_sklearn = importing("sklearn.preprocessing")
+    parts = map_chunks(segment_documents, chunks(collection, n_jobs), n_jobs=n_jobs, while_waiting=importing_sklearn)
+    return [sentences for part in parts for sentences in part]

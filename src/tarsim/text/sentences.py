@@ -179,9 +179,10 @@ class LazySentences:
 
     def _segment_in_parallel(self, missing: list[int]) -> None:
         """Segment on workers forked from this process; where forking is not possible, leave them for later."""
-        from tarsim.features.build import _can_fork, segment_collection
+        from tarsim.runtime.chunks import can_fork
+        from tarsim.text.segmentation import segment_collection
 
-        if not _can_fork():
+        if not can_fork():
             return
         segmented = segment_collection([self._documents[doc] for doc in missing])
         for doc, sentences in zip(missing, segmented, strict=True):
@@ -252,7 +253,7 @@ class LazySentences:
             return
         if self._store.exists():
             self._load()
-        from tarsim.features.cache import arrays_checksum, cache_write_failure_warned
+        from tarsim.data.cache_files import arrays_checksum, cache_write_failure_warned
 
         arrays = self._arrays()
         meta = {
@@ -286,7 +287,7 @@ class LazySentences:
 
     def _load(self) -> None:
         """Add the store's words and rows to what is known; a damaged or foreign store is ignored (one warning)."""
-        from tarsim.features.cache import arrays_checksum, failure_reason
+        from tarsim.data.cache_files import arrays_checksum, failure_reason
 
         try:
             with np.load(self._store, allow_pickle=False) as stored:
@@ -319,12 +320,12 @@ def start_background(documents: Sequence[Document], missing: Sequence[int] | Non
     """Start segmenting these documents (default: all) on forked workers, for a small collection's review (see
     BACKGROUND_MAX_DOCUMENTS); None where it would not pay: a large collection, fewer than PARALLEL_MIN_DOCUMENTS
     to do, one core (the workers would only take turns with the review) or where forking is unsafe."""
-    from tarsim.features.build import _can_fork, available_cores
+    from tarsim.runtime.chunks import available_cores, can_fork
 
     missing = list(range(len(documents))) if missing is None else list(missing)
     if len(documents) >= BACKGROUND_MAX_DOCUMENTS or len(missing) < PARALLEL_MIN_DOCUMENTS:
         return None
-    if available_cores() < 2 or not _can_fork():
+    if available_cores() < 2 or not can_fork():
         return None
     return Background(documents, missing)
 
@@ -333,14 +334,15 @@ class Background:
     """Documents segmented by forked workers while the review goes on (tarsim.runtime.pools.forked_workers)."""
 
     def __init__(self, documents: Sequence[Document], missing: list[int]) -> None:
-        from tarsim.features.build import _segment_chunk, available_cores
+        from tarsim.runtime.chunks import available_cores
+        from tarsim.text.segmentation import segment_documents
 
         workers = min(available_cores(), -(-len(missing) // BACKGROUND_CHUNK_DOCUMENTS))
         self._pool = forked_pool(workers)
         # Workers stop when close() is called, or when this object is dropped (a build that failed, a review
         # that never saved) or the interpreter exits: the finalizer runs once, whichever comes first.
         self._stop = weakref.finalize(self, _stop_workers, self._pool)
-        self._documents, self._task = documents, _segment_chunk
+        self._documents, self._task = documents, segment_documents
         self._pending: list[tuple[list[int], Future]] = []
         self._task_of: dict[int, Future] = {}
         self._submit(missing)

@@ -1,0 +1,3 @@
+"""tarsim's version: recorded in every ledger header and results table, printed by `tarsim --version`."""
+
+__version__ = "0.1.0"
