@@ -1,5 +1,5 @@
 """The kinds of component, declared once: label in messages, modules declaring built-ins, plugin group, and the
-built-ins' signatures (for option help without importing them; tests/test_speed_paths.py checks them)."""
+built-ins' signatures (for option help without importing them; tests/runtime/test_speed_paths.py checks them)."""
 
 from __future__ import annotations
 

@@ -107,7 +107,7 @@ class Kind:
 
         Without plugins (option help, written whenever a parser is built) the built-ins' declared `forms` serve
         until their modules are loaded anyway, so describing `tarsim simulate` imports no component (the forms
-        are checked against the classes by tests/test_speed_paths.py); a component registered from elsewhere is
+        are checked against the classes by tests/runtime/test_speed_paths.py); a component registered from elsewhere is
         listed from the classes, as before.
         """
         registered_elsewhere = any(cls.__module__ not in self.modules for cls in self.components.values())

@@ -39,7 +39,8 @@ def encode(record: dict) -> str:
 
 _SORTED = orjson.OPT_SORT_KEYS
 _SAME_FLOATS = (1e-4, 1e15)
-"""Floats orjson writes exactly as json does (tests/test_judgment_cost.py): 0 and magnitudes in [1e-4, 1e15)."""
+"""Floats orjson writes exactly as json does (tests/policies/test_judgment_cost.py): 0 and magnitudes in
+[1e-4, 1e15)."""
 
 
 def encode_judgment(record: dict) -> str:

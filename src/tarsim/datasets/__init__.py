@@ -2,6 +2,6 @@
 
 May import: tarsim.interop, tarsim.data, tarsim.errors."""
 
-from tarsim.datasets import load_dataset
+from tarsim.datasets.load import load_dataset
 
 __all__ = ["load_dataset"]

@@ -88,7 +88,7 @@ def document_counts(
 
     Alphabetic tokens never cross a sentence boundary, so these are the sums of the documents' sentence counts
     that build_features computes (checked on all of Reuters-21578 and srd by benchmarks/document_counts.py and
-    on a sample by tests/test_speed_paths.py): build_features(sentences=False) builds documents from them.
+    on a sample by tests/runtime/test_speed_paths.py): build_features(sentences=False) builds documents from them.
     """
     settings = settings or FeatureSettings()
     parts = _map_counting(_count_documents_chunk, chunks(collection, n_jobs), settings.stem, n_jobs=n_jobs)

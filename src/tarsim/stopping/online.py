@@ -5,8 +5,8 @@ that fires stops the review. A rule checked at the end of a training round (`kne
 from the next round's first judgment, as its replay does, so the review then holds one judgment more than the
 stop position. The built-in rules whose replay walks the whole ledger (`budget`, `knee`, `nonrel`, `oracle`,
 `target`) are followed incrementally instead, reading only the new judgments, with the replay's arithmetic
-(tests/test_rounds.py checks both give the same stop); any other rule (a plugin's) is replayed in full after every
-judgment.
+(tests/simulator/test_rounds.py checks both give the same stop); any other rule (a plugin's) is replayed in full
+after every judgment.
 """
 
 from __future__ import annotations

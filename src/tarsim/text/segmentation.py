@@ -60,7 +60,7 @@ def _may_split(paragraph: str) -> bool:
     bracket, so a paragraph with neither (other than a terminal as its last character) is one sentence.
 
     Checked character by character, a superset of syntok's token test; most Reuters table rows and short
-    paragraphs skip syntok's tokeniser this way, with output identical to syntok's (tests/test_segmentation.py).
+    paragraphs skip syntok's tokeniser this way, with output identical to syntok's (tests/text/test_segmentation.py).
     """
     if "\n" in paragraph:  # not a paragraph of paragraphs(): syntok also splits at blank lines
         return True

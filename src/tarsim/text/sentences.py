@@ -5,7 +5,7 @@ it: their number and words for the reading rule and the `sent`/`words` efforts, 
 the gold-classifier oracle, their weighted rows. LazySentences segments a document when first asked (a round's
 batch at once, on all cores when it is large), and keeps what it computed in a store beside the feature cache,
 so a later run over the same collection and settings segments only documents no earlier run judged. Every value
-equals the row of the whole-collection build (Features.sentences) to the bit (tests/test_lazy_sentences.py).
+equals the row of the whole-collection build (Features.sentences) to the bit (tests/text/test_lazy_sentences.py).
 
 A small collection (a screening set: its reviews read most of it) is segmented whole, but in the background:
 workers forked from this process segment every document not yet known while this process counts the documents,

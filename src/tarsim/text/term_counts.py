@@ -2,7 +2,7 @@
 
 Feature builds count in forked workers. Counting with CountVectorizer made every build import scikit-learn
 before forking (about a second on the 2-core machine), so the parent could not import it while the workers
-counted. This counter needs only numpy and scipy. tests/test_term_counts.py checks it against CountVectorizer,
+counted. This counter needs only numpy and scipy. tests/text/test_term_counts.py checks it against CountVectorizer,
 matrix and vocabulary, on real collections.
 """
 

@@ -15,7 +15,7 @@ from tarsim.datasets import load_dataset
 from tarsim.legal import build_reuters_doc2doc, load_benchmark, save_benchmark
 from tarsim.legal.reuters import story_number
 
-DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 REUTERS = DATASETS / "reuters21578"
 pytestmark = pytest.mark.skipif(not REUTERS.is_dir(), reason=f"real data not present at {REUTERS}")
 

@@ -18,7 +18,7 @@ from tarsim.errors import InputError, InputWarning
 from tarsim.interop.screening import read_screening_file
 from tarsim.policies import SeedingChoice
 
-DATASETS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
+DATASETS = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets"
 
 # Three records, as written below in each format; docids are row numbers from 0 (no record_id column).
 RECORDS = [

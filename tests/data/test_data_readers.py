@@ -29,7 +29,7 @@ from tarsim.datasets import load_dataset
 from tarsim.errors import InputError, InputWarning
 from tarsim.interop.asreview_csv import read_asreview_csv
 
-DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 READERS = {
     "qrels": read_qrels,
     "run": read_run,

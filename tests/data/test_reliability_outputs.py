@@ -24,7 +24,7 @@ from tarsim.simulator.ledger import LedgerWriter
 from tarsim.simulator.run import ledger_name
 from tarsim.sweep.plan import RunSpec
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 ENV = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 SWEEP = """\

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-CLI = Path(__file__).resolve().parents[1] / "src" / "tarsim" / "cli"
+CLI = Path(__file__).resolve().parents[2] / "src" / "tarsim" / "cli"
 SHARED = {"tarsim.cli.common", "tarsim.cli.progress"}
 """CLI helpers every subcommand may import."""
 

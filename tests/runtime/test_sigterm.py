@@ -1,5 +1,5 @@
 """SIGTERM (kill, timeout, a batch scheduler's end of job) ends tarsim as Ctrl-C does: one line, nothing partial
-(a review stopped by it: tests/test_simulate_cli.py, beside Ctrl-C).
+(a review stopped by it: tests/cli/test_simulate_cli.py, beside Ctrl-C).
 
 Found by two new users' trials: `timeout -s TERM` left a hidden partial ledger and printed nothing (exit 143 from
 the signal's default action).

@@ -1,9 +1,9 @@
 """Byte-identical ledgers: every strategy, effort model, policy, batch, learner, seeding and reviewer setting
-reproduces the ledgers pinned in tests/data/ledger_digests.json (written by the code of commit 19abeaa).
+reproduces the ledgers pinned in tests/fixtures/ledger_digests.json (written by the code of commit 19abeaa).
 
 The digest covers every line of the ledger; in the header, the `tarsim` version and `inputs.collection` (whose
 encoding may change on purpose) are left out. Regenerate only when a change of ledger content is intended:
-`PYTHONPATH=src python tests/test_ledger_invariance.py --write`.
+`PYTHONPATH=src python tests/api/test_ledger_invariance.py --write`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-DIGESTS = Path(__file__).parent / "data" / "ledger_digests.json"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+DIGESTS = Path(__file__).resolve().parents[1] / "fixtures" / "ledger_digests.json"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 ANTIHISTAMINES = SHARED / "srd" / "Cohen_2006_Antihistamines"
 
 _STRATEGIES = {

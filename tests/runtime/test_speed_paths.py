@@ -153,7 +153,7 @@ def test_the_simulate_command_imports_no_dataframe_or_plotting_library():
     scikit-learn >= 1.6 itself imports pandas when it is installed (sklearn.utils.fixes, optional there), so the
     probe blocks those libraries rather than looking for them in sys.modules: any import by tarsim would fail.
     """
-    src = str(Path(tarsim.features.__file__).parents[1])
+    src = str(Path(tarsim.__file__).parents[1])
     env = {**os.environ, "PYTHONPATH": src}
     probe = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env)
     assert probe.returncode == 0, probe.stderr.strip().splitlines()[-1:]
@@ -166,7 +166,7 @@ def test_the_simulate_command_imports_no_dataframe_or_plotting_library():
 def test_subpackages_are_attributes_of_tarsim_on_first_use():
     """`import tarsim` then `tarsim.datasets.load_dataset(...)`, as docs/from-asreview.md writes it, without the
     package importing its subpackages up front (which would put scikit-learn on every command's path)."""
-    src = str(Path(tarsim.features.__file__).parents[1])
+    src = str(Path(tarsim.__file__).parents[1])
     probe = "import tarsim; print(tarsim.datasets.load_dataset.__name__, tarsim.metrics.__name__); tarsim.nothing"
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": src}
@@ -410,7 +410,7 @@ print(" ".join(sorted(sys.modules)))
 def test_a_simulate_run_imports_neither_numba_nor_unused_estimators_and_its_parser_no_component(tmp_path, collection):
     """Building the simulate parser (help text included) loads no kind of component; the run imports the
     estimator its learner needs only: not numba (the pegasos learner's), the random forest or naive Bayes."""
-    src = str(Path(tarsim.features.__file__).parents[1])
+    src = str(Path(tarsim.__file__).parents[1])
     env = {**os.environ, "PYTHONPATH": src}
     args = ["simulate", "--collection", str(collection), "--topic", "t1", "--max-effort", "2R+10", "--effort", "judge"]
     command = [sys.executable, "-c", STARTUP_PROBE, *args, "--learner", "bmi", "--out", str(tmp_path / "out")]

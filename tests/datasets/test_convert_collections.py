@@ -12,7 +12,7 @@ import pytest
 from tarsim.cli import main
 from tarsim.datasets import load_dataset
 
-DATASETS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
+DATASETS = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets"
 
 REUT_000 = """<!DOCTYPE lewis SYSTEM "lewis.dtd">
 <REUTERS TOPICS="YES" LEWISSPLIT="TRAIN" CGISPLIT="TRAINING-SET" OLDID="5544" NEWID="1">

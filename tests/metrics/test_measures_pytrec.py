@@ -18,7 +18,7 @@ from tarsim.data import read_qrels, read_run, read_topics, write_run
 from tarsim.errors import ConfigError
 from tarsim.metrics import Measure, aggregate, evaluate_run, parse_measure
 
-DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 SRD_REVIEWS = ("Cohen_2006_Triptans", "Cohen_2006_Estrogens", "Cohen_2006_ADHD", "Kitchenham_2010")
 CUTOFFS = (1, 5, 10, 20, 100, 1000)
 FAMILIES_WITH_CUTOFF = ("R", "Success", "P", "nDCG", "AP", "RR")

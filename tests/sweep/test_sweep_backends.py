@@ -300,7 +300,7 @@ def _docids_file(config_path: Path) -> Path:
 
 
 def test_a_damaged_docid_list_is_rebuilt_and_dask_gives_the_same_ledgers(config_path, reference, cluster, capsys):
-    """Two docids swapped (other damage: tests/test_sweep_faults.py): a file of the same length that still parses,
+    """Two docids swapped (other damage: tests/sweep/test_sweep_faults.py): a file of the same length that still parses,
     mapping qrels to the wrong rows."""
     path = _docids_file(config_path)
     record = json.loads(path.read_text(encoding="utf-8"))

@@ -49,7 +49,7 @@ def site(tmp_path_factory) -> Path:
 
 
 def tarsim(site: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
-    src = Path(__file__).resolve().parents[1] / "src"
+    src = Path(__file__).resolve().parents[2] / "src"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(src)])}
     command = [sys.executable, "-c", "import sys; from tarsim.cli import main; sys.exit(main())", *args]
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)

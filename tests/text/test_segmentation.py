@@ -23,7 +23,7 @@ from tarsim.text.segmentation import (
     syntok_split,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATASETS = ROOT.parent / "shared" / "datasets"
 GOLD = ROOT / "benchmarks" / "data" / "segmentation_gold.json"
 
