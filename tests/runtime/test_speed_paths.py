@@ -141,7 +141,8 @@ class Block:
 
 
 sys.meta_path.insert(0, Block())
-import tarsim.api.review, tarsim.cli, tarsim.cli.simulate, tarsim.features.build, tarsim.features.cache, tarsim.features.review, tarsim.simulator.run
+import tarsim.api.review, tarsim.cli, tarsim.cli.simulate, tarsim.simulator.run
+import tarsim.features.build, tarsim.features.cache, tarsim.features.review
 
 tarsim.cli.build_parser("simulate")
 tarsim.simulator.run.ReviewConfig(learner="pegasos")  # validating a configuration loads every learner module
