@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_docs_site_builds_strictly(tmp_path):
     pytest.importorskip("mkdocs", reason="mkdocs is not installed (pip install '.[docs]')")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's end-of-life notice is no build warning

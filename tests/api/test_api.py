@@ -12,6 +12,7 @@ from tarsim.errors import ConfigError
 from tarsim.simulator import ReviewConfig
 
 
+@pytest.mark.slow
 def test_simulate_returns_ledgers_curves_tables_and_a_dataframe(tmp_path):
     result = tarsim.simulate(topic=["T1", "T2"], effort=("judge", "sent"), out=tmp_path, max_effort="3R")
     assert set(result.ledgers) == {"T1", "T2"}
@@ -26,6 +27,7 @@ def test_simulate_returns_ledgers_curves_tables_and_a_dataframe(tmp_path):
     assert "docs_to_95" in result.summary().columns
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("learner", [SGDClassifier(loss="log_loss", random_state=0), ComplementNB()])
 def test_any_classifier_with_scores_plugs_in(demo, learner):
     result = tarsim.simulate(demo, topic="T2", learner=learner, max_effort="2R+100")
@@ -35,6 +37,7 @@ def test_any_classifier_with_scores_plugs_in(demo, learner):
     assert found > 0.5  # a random review of this budget (334 of 2,000 documents) finds about 17%
 
 
+@pytest.mark.slow
 def test_named_logistic_learner_is_asreviews_classifier_and_is_recorded(demo):
     """learner="logistic" reviews exactly as passing scikit-learn's LogisticRegression(class_weight="balanced")
     (ASReview's logistic + balanced), and differently from the BMI learner; the name is in the ledger."""
@@ -69,6 +72,7 @@ def test_a_learner_that_cannot_rank_is_rejected(demo):
         tarsim.simulate(demo, topic="T1", learner=Bare())
 
 
+@pytest.mark.slow
 def test_ranking_by_best_sentence_changes_the_review(demo):
     by_document = tarsim.simulate(demo, topic="T3", max_effort="200").ledgers["T3"]
     by_sentence = tarsim.simulate(demo, topic="T3", max_effort="200", rank_by="sentence").ledgers["T3"]

@@ -141,6 +141,7 @@ def pinned() -> dict[str, str]:
     return json.loads(DIGESTS.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_demo_ledgers_are_byte_identical(demo, pinned, tmp_path):
     digests = run_grid(demo, DEMO_TOPIC, DEMO_GRID, tmp_path)
     assert sum(key.endswith(" (lazy)") for key in digests) >= 10  # document-level reviews also ran lazily
@@ -148,6 +149,7 @@ def test_demo_ledgers_are_byte_identical(demo, pinned, tmp_path):
     assert not changed, f"ledgers changed for: {', '.join(changed)}"
 
 
+@pytest.mark.slow
 def test_real_review_ledgers_are_byte_identical(pinned, tmp_path):
     from conftest import shared_dataset
     from tarsim.datasets import load_dataset

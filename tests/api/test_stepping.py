@@ -17,6 +17,7 @@ from tarsim.simulator import ReviewConfig
 from tarsim.simulator.ledger import LedgerWriter
 
 
+@pytest.mark.slow
 def test_stepped_to_its_end_the_review_writes_simulates_ledger_byte_for_byte(tmp_path):
     tarsim.simulate(topic="T1", out=tmp_path / "sim", seed=2)
     states = list(tarsim.review_rounds(topic="T1", out=tmp_path / "steps", seed=2))
@@ -27,6 +28,7 @@ def test_stepped_to_its_end_the_review_writes_simulates_ledger_byte_for_byte(tmp
     assert states[-1].judgments == written.count(b'"type":"judgment"')
 
 
+@pytest.mark.slow
 def test_closing_the_steps_early_leaves_nothing_in_the_output_folder(tmp_path):
     out = tmp_path / "out"
     with tarsim.review_rounds(topic="T1", out=out, seed=2) as steps:
@@ -74,6 +76,7 @@ def test_recall_beyond_an_unfinished_ledgers_effort_is_unknown(demo, demo_featur
     assert any(row["recall"] is None for row in rows)
 
 
+@pytest.mark.slow
 def test_a_loop_left_on_the_last_state_keeps_the_finished_review(tmp_path):
     tarsim.simulate(topic="T3", out=tmp_path / "sim", seed=4, stopping=("nonrel:50",))
     with tarsim.review_rounds(topic="T3", out=tmp_path / "steps", seed=4, stopping=("nonrel:50",)) as steps:
@@ -87,6 +90,7 @@ def test_a_loop_left_on_the_last_state_keeps_the_finished_review(tmp_path):
     assert state.judgments == len(read_ledger(written))
 
 
+@pytest.mark.slow
 def test_a_folder_being_stepped_takes_no_other_writer_of_this_process(tmp_path):
     out = tmp_path / "out"
     first = tarsim.review_rounds(topic="T1", out=out, seed=2)
@@ -99,6 +103,7 @@ def test_a_folder_being_stepped_takes_no_other_writer_of_this_process(tmp_path):
     assert rest[-1].stopped and (out / "ledgers" / "T1.jsonl").is_file()
 
 
+@pytest.mark.slow
 def test_a_stepped_review_rewrites_the_folders_tables_over_every_ledger(tmp_path):
     out = tmp_path / "out"
     tarsim.simulate(topic="T1", out=out, seed=2)

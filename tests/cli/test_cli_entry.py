@@ -35,6 +35,7 @@ def _run(*arguments: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=120)
 
 
+@pytest.mark.slow
 def test_run_exits_with_mains_status_after_the_exit_hooks_of_what_it_used():
     done = _run("list")
     assert done.returncode == 0, done.stderr
@@ -43,6 +44,7 @@ def test_run_exits_with_mains_status_after_the_exit_hooks_of_what_it_used():
     assert "teardown ran" not in done.stdout  # the process ended at tarsim's hook: no teardown after it
 
 
+@pytest.mark.slow
 def test_a_user_error_still_exits_2_with_one_line(tmp_path):
     done = _run("simulate", "--collection", str(tmp_path / "absent"))
     assert done.returncode == 2
@@ -50,6 +52,7 @@ def test_a_user_error_still_exits_2_with_one_line(tmp_path):
     assert done.stdout.rstrip().endswith("library hook ran") and "teardown ran" not in done.stdout
 
 
+@pytest.mark.slow
 def test_argparse_exits_end_the_same_way():
     """--version (like --help and usage errors) leaves main() through argparse's SystemExit."""
     done = _run("--version")
@@ -66,6 +69,7 @@ def test_an_unexpected_error_keeps_its_traceback_and_status_1():
     assert "Traceback" in done.stderr and done.stderr.rstrip().endswith("RuntimeError: boom")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["tarsim", "tarsim.cli"])
 def test_python_dash_m_runs_the_command(module: str):
     done = subprocess.run([sys.executable, "-m", module, "list"], capture_output=True, text=True, env=ENV, timeout=120)

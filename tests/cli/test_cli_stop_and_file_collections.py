@@ -17,6 +17,7 @@ from tarsim.sweep import expand_plan, parse_sweep_config
 from tarsim.sweep.plan import load_collections
 
 
+@pytest.mark.slow
 def test_simulate_stop_ends_the_review_where_the_rule_fires(tmp_path):
     out = tmp_path / "out"
     assert main(["simulate", "--topic", "T3", "--stop", "budget:0.5R", "--out", str(out)]) == 0
@@ -122,6 +123,7 @@ def test_an_empty_out_is_refused_in_one_line(tmp_path, capsys, argv):
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
 
 
+@pytest.mark.slow
 def test_per_topic_recall_beyond_a_budget_is_unknown():
     """The per-topic table's Recall@2R+100 is n/a where a review stopped by --max-effort spent less (as the grid)."""
     import tarsim
@@ -182,6 +184,7 @@ def _refused(capsys, *args: object) -> str:
     return err
 
 
+@pytest.mark.slow
 def test_stop_replays_target_over_ledgers_of_several_collections(two_collections, capsys):
     """One command replays target:T on ledgers of two collections; each ledger's rows equal those of replaying it
     alone with its own collection, and those evaluate_stopping gives with that collection's docids and qrels."""
@@ -317,6 +320,7 @@ def _stop_points(figure) -> set[tuple[float, float]]:
     }
 
 
+@pytest.mark.slow
 def test_plot_marks_target_stops_of_ledgers_of_several_collections(two_collections, tmp_path, capsys):
     """Per topic, each panel's target:T stop is the one its ledger's own collection gives (replayed alone, with
     replay_inputs of that collection or a plain docids/qrels dict, as Python callers pass it)."""
@@ -366,6 +370,7 @@ def demo_runs(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_stop_replays_target_on_demo_ledgers_without_a_collection(demo_runs, two_collections, capsys):
     """`tarsim stop OUT --rule target:T` on the demo's ledgers needs no --collection: the rows are those the demo
     written to a folder and given as --collection gives; beside another --collection the demo is still served."""
@@ -411,6 +416,7 @@ def test_a_given_collection_of_the_demos_documents_with_other_qrels_leaves_the_d
     assert [row["sample_size"] for row in rows] != [2, 4]  # the twin's qrels would make every draw a target
 
 
+@pytest.mark.slow
 def test_a_ledger_of_the_demos_documents_with_other_qrels_is_not_replayed_with_the_demos(
     demo, two_collections, tmp_path, capsys
 ):
@@ -426,6 +432,7 @@ def test_a_ledger_of_the_demos_documents_with_other_qrels_is_not_replayed_with_t
     assert "needs the collection's docids and the qrels" in err
 
 
+@pytest.mark.slow
 def test_plot_marks_target_stops_on_demo_ledgers_without_a_collection(demo_runs, two_collections, tmp_path, capsys):
     out = tmp_path / "f.png"
     for layout in ([], ["--per-topic"]):
@@ -534,6 +541,7 @@ def demo_sweep(tmp_path_factory):
     return base / "out"
 
 
+@pytest.mark.slow
 def test_report_refuses_a_sweep_output_and_names_what_reads_it(demo_sweep, tmp_path, capsys):
     """Not `...seed1.jsonl: written with another configuration than ...seed0.jsonl`; also before the sweep wrote
     its results table (ledgers only)."""
@@ -556,6 +564,7 @@ def test_stop_without_rules_on_sweep_ledgers_says_they_record_none(demo_sweep, c
     assert len(json.loads(capsys.readouterr().out)) == 2
 
 
+@pytest.mark.slow
 def test_stop_without_rules_says_which_ledgers_it_left_out(demo_sweep, tmp_path, capsys):
     """A folder of ledgers that record rules beside a sweep's, which record none: the first are replayed, and one
     warning says how many were left out and why, instead of a table that silently lacks them."""

@@ -36,6 +36,7 @@ def test_refused_arguments(args, message, capsys, tmp_path, monkeypatch):
     assert len(err) == 1 and message in err[0]
 
 
+@pytest.mark.slow
 def test_plot_axis_options_and_unwritable_outputs(demo_out, tmp_path, capsys):
     ledgers = str(demo_out / "ledgers")
     assert main(["plot", ledgers, "--out", str(tmp_path / "f.png"), "--xmax", "-5"]) == 2

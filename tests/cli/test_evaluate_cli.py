@@ -253,6 +253,7 @@ def test_bad_qrels_and_usage(files, capsys, tmp_path):
     assert code == 2 and "missing.run: no such file" in err
 
 
+@pytest.mark.slow
 def test_installed_console_script(files):
     script = shutil.which("tarsim") or str(Path(sys.executable).with_name("tarsim"))
     if not Path(script).exists():

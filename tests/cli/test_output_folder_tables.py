@@ -9,6 +9,8 @@ from __future__ import annotations
 import csv
 import json
 
+import pytest
+
 from tarsim.cli import main
 from tarsim.data.ledger import iter_ledger_paths, read_ledger
 from tarsim.reporting.tables import recall_at_effort_frame
@@ -19,6 +21,7 @@ def _csv_topics(out) -> set[str]:
         return {row["topic"] for row in csv.DictReader(handle)}
 
 
+@pytest.mark.slow
 def test_a_run_of_fewer_topics_into_a_folder_keeps_its_tables_whole(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["simulate", "--topic", "T1", "--topic", "T2", "--out", str(out)]) == 0
@@ -33,6 +36,7 @@ def test_a_run_of_fewer_topics_into_a_folder_keeps_its_tables_whole(tmp_path, ca
     assert sorted((out / "recall_at_effort.csv").read_bytes().splitlines()) == sorted(before_csv.splitlines())
 
 
+@pytest.mark.slow
 def test_written_tables_follow_the_recall_asked_for(tmp_path):
     out = tmp_path / "out"
     argv = ["simulate", "--topic", "T1", "--false-negative-rate", "0.4", "--seed", "3", "--recall", "found"]
@@ -48,6 +52,7 @@ def test_written_tables_follow_the_recall_asked_for(tmp_path):
     assert json.loads((out / "summary.json").read_text())["recall"] == "found"
 
 
+@pytest.mark.slow
 def test_a_folder_the_tables_could_not_describe_is_refused_before_any_review(tmp_path):
     """Found in review: the tables would have mixed another learner's ledgers in, or counted a copied ledger twice,
     or failed on an unfinished one after the reviews had run; each is refused first, nothing written."""

@@ -17,6 +17,7 @@ from tarsim.data import write_collection, write_qrels, write_sentence_qrels, wri
 from tarsim.data.collection import Document
 
 
+@pytest.mark.slow
 def test_demo_simulation_writes_ledgers_tables_and_summary(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["simulate", "--out", str(out), "--effort", "judge", "--effort", "sent"]) == 0
@@ -36,6 +37,7 @@ def test_demo_simulation_writes_ledgers_tables_and_summary(tmp_path, capsys):
     assert (out / "recall_at_effort.csv").read_bytes() == before  # recomputed from the ledgers alone
 
 
+@pytest.mark.slow
 def test_learner_flags_reach_the_ledger_and_the_api_gives_the_same_review(tmp_path):
     """`--learner logistic --presumed-nonrelevant 0` (ASReview's set-up) is recorded and equals the API's run."""
     from tarsim import simulate
@@ -53,6 +55,7 @@ def test_learner_flags_reach_the_ledger_and_the_api_gives_the_same_review(tmp_pa
     assert read_ledger(tmp_path / "bmi" / "ledgers" / "T1.jsonl").header["config"]["lambda_"] == 0.01
 
 
+@pytest.mark.slow
 def test_ledgers_written_before_named_learners_still_count_as_the_same_configuration(tmp_path):
     """A ledger whose config lacks `learner` (written before it existed) is a bmi ledger: resume keeps it, the
     output directory accepts the same settings, and comparisons do not split it from new bmi ledgers."""
@@ -100,6 +103,7 @@ def _sigterm() -> None:
         (_sigterm, 143, "tarsim: terminated\n"),
     ],
 )
+@pytest.mark.slow
 def test_interrupted_run_keeps_finished_ledgers_and_resume_completes_it(
     tmp_path, demo, monkeypatch, capsys, stop, status, said
 ):
@@ -220,6 +224,7 @@ def test_sentence_qrels_past_the_end_of_a_document_names_the_line(tmp_path, caps
     assert "sq.txt:2: sentence_index 7 is past the end of document 'd1' (2 sentence(s))" in err
 
 
+@pytest.mark.slow
 def test_console_script_runs_on_a_real_review_without_traceback(tmp_path):
     data = shared_dataset("srd", "Cohen_2006_Antihistamines")
     result = subprocess.run(
@@ -253,6 +258,7 @@ def test_console_script_runs_on_a_real_review_without_traceback(tmp_path):
     assert "collection directory does not exist" in missing.stderr
 
 
+@pytest.mark.slow
 def test_an_output_directory_never_mixes_configurations(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["simulate", "--out", str(out), "--effort", "judge"]) == 0

@@ -95,6 +95,7 @@ BROKEN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("broken", sorted(BROKEN))
 def test_a_policys_batch_must_be_k_distinct_candidates(forget, broken):
     select, message = BROKEN[broken]

@@ -16,6 +16,8 @@ from conftest import demo_sweep_toml
 from tarsim.cli import main
 from tarsim.components import kind
 
+pytestmark = pytest.mark.slow  # installs a plugin package
+
 PLUGIN = '''
 from dataclasses import dataclass
 

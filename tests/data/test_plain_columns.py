@@ -197,6 +197,7 @@ _FILES = st.lists(_QRELS_LINE, min_size=1, max_size=6) | st.lists(_RUN_LINE, min
 _ODD = st.sampled_from(["nan", "0x5", "+1", "1_0", "", "1.0"]) | st.text(alphabet="t1-x. \t\n\r\x0b\x1c", max_size=3)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=_FILES, odd=st.none() | st.tuples(st.integers(0, 100), st.integers(0, 7), _ODD), tabs=st.booleans())
 def test_any_file_gives_the_line_readers_outcome(tmp_path, lines, odd, tabs):

@@ -52,6 +52,7 @@ def in_use(out: Path, pid: int) -> str:
     return f"tarsim: error: {out} is in use by another tarsim process (pid {pid})\n"
 
 
+@pytest.mark.slow
 @pytest.mark.slow  # a real `python -m tarsim` process: seconds of imports
 def test_a_second_tarsim_simulate_process_stops_at_once(holder):
     out, process = holder
@@ -63,6 +64,7 @@ def test_a_second_tarsim_simulate_process_stops_at_once(holder):
     assert sorted(p.name for p in out.iterdir()) == [LOCK_NAME]  # refused before any work: no cache, no ledger
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["simulate", "sweep", "report --write"])
 def test_every_writing_command_is_refused_while_another_process_writes(holder, tmp_path, capsys, command):
     out, process = holder
@@ -390,6 +392,7 @@ def test_broken_pipe_in_process_is_quiet(tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.slow
 @pytest.mark.slow  # a real `python -m tarsim` process: seconds of imports
 def test_tarsim_simulate_piped_into_head_exits_quietly(tmp_path):
     process = subprocess.Popen(

@@ -59,6 +59,7 @@ def test_list_names_every_dataset(capsys, tmp_path, monkeypatch) -> None:
     assert "checksum unknown" in out and "no known download address" in out
 
 
+@pytest.mark.slow
 def test_fetch_downloads_and_verifies(server, tmp_path, monkeypatch, capsys) -> None:
     base, root = server
     monkeypatch.setenv("TARSIM_DATA_DIR", str(tmp_path / "cache"))
@@ -84,6 +85,7 @@ def test_fetch_downloads_and_verifies(server, tmp_path, monkeypatch, capsys) -> 
     assert main(["data", "fetch", "toy", "--quiet"]) == 0
 
 
+@pytest.mark.slow
 def test_fetch_checksum_mismatch(server, tmp_path, monkeypatch, capsys) -> None:
     base, _ = server
     register(monkeypatch, Entry("toy", "toy", base, "CC0", (RemoteFile(f"{base}/data.zip", "data.zip", "0" * 64),)))

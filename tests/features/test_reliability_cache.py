@@ -493,6 +493,7 @@ _VALUES = st.one_of(
 _RECORDS = st.dictionaries(st.sampled_from(["docid", "text", "title", "sentences", "body"]), _VALUES, max_size=5)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(records=st.lists(st.one_of(_RECORDS, _VALUES), min_size=1, max_size=4))
 def test_any_json_lines_give_a_collection_or_one_line_error(tmp_path, records):

@@ -46,6 +46,8 @@ from tarsim.errors import InputWarning, TarsimError
 from tarsim.interop.asreview_csv import read_asreview_csv
 from tarsim.sweep import load_sweep_config
 
+pytestmark = pytest.mark.slow  # property-based fuzzing
+
 DEEP = int(os.environ.get("TARSIM_FUZZ_EXAMPLES", "0"))
 FUZZ = settings(
     max_examples=DEEP or 40,

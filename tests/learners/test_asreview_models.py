@@ -53,6 +53,7 @@ def judged(out) -> list[str]:
     ],
     ids=["nb", "svm", "rf+max_random", "logistic+max_uncertainty", "uncertainty+tfidf"],
 )
+@pytest.mark.slow
 def test_every_component_runs_through_simulate(tmp_path, small, flags):
     out = tmp_path / "out"
     assert main(["simulate", "--out", str(out), *small, *FAST, *flags]) == 0
@@ -240,6 +241,7 @@ topics = ["T1"]
 """
 
 
+@pytest.mark.slow
 def test_sweep_preset_key_resolves_and_runs_tfidf_reviews(tmp_path):
     import json
 
@@ -262,6 +264,7 @@ def test_sweep_preset_key_resolves_and_runs_tfidf_reviews(tmp_path):
     assert len(list(cache.glob("tfidf-*.npz"))) == 1
 
 
+@pytest.mark.slow
 def test_tfidf_cache_entries_are_listed_cleared_and_an_unwritable_cache_costs_only_a_warning(tmp_path):
     from tarsim.datasets.synthetic import demo_dataset
     from tarsim.features.cache import cache_files, clear_cache, read_cache_meta

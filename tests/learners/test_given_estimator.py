@@ -27,6 +27,7 @@ def test_the_same_seed_gives_the_same_review_with_a_randomised_estimator(tmp_pat
     assert first == second
 
 
+@pytest.mark.slow
 def test_an_estimator_run_is_its_own_group_beside_the_default_learner(tmp_path, capsys):
     tarsim.simulate(topic="T1", seed=1, learner=SGDClassifier(loss="log_loss"), out=tmp_path / "sgd")
     tarsim.simulate(topic="T1", seed=1, out=tmp_path / "bmi")

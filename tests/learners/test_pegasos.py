@@ -28,6 +28,7 @@ def test_pegasos_is_a_registered_learner():
     assert make_learner("pegasos").iterations == 200_000  # HiCAL's BMI::train
 
 
+@pytest.mark.slow
 def test_first_steps_by_hand():
     """One positive a = e0, one negative b = e1, lambda = 0.5: two steps worked out on paper."""
     X = sp.csr_matrix(np.array([[1.0, 0.0], [0.0, 1.0]]))

@@ -25,6 +25,7 @@ def _matrix(rows: int, columns: int, seed: int) -> sp.csr_matrix:
     return sp.csr_matrix((data, indices, indptr), shape=(rows, columns))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threads", [2, 3, 4, 7, 64, 5000])
 def test_blocks_give_the_plain_product_bit_for_bit(threads: int) -> None:
     matrix = _matrix(3000, 500, seed=threads)
@@ -93,6 +94,7 @@ def test_a_pools_worker_scores_in_one_product(monkeypatch: pytest.MonkeyPatch) -
     assert len(started) == 1  # a worker: none
 
 
+@pytest.mark.slow
 def test_is_main_process_is_false_in_a_pools_worker() -> None:
     from joblib import Parallel, delayed
 

@@ -79,6 +79,7 @@ def test_warm_start_needs_lbfgs_and_is_refused_when_read(tmp_path, capsys):
     assert "warm_start needs solver=lbfgs" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_user_supplied_learner_starts_every_topic_afresh():
     """One estimator object for several topics: each topic's review is the one it gets alone (no carried fit)."""
     from tarsim import simulate
@@ -94,6 +95,7 @@ def test_a_user_supplied_learner_starts_every_topic_afresh():
     assert not hasattr(given, "model_")  # each topic fitted its own copy; the object given was never fitted
 
 
+@pytest.mark.slow
 def test_the_preset_fits_fewer_iterations_inside_a_review(monkeypatch):
     """Inside a review the preset's fits start warm: fewer lbfgs iterations in all than the exact preset's."""
     from tarsim import simulate
@@ -119,6 +121,7 @@ def _ledger(out) -> str:
     return next((out / "ledgers").glob("*.jsonl")).read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_the_warm_start_preset_is_recorded_and_deterministic(tmp_path):
     """Same seed, same ledger; the header names the warm start; asreview-logistic's header does not."""
     args = ["--batch", "10", "--max-effort", "60", "--effort", "judge", "--seed", "3"]

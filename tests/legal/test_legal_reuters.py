@@ -65,6 +65,7 @@ def test_definition_on_the_full_collection(reuters) -> None:
     assert again.splits == bench.splits and other.splits["test"] != bench.splits["test"]
 
 
+@pytest.mark.slow
 def test_bench_end_to_end_matches_pytrec_eval(sliced, tmp_path, capsys) -> None:
     bench = build_reuters_doc2doc(sliced, seed=0, n_dev=40, n_test=40)
     directory = save_benchmark(bench, tmp_path / "reuters-doc2doc")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +34,7 @@ def qrels_and_run(draw):
     return qrels, run
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(qrels_and_run())
 def test_every_measure_is_within_unit_interval(data):
@@ -42,6 +44,7 @@ def test_every_measure_is_within_unit_interval(data):
             assert 0.0 <= value <= 1.0 + 1e-12, (name, value)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(qrels_and_run(), st.integers(1, 3))
 def test_recall_and_success_do_not_decrease_with_k(data, rel):
@@ -54,6 +57,7 @@ def test_recall_and_success_do_not_decrease_with_k(data, rel):
             assert values == sorted(values)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(qrels_and_run())
 def test_a_perfect_run_scores_one(data):
@@ -76,6 +80,7 @@ def test_a_perfect_run_scores_one(data):
             assert abs(scores[measure.name] - expected) < 1e-12, (topic, measure.name, scores[measure.name])
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(qrels_and_run(), st.randoms(use_true_random=False))
 def test_permuting_input_lines_changes_nothing(tmp_path_factory, data, rng: random.Random):

@@ -125,6 +125,7 @@ def srd_bm25():
     return cases
 
 
+@pytest.mark.slow
 def test_reuters_bm25_run_has_ties_and_matches_pytrec_eval(reuters_bm25):
     qrels, run = reuters_bm25
     tied_topics = sum(len(set(r.values())) < len(r) for r in run.values())
@@ -151,6 +152,7 @@ def test_reuters_bm25_thresholded_measures_match(reuters_bm25):
     assert assert_matches(graded, run, measures) > 0
 
 
+@pytest.mark.slow
 def test_srd_bm25_runs_match_pytrec_eval(srd_bm25):
     for qrels, run in srd_bm25:
         assert assert_matches(qrels, run, ALL_MEASURES) == len(ALL_MEASURES)
@@ -178,6 +180,7 @@ def synthetic(seed: int):
     return qrels, run
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_synthetic_tied_graded_runs_match_pytrec_eval(seed):
     qrels, run = synthetic(seed)

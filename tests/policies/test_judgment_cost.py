@@ -127,6 +127,7 @@ ZERO = {"document_seconds": 0.0, "sentence_seconds": 0.0, "seconds_per_word": 0.
         {"reviewers": 1, "time_model": ZERO, "async_retrain": True},
     ],
 )
+@pytest.mark.slow
 def test_waking_the_learner_only_at_its_target_leaves_the_ledger_as_waking_it_every_judgment(demo, features, settings):
     config = ReviewConfig(sentence_oracle="inherit", **settings)
     chosen, lines = _review(demo, features, config)
@@ -162,6 +163,7 @@ def test_classifier_labels_from_scores_made_at_build_equal_those_made_per_docume
         assert np.array_equal(scores[doc], np.asarray(rows @ built.coef).ravel() + built.intercept)
 
 
+@pytest.mark.slow
 def test_the_gold_oracle_is_fitted_once_per_features_topic_and_seed(demo, demo_features, monkeypatch):
     """Runs of one topic that differ in policy or priors (a sweep worker keeps the features) share the oracle;
     other labels, another threshold or seed, or other features fit their own; the memo goes with the features."""

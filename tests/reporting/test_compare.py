@@ -113,6 +113,7 @@ def demo_runs(tmp_path_factory):
     return base
 
 
+@pytest.mark.slow
 def test_compare_command_on_demo_runs(demo_runs, capsys):
     assert main(["compare", str(demo_runs), "--baseline", "random", "--format", "csv"]) == 0
     table = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
@@ -130,6 +131,7 @@ def test_compare_command_on_demo_runs(demo_runs, capsys):
     assert "baseline 'bogus' is not a group" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_runs_of_different_presets_are_named_by_their_preset(tmp_path, capsys):
     """Not by every field the presets set (a legend of 35 fields made a 16,000-pixel-wide figure)."""
     from tarsim.api.review import simulate

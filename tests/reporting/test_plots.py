@@ -80,6 +80,7 @@ def test_small_multiples_one_panel_per_topic():
     assert figure.axes[-1].get_xlabel() == "Effort (sentences read)"
 
 
+@pytest.mark.slow
 def test_png_and_svg_files_are_valid_and_reproducible(tmp_path):
     figure = plot_recall_effort(study())
     png = save_figure(figure, tmp_path / "fig.png")
@@ -92,6 +93,7 @@ def test_png_and_svg_files_are_valid_and_reproducible(tmp_path):
         save_figure(figure, tmp_path / "fig.gif")
 
 
+@pytest.mark.slow
 def test_plot_command(tmp_path, capsys):
     for i, ledger in enumerate(study()):
         (tmp_path / "runs").mkdir(exist_ok=True)

@@ -23,6 +23,7 @@ def swept(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "command", [["compare", "--baseline", "relevance"], ["plot", "--out", "fig.png"], ["stop", "--rule", "knee"]]
 )
+@pytest.mark.slow
 def test_an_interrupted_sweeps_folder_is_read_with_one_warning(swept, capsys, command):
     capsys.readouterr()
     assert main([command[0], str(swept), *command[1:]]) == 0
@@ -36,6 +37,7 @@ def test_an_interrupted_sweeps_folder_is_read_with_one_warning(swept, capsys, co
     ]
 
 
+@pytest.mark.slow
 def test_a_folder_another_run_is_writing_is_read_with_one_warning(swept, capsys):
     with lock_held_elsewhere(swept) as holder:
         assert writer_of(swept) == str(holder.pid)
@@ -90,6 +92,7 @@ def test_results_parquet_types_its_text_columns_as_strings_even_when_all_null(sw
         (["report"], "is being written by tarsim process {pid}"),  # not "finish it with --resume": it is running
     ],
 )
+@pytest.mark.slow
 def test_a_folder_being_stepped_is_read_with_a_notice_saying_so(tmp_path, capsys, command, notice):
     import tarsim
 

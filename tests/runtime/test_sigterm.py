@@ -15,10 +15,13 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 
 import tarsim
 from conftest import wait_for
 from tarsim.runtime.signals import Terminated, terminate_on_sigterm
+
+pytestmark = pytest.mark.slow  # signals to running processes
 
 
 def test_terminated_is_caught_where_ctrl_c_is():

@@ -150,6 +150,7 @@ print(" ".join(sorted(sys.modules)))
 """
 
 
+@pytest.mark.slow
 def test_the_simulate_command_imports_no_dataframe_or_plotting_library():
     """With pandas, pyarrow, matplotlib and dask made unimportable the simulate path still imports (and imports
     no scikit-learn).
@@ -379,6 +380,7 @@ def test_document_counts_from_the_text_equal_the_sums_of_sentence_counts_on_cons
     _same_counts(Collection(documents))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["reuters21578", "srd/Cohen_2006_ADHD"])
 def test_document_counts_from_the_text_equal_the_sums_of_sentence_counts_on_real_data(name):
     from itertools import islice
@@ -411,6 +413,7 @@ print(" ".join(sorted(sys.modules)))
 """
 
 
+@pytest.mark.slow
 def test_a_simulate_run_imports_neither_numba_nor_unused_estimators_and_its_parser_no_component(tmp_path, collection):
     """Building the simulate parser (help text included) loads no kind of component; the run imports the
     estimator its learner needs only: not numba (the pegasos learner's), the random forest or naive Bayes."""

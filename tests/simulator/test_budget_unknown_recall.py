@@ -35,6 +35,7 @@ def _beyond_and_within(ledger) -> tuple[list[str], list[str]]:
     return beyond, within
 
 
+@pytest.mark.slow
 def test_the_short_review_is_cut_short_by_its_budget(short_and_full):
     short, _ = short_and_full
     curve = recall_curve(short, "judge")

@@ -28,6 +28,7 @@ def _ledger_bytes(result) -> dict[str, bytes]:
     return {topic: (result.out / "ledgers" / f"{topic}.jsonl").read_bytes() for topic in result.ledgers}
 
 
+@pytest.mark.slow
 def test_a_review_with_the_oracle_on_a_thread_records_the_same_ledger(large_path, monkeypatch, tmp_path):
     ahead: list[int] = []
     segment_while = sentences.LazySentences.segment_while
@@ -120,6 +121,7 @@ def test_the_fit_is_made_once_whichever_threads_ask_and_lets_go_of_the_features(
     assert alive() is None  # the memo keeps the labels, not the features
 
 
+@pytest.mark.slow
 def test_stored_sentences_mean_no_thread(large_path, tmp_path):
     """A collection whose sentences an earlier run stored has nothing to segment while the oracle fits: the fit is
     done first, as a thread would only cost there."""

@@ -256,6 +256,7 @@ def test_a_screening_file_is_reviewed_with_asreview_default_unless_a_preset_is_g
     assert api.config.preset == "asreview-default"
 
 
+@pytest.mark.slow
 def test_a_sweep_reviews_a_screening_file_as_simulate_does(tmp_path):
     source = write_csv(tmp_path / "tiny.csv")
     config = tmp_path / "study.toml"

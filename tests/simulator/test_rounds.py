@@ -68,6 +68,7 @@ def _judgments(ledger) -> list[tuple]:
     return list(zip(ledger.docids, ledger.label, ledger.time, ledger.reviewer, ledger.round, strict=True))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", sorted(BASES))
 @pytest.mark.parametrize("rule", RULES)
 def test_online_stopping_equals_replaying_the_rule_on_the_finished_ledger(demo, features, full_ledgers, seed, rule):

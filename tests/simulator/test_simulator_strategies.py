@@ -24,6 +24,7 @@ def antihistamine_features(antihistamines):
     return build_features(antihistamines.collection)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strategy", sorted(STRATEGIES))
 @pytest.mark.parametrize("oracle", ["inherit", "classifier"])
 def test_every_strategy_reaches_full_recall_on_a_real_review(antihistamines, antihistamine_features, strategy, oracle):
@@ -76,6 +77,7 @@ def test_classifier_oracle_marks_only_sentences_of_relevant_documents(antihistam
     assert 0 < in_relevant.mean() < 1
 
 
+@pytest.mark.slow
 def test_same_seed_gives_byte_identical_ledgers_and_different_seeds_differ(demo, tmp_path):
     for name in ("a", "b"):
         review_topics(demo, ReviewConfig(seed=7, feedback="sentence"), ["T2"], tmp_path / name)
@@ -85,6 +87,7 @@ def test_same_seed_gives_byte_identical_ledgers_and_different_seeds_differ(demo,
     assert a != c
 
 
+@pytest.mark.slow
 def test_reviewer_errors_flip_labels_at_about_the_given_rates(demo):
     config = ReviewConfig(false_negative_rate=0.3, false_positive_rate=0.1, until="exhausted", seed=1)
     ledger = review_topics(demo, config, ["T3"]).ledgers["T3"]
@@ -96,6 +99,7 @@ def test_reviewer_errors_flip_labels_at_about_the_given_rates(demo):
     assert 0.07 < fp < 0.13
 
 
+@pytest.mark.slow
 def test_several_reviewers_share_the_work_and_finish_sooner(demo):
     one = review_topics(demo, ReviewConfig(max_effort="300"), ["T3"]).ledgers["T3"]
     three = review_topics(demo, ReviewConfig(max_effort="300", reviewers=3), ["T3"]).ledgers["T3"]
@@ -105,6 +109,7 @@ def test_several_reviewers_share_the_work_and_finish_sooner(demo):
     assert (np.diff(three.time) >= 0).all()  # judgments are logged in time order
 
 
+@pytest.mark.slow
 def test_asynchronous_retraining_keeps_reviewers_busy(demo):
     sync = review_topics(demo, ReviewConfig(max_effort="300", retrain_seconds=60), ["T3"]).ledgers["T3"]
     asynchronous = review_topics(
@@ -129,6 +134,7 @@ def test_asynchronous_retraining_keeps_reviewers_busy(demo):
     ],
     ids=["async", "sync-exhausted"],
 )
+@pytest.mark.slow
 def test_a_retrain_that_ends_after_the_review_stopped_serves_nothing(demo, demo_features, settings):
     """A retrain that finishes after the reviewers stopped writes no round record (its ranking would serve no
     judgment), and the end record's time is when the review stopped, not when that retrain would have ended."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 from tarsim.simulator.training_rows import DocumentTrainingRows
@@ -60,6 +61,7 @@ def test_lists_not_grown_by_appending_are_left_to_the_caller() -> None:
     assert other.build([1], [1], presumed) is None
 
 
+@pytest.mark.slow
 def test_a_review_writes_the_same_ledger_with_rows_held_in_place_or_stacked(tmp_path, monkeypatch) -> None:
     from tarsim import simulate
     from tarsim.simulator import training_rows

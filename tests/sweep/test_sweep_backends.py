@@ -62,6 +62,7 @@ def reference(config_path) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_one_ledger_per_run_and_a_tidy_table(reference):
     files = sorted((reference / "ledgers").iterdir())
     assert len(files) == RUNS and not any(p.name.startswith(".") for p in files)
@@ -128,12 +129,14 @@ def test_one_ledger_per_run_and_a_tidy_table(reference):
     assert orders[0] != orders[1]
 
 
+@pytest.mark.slow
 def test_two_joblib_workers_give_byte_identical_outputs(config_path, reference):
     out = config_path.parent / "jobs2"
     assert main(["sweep", str(config_path), "--jobs", "2", "--out", str(out)]) == 0
     same_outputs(out, reference)
 
 
+@pytest.mark.slow
 def test_resume_runs_only_what_is_missing(config_path, reference, capsys):
     out = config_path.parent / "resumed"
     shutil.copytree(reference, out)
@@ -155,6 +158,7 @@ def test_resume_runs_only_what_is_missing(config_path, reference, capsys):
     same_outputs(out, reference)
 
 
+@pytest.mark.slow
 def test_a_failing_run_is_reported_and_never_counted(config_path, reference):
     config = load_sweep_config(config_path)
     out = config_path.parent / "failing"
@@ -232,6 +236,7 @@ def cluster():
         yield local
 
 
+@pytest.mark.slow
 def test_dask_cluster_gives_byte_identical_outputs(config_path, reference, cluster):
     out = config_path.parent / "dask"
     address = cluster.scheduler_address
@@ -239,6 +244,7 @@ def test_dask_cluster_gives_byte_identical_outputs(config_path, reference, clust
     same_outputs(out, reference)
 
 
+@pytest.mark.slow
 def test_dask_worker_death_is_retried_and_partial_ledger_not_counted(config_path, reference, cluster):
     config = load_sweep_config(config_path)
     out = config_path.parent / "dask-death"
@@ -299,6 +305,7 @@ def _docids_file(config_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_damaged_docid_list_is_rebuilt_and_dask_gives_the_same_ledgers(config_path, reference, cluster, capsys):
     """Two docids swapped (other damage: tests/sweep/test_sweep_faults.py): a file of the same length that still parses,
     mapping qrels to the wrong rows."""
@@ -325,6 +332,7 @@ def _damage_then_run(task):
     return execute_run(task)
 
 
+@pytest.mark.slow
 def test_a_docid_list_damaged_mid_sweep_fails_each_run_in_one_line_and_dask_stays_quiet(config_path, capfd):
     pytest.importorskip("distributed")
     import cloudpickle

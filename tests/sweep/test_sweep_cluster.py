@@ -24,6 +24,8 @@ from tarsim.data.qrels import write_qrels
 from tarsim.data.topics import write_topics
 from tarsim.datasets.synthetic import SyntheticSpec, make_synthetic_dataset
 
+pytestmark = pytest.mark.slow  # a real Dask cluster and forked pools
+
 SRC = str(Path(tarsim.__file__).resolve().parents[1])
 ENV = {**os.environ, "PYTHONPATH": SRC, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
 CONFIG = """\

@@ -125,6 +125,7 @@ def test_glob_collections_and_relative_paths(tmp_path):
         parse_sweep_config('collections = ["data/a", "data/a"]\n', tmp_path / "s.toml")
 
 
+@pytest.mark.slow
 def test_derived_seeds_are_stable_across_processes_and_hash_salts():
     here = [derive_seed(0, "demo", "T1", "relevance", "document/document", s) for s in range(3)]
     code = (

@@ -16,6 +16,8 @@ from tarsim.errors import InputWarning
 from tarsim.sweep.backends import _run_forked
 from tarsim.sweep.docids import DocidsError, docids_path, read_docids, write_docids
 
+pytestmark = pytest.mark.slow  # killed workers and pools
+
 # ---- Ctrl-C --------------------------------------------------------------------------------------------------
 
 

@@ -58,6 +58,7 @@ def study(tmp_path, capsys) -> Path:
         ({"base_seed": 5}, "sweep.base_seed is 0 there, 5 in this sweep; also config.seed, seed"),
     ],
 )
+@pytest.mark.slow
 def test_a_changed_review_or_base_seed_is_refused_before_any_run(study, tmp_path, capsys, change, named, option):
     """It used to run every run again over the earlier ledgers ("2 ran, 0 kept", exit 0): the study was replaced.
     A dry run refuses it too."""
@@ -75,6 +76,7 @@ def test_a_changed_review_or_base_seed_is_refused_before_any_run(study, tmp_path
     assert {name: (study / name).read_bytes() for name in tables} == tables
 
 
+@pytest.mark.slow
 def test_more_seeds_resume_and_a_plain_rerun_runs_again_into_the_same_plan(study, tmp_path, capsys):
     before = ledgers(study)
     more = sweep_file(tmp_path, "more", seeds=3)
@@ -96,6 +98,7 @@ def _interrupt_after(count: int, seen: list, task):
     return execute_run(task)
 
 
+@pytest.mark.slow
 def test_an_interrupted_extended_sweep_leaves_no_stale_results_tables(study, tmp_path):
     """The tables of the earlier 2 runs used to stay beside 3 ledgers, with no mark; the sweep removes them when it
     starts running and writes them from every ledger at its end (here: when resumed)."""
@@ -109,6 +112,7 @@ def test_an_interrupted_extended_sweep_leaves_no_stale_results_tables(study, tmp
     assert outcome.table["run_id"].nunique() == 4 and (study / "results.csv").exists()
 
 
+@pytest.mark.slow
 def test_a_refused_sweep_keeps_the_results_tables(study, tmp_path):
     """Tables go only when runs are about to start: a sweep refused before any run leaves the folder as it was."""
     with pytest.raises(Exception, match="written with another configuration"):
@@ -136,6 +140,7 @@ def _dies_on_the_second(task):
     return execute_run(task)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="forked workers are Linux's")
 def test_a_dead_local_worker_is_one_line_not_one_per_run(tmp_path, capsys, monkeypatch):
     """A killed worker breaks the local pool: it printed `run X failed: a worker process died ... during the run` for

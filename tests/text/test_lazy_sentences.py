@@ -60,6 +60,7 @@ def _same_rows(a, b) -> bool:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("weights", ["bmi", "hical"])
 def test_document_only_features_equal_the_whole_build_to_the_bit(antihistamines, weights):
     from tarsim.features.matrices import FeatureSettings
@@ -75,6 +76,7 @@ def test_document_only_features_equal_the_whole_build_to_the_bit(antihistamines,
         assert np.array_equal(full.sentence_words_of(doc), lazy.sentence_words_of(doc)), doc
 
 
+@pytest.mark.slow
 def test_document_only_tfidf_features_equal_the_whole_build_to_the_bit(antihistamines, built):
     full = built["tfidf", True]
     lazy = fresh(built["tfidf", False], antihistamines.collection)
@@ -98,6 +100,7 @@ def _ledger_bytes(out) -> bytes:
     ],
     ids=["default", "two-fallible-reviewers", "tfidf-logistic"],
 )
+@pytest.mark.slow
 def test_lazy_reviews_write_the_ledgers_of_whole_builds(antihistamines, built, tmp_path, config):
     topic = next(iter(antihistamines.topics))
     assert not needs_all_sentences(config)
@@ -161,6 +164,7 @@ def _pickled_objects(store: Path) -> None:
     store.write_bytes(pickle.dumps({"not": "a store"}))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", [_flip_a_byte, _pickled_objects])
 def test_a_damaged_sentence_store_warns_once_and_changes_nothing(antihistamines, tmp_path, damage):
     topic = next(iter(antihistamines.topics))
@@ -178,6 +182,7 @@ def test_a_damaged_sentence_store_warns_once_and_changes_nothing(antihistamines,
     assert _ledger_bytes(tmp_path / "a") == _ledger_bytes(tmp_path / "b")
 
 
+@pytest.mark.slow
 def test_a_sentence_store_of_other_feature_settings_is_not_used(antihistamines, tmp_path):
     """A store copied under another settings' name (or a digest collision) must not change the sent/words counts."""
     topic = next(iter(antihistamines.topics))
@@ -195,6 +200,7 @@ def test_a_sentence_store_of_other_feature_settings_is_not_used(antihistamines, 
     assert _ledger_bytes(tmp_path / "a") == _ledger_bytes(tmp_path / "b")
 
 
+@pytest.mark.slow
 def test_a_whole_entry_serves_document_reviews_and_a_document_entry_never_serves_sentence_ones(
     antihistamines, tmp_path
 ):
@@ -251,6 +257,7 @@ def background_workers(monkeypatch) -> None:
     monkeypatch.setattr(tarsim.runtime.chunks, "can_fork", lambda: True)
 
 
+@pytest.mark.slow
 def test_a_small_collection_is_segmented_in_the_background_with_the_same_ledger(
     antihistamines, built, tmp_path, monkeypatch, background_workers
 ):

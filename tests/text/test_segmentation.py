@@ -191,6 +191,7 @@ def _check_invariants(title: str, text: str) -> None:
     assert segment(title, text) == sentences, "deterministic"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(title=_TEXT, text=_TEXT)
 def test_invariants_on_generated_text(title: str, text: str) -> None:
@@ -247,12 +248,14 @@ def test_f1_against_hand_annotated_gold(records: dict[str, dict], prefix: str) -
     assert f1 >= MIN_F1[prefix], f"{prefix} boundary F1 {f1:.4f} (tp={tp} fp={fp} fn={fn})"
 
 
+@pytest.mark.slow
 def test_invariants_on_a_sample_of_real_documents(records: dict[str, dict]) -> None:
     keys = random.Random(7).sample(sorted(records), 400)
     for key in keys:
         _check_invariants(records[key]["title"], records[key]["text"])
 
 
+@pytest.mark.slow
 def test_shortcut_matches_syntok_on_real_paragraphs(records: dict[str, dict]) -> None:
     """Every paragraph of 3,000 real documents (most Reuters paragraphs take the shortcut) splits as syntok does."""
     keys = random.Random(11).sample(sorted(records), 3000)

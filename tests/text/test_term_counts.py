@@ -57,12 +57,14 @@ def test_an_analyser_may_return_any_iterable() -> None:
     assert_same_as_count_vectorizer(texts, lambda text: iter(text.split()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stem", [True, False])
 @pytest.mark.parametrize("tokens", ["bmi", "hical"])
 def test_reuters_documents_are_counted_as_count_vectorizer_counts_them(stem: bool, tokens: str) -> None:
     assert_same_as_count_vectorizer(_texts("reuters21578", limit=1500), make_analyser(stem, tokens))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stem", [True, False])
 @pytest.mark.parametrize("tokens", ["bmi", "hical"])
 def test_the_analyser_in_two_parts_counts_as_the_whole_analyser(stem: bool, tokens: str) -> None:
@@ -161,6 +163,7 @@ def _square(x: int) -> int:
     return x * x
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("jobs", "fork"), [(1, None), (2, True), (2, False)])
 def test_parallel_map_calls_while_waiting_once_in_every_branch(jobs: int, fork: bool | None) -> None:
     if fork and sys.platform == "win32":
