@@ -90,18 +90,19 @@ def test_every_document_has_at_least_one_sentence(stem):
 
 
 def test_parallel_segmentation_gives_the_serial_result(monkeypatch):
-    import tarsim.features as features_module
+    import tarsim.runtime.chunks as features_module
+    from tarsim.text.segmentation import segment_collection
 
     docs = [
         Document(f"x{i}", f"Rates rose {i} pct. The U.S. bank said so. Gold fell.\n  New paragraph {i}.")
         for i in range(60)
     ]
     collection = Collection(docs)
-    serial = features_module.segment_collection(collection, n_jobs=1)
+    serial = segment_collection(collection, n_jobs=1)
     monkeypatch.setattr(features_module, "PARALLEL_SEGMENTATION_MIN_DOCUMENTS", 10)
     monkeypatch.setattr(features_module, "FORKED_PARALLEL_MIN_DOCUMENTS", 10)
-    assert len(features_module._chunks(collection, 2)) > 1
-    parallel = features_module.segment_collection(collection, n_jobs=2)
+    assert len(features_module.chunks(collection, 2)) > 1
+    parallel = segment_collection(collection, n_jobs=2)
     assert [list(s) for s in parallel] == [list(s) for s in serial]
     assert len(serial[0]) == 4
 
@@ -110,7 +111,7 @@ def test_parallel_segmentation_gives_the_serial_result(monkeypatch):
 def test_features_counted_in_parallel_chunks_equal_the_serial_build(monkeypatch, fork):
     """Chunks with different vocabularies (and one with no word at all) merge into exactly the serial features,
     whether the workers are forked from this process or started fresh by joblib (a sweep's workers, threads)."""
-    import tarsim.features as features_module
+    import tarsim.runtime.chunks as features_module
 
     words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
     docs = [
@@ -122,8 +123,8 @@ def test_features_counted_in_parallel_chunks_equal_the_serial_build(monkeypatch,
     serial = build_features(collection, n_jobs=1)
     monkeypatch.setattr(features_module, "PARALLEL_SEGMENTATION_MIN_DOCUMENTS", 10)
     monkeypatch.setattr(features_module, "FORKED_PARALLEL_MIN_DOCUMENTS", 10)
-    monkeypatch.setattr(features_module, "_can_fork", lambda: fork)
-    assert len(features_module._chunks(collection, 2)) > 1
+    monkeypatch.setattr(features_module, "can_fork", lambda: fork)
+    assert len(features_module.chunks(collection, 2)) > 1
     parallel = build_features(collection, n_jobs=2)
     assert parallel.vocabulary == serial.vocabulary
     for name in ("documents", "sentences"):

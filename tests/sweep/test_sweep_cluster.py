@@ -169,7 +169,7 @@ def test_ctrl_c_stops_a_sweep_after_the_runs_in_flight(study, tmp_path, options)
 def test_kill_9_during_feature_building_takes_its_workers_with_it(tmp_path):
     """Feature building's worker pool (fork on Linux, else loky): here each worker sleeps a minute on its chunk (three
     jobs: two workers, while this process imports scikit-learn on the third core's share)."""
-    code = "import time; from tarsim.features.build import _map_chunks; _map_chunks(time.sleep, [60, 60, 60], n_jobs=3)"
+    code = "import time; from tarsim.runtime.chunks import map_chunks; map_chunks(time.sleep, [60, 60, 60], n_jobs=3)"
     with started([sys.executable, "-c", code], tmp_path, tmp_path / "log") as builder:
         parent = psutil.Process(builder.pid)
         workers = wait_for(lambda: len(parent.children()) >= 2 and parent.children(), 30, "two feature workers")

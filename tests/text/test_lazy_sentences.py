@@ -246,9 +246,9 @@ def _recorded(cls, started: list):
 @pytest.fixture
 def background_workers(monkeypatch) -> None:
     """Background workers can start: skipped on one core; forking allowed whatever threads pytest's plugins run."""
-    if tarsim.features.build.available_cores() < 2:
+    if tarsim.runtime.chunks.available_cores() < 2:
         pytest.skip("background segmentation needs two cores")
-    monkeypatch.setattr(tarsim.features, "_can_fork", lambda: True)
+    monkeypatch.setattr(tarsim.runtime.chunks, "can_fork", lambda: True)
 
 
 def test_a_small_collection_is_segmented_in_the_background_with_the_same_ledger(
@@ -272,7 +272,7 @@ def test_a_dead_background_worker_changes_nothing(antihistamines, built, tmp_pat
     monkeypatch.setattr(tarsim.text.sentences, "Background", _recorded(tarsim.text.sentences.Background, started))
     topic = next(iter(antihistamines.topics))
     review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "full", features=built["bmi", True])
-    monkeypatch.setattr(tarsim.features, "_segment_chunk", _die)  # every worker dies on its first chunk
+    monkeypatch.setattr(tarsim.text.sentences, "_segment_in_background", _die)  # every worker dies on its first chunk
     in_process = _slow_counted_segmentation(monkeypatch, 0)
     lazy = fresh(built["bmi", False], antihistamines.collection)
     ledger = review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "lazy", features=lazy).ledgers[topic]
@@ -281,7 +281,7 @@ def test_a_dead_background_worker_changes_nothing(antihistamines, built, tmp_pat
 
 
 def test_one_core_segments_as_judged(antihistamines, built, monkeypatch):
-    monkeypatch.setattr(tarsim.features, "available_cores", lambda: 1)
+    monkeypatch.setattr(tarsim.runtime.chunks, "available_cores", lambda: 1)
     in_process = _slow_counted_segmentation(monkeypatch, 0)
     topic = next(iter(antihistamines.topics))
     lazy = fresh(built["bmi", False], antihistamines.collection)
