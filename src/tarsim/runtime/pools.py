@@ -3,7 +3,7 @@ concurrent.futures' ProcessPoolExecutor on workers forked from this process wher
 
 A parent killed with SIGKILL cannot stop its workers, and loky's idle workers wait minutes before timing out
 (busy ones first finish their task), so each worker watches its parent and exits as soon as it is gone. Only
-documented APIs of the libraries are used: a WorkerPool is stopped by an Event its workers watch, not from outside.
+documented APIs of the libraries are used: a WorkerPool is stopped by a pipe its workers watch, not from outside.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing.connection import Connection
 
 from joblib import Parallel
 from joblib.parallel import get_active_backend
@@ -87,8 +88,9 @@ _IN_TASK = False
 _STOPPING = False
 
 
-def _worker_start(parent: int, ignore_interrupt: bool, stop: object) -> None:
-    """In a WorkerPool's worker: exit as soon as `parent` is gone or `stop` (an Event) is set (at once inside a task,
+def _worker_start(parent: int, ignore_interrupt: bool, stop: Connection) -> None:
+    """In a WorkerPool's worker: exit as soon as `parent` is gone or `stop` (a pipe's reading end) has data (at once
+    inside a task,
     else before the next one); on Ctrl-C, with `ignore_interrupt` go on (the terminal sends SIGINT to the whole
     process group; the parent decides what stops), else stop as for `stop` (Python's KeyboardInterrupt would print
     a worker's traceback under the parent's one-line `tarsim: interrupted`). SIGTERM ends a worker at once (the
@@ -99,7 +101,7 @@ def _worker_start(parent: int, ignore_interrupt: bool, stop: object) -> None:
 
     def watch() -> None:
         while os.getppid() == parent:
-            if stop.wait(_STOP_CHECK_SECONDS):
+            if stop.poll(_STOP_CHECK_SECONDS):  # never read, so every worker sees the parent's stop
                 _stop_now()
                 return
         os._exit(1)  # the parent is gone: nothing of an unfinished task is ever read (hidden partial files)
@@ -149,12 +151,14 @@ class WorkerPool(ProcessPoolExecutor):
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
-        self.stop_requested = context.Event()
+        # A pipe, not an Event: a worker ended at once could die holding an Event's lock, and stop() would then wait
+        # for it forever; a pipe that nobody reads has no lock, and each worker sees its data.
+        stop_reader, self.stop_writer = context.Pipe(duplex=False)
         super().__init__(
             workers,
             context,
             initializer=_worker_start,
-            initargs=(os.getpid(), ignore_interrupt, self.stop_requested),
+            initargs=(os.getpid(), ignore_interrupt, stop_reader),
         )
         # A fork-context pool forks all its workers at its first task, before it starts its own threads: do it now,
         # while this process has no other thread (the caller may start some next, such as a slow import's).
@@ -167,7 +171,8 @@ class WorkerPool(ProcessPoolExecutor):
     def stop(self) -> None:
         """End the workers now: at once inside a task, else once the result being sent is whole; drop the tasks not
         started and shut the pool down (its unfinished tasks fail with BrokenProcessPool)."""
-        self.stop_requested.set()
+        with contextlib.suppress(OSError):  # stopped before
+            self.stop_writer.send_bytes(b"stop")
         self.shutdown(wait=True, cancel_futures=True)
 
 
