@@ -208,7 +208,7 @@ def test_a_damaged_whole_entry_beside_a_good_document_entry_is_removed_once(tmp_
 
 
 def test_an_entry_that_fails_to_read_for_want_of_memory_is_kept(tmp_path, monkeypatch):
-    import tarsim.features
+    import tarsim.features.cache
 
     cached_features(COLLECTION, tmp_path, SETTINGS, sentences=False)
     cached_features(COLLECTION, tmp_path, SETTINGS)
@@ -220,7 +220,7 @@ def test_an_entry_that_fails_to_read_for_want_of_memory_is_kept(tmp_path, monkey
             raise MemoryError
         return read(path)
 
-    monkeypatch.setattr(tarsim.features, "_read_cache", out_of_memory)
+    monkeypatch.setattr(tarsim.features.cache, "_read_cache", out_of_memory)
     with pytest.warns(InputWarning) as caught:
         cached_features(COLLECTION, tmp_path, SETTINGS, sentences=False)
     assert [str(w.message) for w in caught] == [f"cache {whole} is unreadable (MemoryError: ): not used"]
@@ -537,7 +537,7 @@ def test_moving_characters_across_a_field_boundary_changes_the_digest(joined, cu
 
 def test_a_collection_is_hashed_once(monkeypatch) -> None:
     """A review asks for its collection's digest twice (feature cache, ledger header): the second is remembered."""
-    import tarsim.features as features
+    import tarsim.data.digests as features
     from tarsim.data.collection import Collection, Document
 
     collection = Collection([Document("a", text="Some words."), Document("b", text="Other words.")])

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import tarsim.features
+import tarsim.features.cache
 from tarsim.cli import main
 from tarsim.data import write_collection, write_qrels, write_topics
 from tarsim.data.collection import Document
@@ -58,7 +58,9 @@ def test_two_outputs_share_one_cache_entry_and_the_second_builds_nothing(tmp_pat
     entries = sorted(cache.glob("features-*.npz"))
     assert len(entries) == 1
     assert not (tmp_path / "first" / "cache").exists()  # nothing cached inside the output any more
-    monkeypatch.setattr(tarsim.features, "build_features", lambda *a, **k: pytest.fail("second run built features"))
+    monkeypatch.setattr(
+        tarsim.features.cache, "build_features", lambda *a, **k: pytest.fail("second run built features")
+    )
     assert _simulate(collection, tmp_path / "second") == 0
     assert sorted(cache.glob("features-*.npz")) == entries
     first, second = (tmp_path / name / "ledgers" / "t1.jsonl" for name in ("first", "second"))
@@ -199,7 +201,7 @@ def test_a_sweep_builds_features_once_and_a_second_sweep_not_at_all(tmp_path, mo
     config.write_text(SWEEP, encoding="utf-8")
     builds, loads = [], []
     build, load = tarsim.features.build.build_features, tarsim.sweep.worker.load_review_features
-    monkeypatch.setattr(tarsim.features, "build_features", lambda *a, **k: builds.append(1) or build(*a, **k))
+    monkeypatch.setattr(tarsim.features.cache, "build_features", lambda *a, **k: builds.append(1) or build(*a, **k))
     monkeypatch.setattr(tarsim.sweep.worker, "load_review_features", lambda *a, **k: loads.append(1) or load(*a, **k))
     assert main(["sweep", str(config), "--out", str(tmp_path / "a")]) == 0
     assert len(list((tmp_path / "a" / "ledgers").iterdir())) == 3

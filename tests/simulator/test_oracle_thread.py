@@ -47,7 +47,7 @@ def test_a_review_with_the_oracle_on_a_thread_records_the_same_ledger(large_path
 
 
 def test_fitting_labels_are_the_fitted_oracles(large_path, tmp_path):
-    import tarsim.features as tf
+    import tarsim.features.build as tf
     from tarsim.datasets.synthetic import demo_dataset
 
     dataset = demo_dataset()
@@ -142,7 +142,7 @@ def test_stored_sentences_mean_no_thread(large_path, tmp_path):
 def test_fits_on_two_threads_give_the_coefficients_each_gives_alone(large_path):
     """liblinear reseeds one process-wide random generator at each fit: the oracle's fit on its thread and the
     review's fits at the same time would change each other's coefficients, but for learners.FIT_LOCK."""
-    import tarsim.features as tf
+    import tarsim.features.build as tf
     from tarsim.datasets.synthetic import demo_dataset
     from tarsim.learners.estimators import BMILogisticRegression
     from tarsim.learners.named import fit_and_score
