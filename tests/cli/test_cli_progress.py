@@ -7,6 +7,8 @@ import subprocess
 import sys
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+ONE_BLAS_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+"""BLAS's own thread pool (started when numpy is imported) makes forking unsafe too (fork_is_safe)."""
 
 
 def test_a_progress_bar_on_a_terminal_starts_no_thread_and_keeps_forking_safe():
@@ -25,6 +27,7 @@ def test_a_progress_bar_on_a_terminal_starts_no_thread_and_keeps_forking_safe():
         "print(tick is not None, threading.active_count(), fork_is_safe())\n"
         "bar.close()\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, timeout=60)
+    env = {**ENV, **ONE_BLAS_THREAD}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "1", "True"]

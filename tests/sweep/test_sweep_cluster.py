@@ -124,9 +124,9 @@ def workers_of(sweep: subprocess.Popen, count: int, marker: str, log: Path) -> l
 
 @pytest.mark.parametrize(
     ("options", "marker"),
-    # joblib's local workers are forked from the sweep on Linux (the sweep's command line), else loky's
+    # joblib's local workers are loky's: a sweep forks only when it runs no thread, and pyarrow (under pandas) runs one
     [
-        (["--jobs", "2"], "sweep" if sys.platform == "linux" else "popen_loky"),
+        (["--jobs", "2"], "popen_loky"),
         (["--backend", "dask", "--jobs", "2"], "spawn_main"),
     ],
     ids=["joblib", "dask-local"],

@@ -279,7 +279,7 @@ def test_a_dead_background_worker_changes_nothing(antihistamines, built, tmp_pat
     monkeypatch.setattr(tarsim.text.sentences, "Background", _recorded(tarsim.text.sentences.Background, started))
     topic = next(iter(antihistamines.topics))
     review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "full", features=built["bmi", True])
-    monkeypatch.setattr(tarsim.text.segmentation, "segment_documents", _die)  # every worker dies on its first chunk
+    monkeypatch.setattr(tarsim.text.sentences, "_segment_in_background", _die)  # every worker dies on its first chunk
     in_process = _slow_counted_segmentation(monkeypatch, 0)
     lazy = fresh(built["bmi", False], antihistamines.collection)
     ledger = review_topics(antihistamines, ReviewConfig(), [topic], tmp_path / "lazy", features=lazy).ledgers[topic]

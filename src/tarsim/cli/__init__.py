@@ -7,8 +7,7 @@ entry point stays thin and a slow import (Dask, matplotlib) is paid only by the 
 from __future__ import annotations
 
 import argparse
-import atexit
-import contextlib
+import gc
 import importlib
 import importlib.util
 import os
@@ -159,41 +158,16 @@ def caused_by_interrupt(error: BaseException) -> bool:
 def run() -> None:
     """The process's entry point (the `tarsim` script, `python -m tarsim`): main(), then exit with its status.
 
-    The process ends by os._exit once Python's exit hooks have run (ExitAtOnce): the non-daemon threads are
-    joined and every atexit handler and weakref.finalize callback of the libraries main() used runs, then
-    stdout and stderr are flushed, and the interpreter's teardown and the C++ libraries' static destructors are
-    skipped. Those destructors could abort a finished command: pyarrow's thread pools ended with `terminate called
-    without an active exception` and exit status 134 in about 1 of 100 `tarsim evaluate` runs, after the whole
-    output was written (apache/arrow#34314). Skipping the teardown also saves its sweep of every object (0.17 s
-    after importing scikit-learn). What no longer runs is the finalizer of an object still alive at exit, so
-    whatever tarsim writes is closed explicitly (atomic writes, `with` blocks). Not in main(), which tests and
-    scripts call in their own process.
+    The interpreter then ends as Python programs do: non-daemon threads joined, atexit handlers and weakref.finalize
+    callbacks run, the standard streams flushed. What main() made is first moved out of the garbage collector's
+    sight (gc.freeze): the interpreter's last collection would otherwise walk it all (0.3-0.5 s after a cold
+    Reuters-21578 build). Not in main(), which tests and scripts call in their own process.
     """
-    ending = ExitAtOnce()
-    atexit.register(ending.now)  # before main(): the exit hooks of what main() imports run before this one
     try:
         status = main()
-    except SystemExit as exc:  # argparse's --help, --version and usage errors leave main() by SystemExit
-        ending.status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        raise  # (an unexpected error keeps ExitAtOnce's status 1, under Python's traceback)
-    ending.status = status
+    finally:
+        gc.freeze()
     sys.exit(status)
-
-
-class ExitAtOnce:
-    """The last exit hook of the `tarsim` process: flush the standard streams and end with the command's status."""
-
-    def __init__(self) -> None:
-        self.status = 1
-        self.pid = os.getpid()
-
-    def now(self) -> None:
-        if os.getpid() != self.pid:  # a forked child that exits through Python: not this process's ending
-            return
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):  # a reader that has gone, a closed stream
-                stream.flush()
-        os._exit(self.status)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,6 +4,11 @@ The operating system releases the lock when the holding process ends, however it
 a lock is never stale. The file records the holder's pid for the error message. Within one thread the lock is
 re-entrant (simulate takes it, then review_topics takes it again); another process, or another thread of this
 process, is refused at once with a ConfigError.
+
+fcntl is kept here, not the `filelock` package: its FileLock on Linux is this same fcntl.flock (released by the OS
+on kill -9, leaving the lock file behind, as here), so it would add a dependency and change nothing that matters,
+while this module needs more than the lock: the holder's pid in the file for the message, refusing at once rather
+than waiting, and a reader's look that holds the lock only for an instant.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
-"""Local worker processes (joblib's loky backend) that exit with the process that started them.
+"""Local worker processes that exit with the process that started them: joblib's loky workers, and
+concurrent.futures' ProcessPoolExecutor on workers forked from this process where forking is safe (WorkerPool).
 
 A parent killed with SIGKILL cannot stop its workers, and loky's idle workers wait minutes before timing out
-(busy ones first finish their task), so each worker watches its parent and exits as soon as it is gone.
+(busy ones first finish their task), so each worker watches its parent and exits as soon as it is gone. Only
+documented APIs of the libraries are used: a WorkerPool is stopped by a pipe its workers watch, not from outside.
 """
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ import os
 import signal
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing.connection import Connection
 
 from joblib import Parallel
 from joblib.parallel import get_active_backend
@@ -56,78 +58,134 @@ def is_main_process() -> bool:
     return multiprocessing.parent_process() is None and not multiprocessing.current_process().daemon
 
 
+def os_thread_count() -> int:
+    """This process's operating-system threads (Linux: /proc/self/task, proc(5)), C libraries' included (OpenBLAS's
+    pool); Python's own threads where the OS does not say."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
 def fork_is_safe() -> bool:
-    """Forking is safe here: Linux, a main process (not a sweep's worker) and no other Python thread running."""
+    """Forking is safe here: Linux, a main process (not a sweep's worker) and no other thread at all, Python's or a
+    C library's (os_thread_count). Python >= 3.12 warns when a process with threads forks, since a thread's lock held
+    at the fork stays held in the child: tarsim does not fork then (its callers use joblib's loky workers instead)."""
     import sys
 
-    return sys.platform == "linux" and is_main_process() and threading.active_count() == 1
+    return sys.platform == "linux" and is_main_process() and threading.active_count() == 1 and os_thread_count() == 1
 
 
-def forked_worker_start(parent: int, ignore_interrupt: bool) -> None:
-    """In a forked worker: exit as soon as `parent` is gone (exit_with_parent); with `ignore_interrupt`, ignore Ctrl-C
-    (the terminal sends SIGINT to the whole process group; the parent decides what stops, see stop_pool), else let
-    Ctrl-C end the worker quietly (Python's KeyboardInterrupt would print a worker's traceback under the parent's
-    one-line `tarsim: interrupted`): at once inside a task, else once the result it is sending is whole
-    (_on_interrupt). SIGTERM always ends a worker at once (the default action, not the parent's Terminated, which it
-    would inherit)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN if ignore_interrupt else _on_interrupt)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    exit_with_parent(parent)
+_STOP_CHECK_SECONDS = 0.2
+"""How often a worker looks whether its parent is gone (a stop request wakes it at once)."""
 
+_TASK_LOCK = threading.Lock()
+"""Held in a worker while it changes or reads _IN_TASK, so that a stop never ends a worker that has just finished its
+task and is sending the result back (half a message in the pool's result pipe would leave the pool's reader waiting
+for the rest forever)."""
 
 _IN_TASK = False
-_INTERRUPTED = False
+_STOPPING = False
+
+
+def _worker_start(parent: int, ignore_interrupt: bool, stop: Connection) -> None:
+    """In a WorkerPool's worker: exit as soon as `parent` is gone or `stop` (a pipe's reading end) has data (at once
+    inside a task,
+    else before the next one); on Ctrl-C, with `ignore_interrupt` go on (the terminal sends SIGINT to the whole
+    process group; the parent decides what stops), else stop as for `stop` (Python's KeyboardInterrupt would print
+    a worker's traceback under the parent's one-line `tarsim: interrupted`). SIGTERM ends a worker at once (the
+    default action, not the parent's Terminated, which it would inherit); the pool itself sends it to the workers of
+    a broken pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN if ignore_interrupt else _on_interrupt)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            if stop.poll(_STOP_CHECK_SECONDS):  # never read, so every worker sees the parent's stop
+                _stop_now()
+                return
+        os._exit(1)  # the parent is gone: nothing of an unfinished task is ever read (hidden partial files)
+
+    threading.Thread(target=watch, name="tarsim-worker-watch", daemon=True).start()
+
+
+def _stop_now() -> None:
+    """End this worker at once if it is inside a task, else before its next task starts."""
+    global _STOPPING
+    with _TASK_LOCK:
+        _STOPPING = True
+        if _IN_TASK:
+            os._exit(1)
 
 
 def _on_interrupt(signum: int, frame: object) -> None:
-    """A forked worker's Ctrl-C: end at once inside a task (interruptible); between tasks, when the next one would
-    start or the pool closes. A worker ended while it sends a result leaves half a message in the pool's result pipe,
-    and the pool's reader then waits for the rest forever: Ctrl-C during a cold build hung the parent at its pool's
-    shutdown in 5 of 24 tries."""
-    global _INTERRUPTED
+    """A worker's Ctrl-C (in its main thread, between two bytecodes): _stop_now, without the lock, which only the
+    main thread's own task wrapper and the watching thread take, never both at once in one thread."""
+    global _STOPPING
+    _STOPPING = True
     if _IN_TASK:
         os._exit(1)
-    _INTERRUPTED = True
 
 
-def interruptible(function: Callable, *arguments):
-    """function(*arguments) as a forked worker's task that Ctrl-C ends at once (see _on_interrupt)."""
+def _run_task(function: Callable, arguments: tuple, keywords: dict):
+    """function(*arguments, **keywords) as a worker's task that a stop (or Ctrl-C) ends at once."""
     global _IN_TASK
-    if _INTERRUPTED:
-        os._exit(1)
-    _IN_TASK = True
+    with _TASK_LOCK:
+        if _STOPPING:
+            os._exit(1)
+        _IN_TASK = True
     try:
-        return function(*arguments)
+        return function(*arguments, **keywords)
     finally:
-        _IN_TASK = False
+        with _TASK_LOCK:
+            _IN_TASK = False
 
 
-def forked_pool(workers: int, ignore_interrupt: bool = False) -> ProcessPoolExecutor:
-    """`workers` processes forked from this one now (check fork_is_safe first) that exit with it; with
-    `ignore_interrupt` they finish their task on Ctrl-C (a sweep's runs), else Ctrl-C stops them at once. They start
-    with everything this process imported and holds. A worker that dies breaks the pool (BrokenProcessPool) instead
-    of losing its task and leaving the caller waiting forever, as multiprocessing.Pool would. The caller shuts it
-    down (forked_workers does for a with-block)."""
-    import multiprocessing
+class WorkerPool(ProcessPoolExecutor):
+    """concurrent.futures' ProcessPoolExecutor on `workers` processes forked from this one at once (check
+    fork_is_safe first), that exit with it and that stop() ends at once; with `ignore_interrupt` they finish their
+    task on Ctrl-C (a sweep's runs), else Ctrl-C ends them too. They start with everything this process imported and
+    holds. A worker that dies breaks the pool (BrokenProcessPool) instead of losing its task."""
 
-    # Python >= 3.12 warns about forking a process with other OS threads; here those are only idle C-library
-    # pools (OpenBLAS's, which registers fork handlers). A fork-context pool forks all its workers at its first
-    # task, so that task is submitted here, under the filter, and the caller's warning filters stay as they are.
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*fork.*", category=DeprecationWarning)
+    def __init__(self, workers: int, ignore_interrupt: bool = False) -> None:
+        import multiprocessing
+
         context = multiprocessing.get_context("fork")
-        pool = ProcessPoolExecutor(
-            workers, context, initializer=forked_worker_start, initargs=(os.getpid(), ignore_interrupt)
+        # A pipe, not an Event: a worker ended at once could die holding an Event's lock, and stop() would then wait
+        # for it forever; a pipe that nobody reads has no lock, and each worker sees its data.
+        stop_reader, self.stop_writer = context.Pipe(duplex=False)
+        super().__init__(
+            workers,
+            context,
+            initializer=_worker_start,
+            initargs=(os.getpid(), ignore_interrupt, stop_reader),
         )
-        pool.submit(int)
-    return pool
+        # A fork-context pool forks all its workers at its first task, before it starts its own threads: do it now,
+        # while this process has no other thread (the caller may start some next, such as a slow import's).
+        self.submit(int)
+
+    def submit(self, fn: Callable, /, *args, **kwargs) -> Future:
+        """fn(*args, **kwargs) on a worker, as a task that stop() ends at once."""
+        return super().submit(_run_task, fn, args, kwargs)
+
+    def stop(self) -> None:
+        """End the workers now: at once inside a task, else once the result being sent is whole; drop the tasks not
+        started and shut the pool down (its unfinished tasks fail with BrokenProcessPool)."""
+        with contextlib.suppress(OSError):  # stopped before
+            self.stop_writer.send_bytes(b"stop")
+        self.shutdown(wait=True, cancel_futures=True)
+
+
+def forked_pool(workers: int, ignore_interrupt: bool = False) -> WorkerPool:
+    """A WorkerPool of `workers` forked processes; the caller shuts it down (forked_workers does for a with-block)."""
+    return WorkerPool(workers, ignore_interrupt)
 
 
 @contextlib.contextmanager
-def forked_workers(workers: int, ignore_interrupt: bool = False) -> Iterator[ProcessPoolExecutor]:
+def forked_workers(workers: int, ignore_interrupt: bool = False) -> Iterator[WorkerPool]:
     """forked_pool(workers, ignore_interrupt) for a with-block: shut down when the block ends, after its tasks; a
-    block left by an exception (Ctrl-C) first drops the tasks not started (stop_pool), and one left by SIGTERM
-    (Terminated) ends the workers at once."""
+    block left by SIGTERM (Terminated) ends the workers at once, one left by Ctrl-C or an error drops the tasks not
+    started and waits for the running ones if the workers ignore Ctrl-C, else ends them at once (stop_pool)."""
     pool = forked_pool(workers, ignore_interrupt)
     try:
         yield pool
@@ -135,44 +193,30 @@ def forked_workers(workers: int, ignore_interrupt: bool = False) -> Iterator[Pro
         kill_workers(pool)
         raise
     except BaseException:
-        stop_pool(pool)
+        stop_pool(pool, wait_for_running=ignore_interrupt)
         raise
     pool.shutdown(wait=True)
 
 
-def stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Drop a pool's tasks not started and wait for the running ones (the workers ignore Ctrl-C, so they finish);
-    a second Ctrl-C meanwhile kills the workers at once (their unfinished work is lost) and is raised."""
+def stop_pool(pool: WorkerPool, wait_for_running: bool = True) -> None:
+    """Drop a pool's tasks not started and, with `wait_for_running`, wait for the running ones (else end them); a
+    second Ctrl-C meanwhile ends the workers at once (their unfinished work is lost) and is raised."""
     try:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if wait_for_running:
+            pool.shutdown(wait=True, cancel_futures=True)
+        else:
+            pool.stop()
     except KeyboardInterrupt:
         kill_workers(pool)
         raise
 
 
-def kill_workers(pool: ProcessPoolExecutor) -> None:
-    """End a pool's worker processes now (SIGKILL) and shut it down; its unfinished tasks fail.
+def kill_workers(pool: WorkerPool) -> None:
+    """End a pool's workers now and shut it down; its unfinished tasks fail (WorkerPool.stop).
 
-    A worker killed while it sends a result leaves half a message in the pool's result pipe, and the pool's reader
-    thread waits for the rest forever, so the shutdown never returned (SIGTERM during 16 MB results: 10 of 10 hung).
-    Once the workers are gone, this process's own copy of the pipe's write end is closed as well: the reader then
-    meets the end of the pipe and the pool reports itself broken. ProcessPoolExecutor offers no public way to do it."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    kill = getattr(pool, "kill_workers", None)  # Python >= 3.14
-    if kill is not None:
-        kill()
-    else:
-        for process in processes:
-            with contextlib.suppress(OSError, ValueError):
-                process.kill()
-    for process in processes:
-        with contextlib.suppress(OSError, ValueError, AssertionError):
-            process.join(timeout=5)
-    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
-    if writer is not None:
-        with contextlib.suppress(OSError):
-            writer.close()
-    pool.shutdown(wait=True, cancel_futures=True)
+    Workers are asked to stop, not killed from outside: one killed while it sent a result left half a message in the
+    pool's result pipe that the pool's reader waited for forever (SIGTERM during 16 MB results: 10 of 10 hung)."""
+    pool.stop()
 
 
 _INHERITED: tuple[Callable, list[tuple]] | None = None
@@ -183,7 +227,7 @@ only its index (pickling Reuters-21578's documents to the workers took this proc
 def _run_inherited(index: int):
     """In a forked worker: the task at `index` of the parallel_map that forked it."""
     function, argument_lists = _INHERITED
-    return interruptible(function, *argument_lists[index])
+    return function(*argument_lists[index])
 
 
 def parallel_map(

@@ -46,8 +46,11 @@ def run_joblib(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult, 
     if not tasks:
         return
     if jobs > 1 and fork_is_safe():
-        _run_forked(tasks, runner, jobs, on_result, on_failure)
-        return
+        import tarsim.learners.estimators  # noqa: F401  (before forking: once here, not in every worker)
+
+        if fork_is_safe():  # still no thread after the import (else forking would copy a thread's held locks)
+            _run_forked(tasks, runner, jobs, on_result, on_failure)
+            return
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
     parallel = local_parallel(jobs, return_as="generator_unordered")

@@ -21,7 +21,7 @@ import json
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Document
 from tarsim.errors import InputWarning
-from tarsim.runtime.pools import forked_pool, interruptible
+from tarsim.runtime.pools import WorkerPool, forked_pool
 
 STORE_FORMAT = 1
 """Bumped whenever the store's layout or the values it keeps change."""
@@ -335,14 +335,13 @@ class Background:
 
     def __init__(self, documents: Sequence[Document], missing: list[int]) -> None:
         from tarsim.runtime.chunks import available_cores
-        from tarsim.text.segmentation import segment_documents
 
         workers = min(available_cores(), -(-len(missing) // BACKGROUND_CHUNK_DOCUMENTS))
         self._pool = forked_pool(workers)
         # Workers stop when close() is called, or when this object is dropped (a build that failed, a review
         # that never saved) or the interpreter exits: the finalizer runs once, whichever comes first.
         self._stop = weakref.finalize(self, _stop_workers, self._pool)
-        self._documents, self._task = documents, segment_documents
+        self._documents = documents
         self._pending: list[tuple[list[int], Future]] = []
         self._task_of: dict[int, Future] = {}
         self._submit(missing)
@@ -350,7 +349,7 @@ class Background:
     def _submit(self, docs: list[int]) -> None:
         for start in range(0, len(docs), BACKGROUND_CHUNK_DOCUMENTS):
             chunk = docs[start : start + BACKGROUND_CHUNK_DOCUMENTS]
-            future = self._pool.submit(interruptible, self._task, [self._documents[doc] for doc in chunk])
+            future = self._pool.submit(_segment_in_background, [self._documents[doc] for doc in chunk])
             self._pending.append((chunk, future))
             self._task_of.update(dict.fromkeys(chunk, future))
 
@@ -391,7 +390,14 @@ class Background:
         return self.finished()
 
 
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
+def _segment_in_background(documents: list[Document]) -> list[list[str]]:
+    """A background task: the documents' sentences (tarsim.text.segmentation.segment_documents)."""
+    from tarsim.text.segmentation import segment_documents
+
+    return segment_documents(documents)
+
+
+def _stop_workers(pool: WorkerPool) -> None:
     pool.shutdown(wait=True, cancel_futures=True)  # drops the tasks not started, waits for the running ones
 
 
