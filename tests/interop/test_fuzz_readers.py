@@ -27,7 +27,6 @@ from hypothesis import strategies as st
 
 from tarsim.cli import main
 from tarsim.data import (
-    read_asreview_csv,
     read_collection,
     read_decisions,
     read_ledger,
@@ -44,6 +43,7 @@ from tarsim.data import (
 )
 from tarsim.datasets.synthetic import SyntheticSpec, make_synthetic_dataset
 from tarsim.errors import InputWarning, TarsimError
+from tarsim.interop.asreview_csv import read_asreview_csv
 from tarsim.sweep import load_sweep_config
 
 DEEP = int(os.environ.get("TARSIM_FUZZ_EXAMPLES", "0"))

@@ -15,7 +15,8 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from conftest import shared_dataset
 from tarsim.data.collection import read_collection
-from tarsim.features.build import MIN_CHUNK_DOCUMENTS, _document_text, guided_chunk_sizes
+from tarsim.features.build import _document_text
+from tarsim.runtime.chunks import MIN_CHUNK_DOCUMENTS, guided_chunk_sizes
 from tarsim.runtime.pools import parallel_map
 from tarsim.text.analysers import _TOKEN, _words, analyser_parts, make_analyser
 from tarsim.text.segmentation import segment_document
