@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+from types import ModuleType
 
 
 class TarsimError(Exception):
@@ -22,6 +24,29 @@ class InputError(TarsimError):
 
 class ConfigError(TarsimError):
     """An invalid parameter or configuration value: names the parameter and the accepted values."""
+
+
+class MissingExtraError(TarsimError, ImportError):
+    """An optional dependency is not installed: names what needs it and the extra that installs it."""
+
+
+EXTRAS = {
+    "dask": "dask[distributed]: `tarsim sweep --backend dask`",
+    "legal": "bm25s: BM25 retrieval, `tarsim retrieve`, `tarsim bench`, tarsim.retrieval, tarsim.legal's baselines",
+    "plot": "matplotlib: `tarsim plot`, tarsim.reporting.plots",
+    "xlsx": "openpyxl: Excel .xlsx screening files",
+}
+"""tarsim's optional extras (`pip install "tarsim[NAME]"`, or `tarsim[all]`) and what each is for."""
+
+
+def require(module: str, extra: str, purpose: str, package: str | None = None) -> ModuleType:
+    """Import the optional dependency `module` (installed by the extra `extra`), or raise MissingExtraError, one
+    line: `{purpose} needs {package}: pip install "tarsim[{extra}]"`."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        name = package or module
+        raise MissingExtraError(f'{purpose} needs {name}: pip install "tarsim[{extra}]"') from None
 
 
 class InputWarning(UserWarning):

@@ -24,7 +24,7 @@ def test_pegasos_is_a_registered_learner():
 
     assert "pegasos" in kind("learner").names()
     estimator = make_learner("pegasos:iterations=500", lambda_=0.01, random_state=4)
-    assert (estimator.lambda_, estimator.iterations, estimator.random_state) == (0.01, 500, 4)
+    assert (estimator.alpha, estimator.iterations, estimator.random_state) == (0.01, 500, 4)
     assert make_learner("pegasos").iterations == 200_000  # HiCAL's BMI::train
 
 
@@ -35,19 +35,19 @@ def test_first_steps_by_hand():
     y = np.array([1, 0])
     # step 1: eta = 1/(0.5*1) = 2; w.(a-b) = 0 so loss = 1/2; shrink max(1 - 1, 1e-7) on w = 0;
     # w = 2 * 0.5 * (a - b) = (1, -1); |w|^2 = 2 > 1/lambda = 2? no: projection 1/sqrt(0.5*2) = 1, no change.
-    w1 = PegasosRank(lambda_=0.5, iterations=1).fit(X, y).coef_.ravel()
+    w1 = PegasosRank(alpha=0.5, iterations=1).fit(X, y).coef_.ravel()
     np.testing.assert_allclose(w1, [1.0, -1.0])
     # step 2: eta = 1; w.(a-b) = 2, loss = 1/(1+e^2); shrink 1 - 0.5 = 0.5 -> (0.5, -0.5); add loss*(a-b);
     # |w|^2 = 2 (0.5 + loss)^2 < 2, no projection.
     loss = 1.0 / (1.0 + math.exp(2.0))
-    w2 = PegasosRank(lambda_=0.5, iterations=2).fit(X, y).coef_.ravel()
+    w2 = PegasosRank(alpha=0.5, iterations=2).fit(X, y).coef_.ravel()
     np.testing.assert_allclose(w2, [0.5 + loss, -0.5 - loss])
 
 
 def test_projection_onto_the_pegasos_ball():
     """lambda = 2: after step 1 w = (0.25, -0.25)... and |w| never exceeds 1/sqrt(lambda)."""
     X = sp.csr_matrix(np.array([[3.0, 0.0], [0.0, 3.0]]))
-    w = PegasosRank(lambda_=2.0, iterations=50, random_state=0).fit(X, np.array([1, 0])).coef_.ravel()
+    w = PegasosRank(alpha=2.0, iterations=50, random_state=0).fit(X, np.array([1, 0])).coef_.ravel()
     assert np.linalg.norm(w) <= 1 / math.sqrt(2.0) + 1e-9
     assert w[0] > 0 > w[1]
 
@@ -59,7 +59,7 @@ def test_pegasos_is_seeded_and_refuses_one_class():
     first = PegasosRank(iterations=2000, random_state=3).fit(X, y).coef_
     assert np.array_equal(first, PegasosRank(iterations=2000, random_state=3).fit(X, y).coef_)
     assert not np.array_equal(first, PegasosRank(iterations=2000, random_state=4).fit(X, y).coef_)
-    with pytest.raises(ConfigError, match="one relevant and one non-relevant"):
+    with pytest.raises(ValueError, match="one relevant and one non-relevant"):
         PegasosRank().fit(X, np.zeros(40, dtype=int))
 
 

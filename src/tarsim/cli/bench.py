@@ -13,7 +13,7 @@ from tarsim.cli.common import float_list
 from tarsim.data import atomic_write, read_decisions, write_run
 from tarsim.data.paths import check_output_path
 from tarsim.datasets.catalogue import data_dir
-from tarsim.errors import ConfigError, InputWarning
+from tarsim.errors import ConfigError, InputWarning, require
 from tarsim.legal.baseline import BaselineResult, CorpusCache, doc2doc_ablation, run_config
 from tarsim.legal.benchmark import Benchmark
 from tarsim.legal.convert import BENCHMARKS, load_any
@@ -72,6 +72,7 @@ def _progress(line: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    require("bm25s", "legal", "tarsim bench")  # every baseline tokenises with bm25s: said before any work
     runs_dir = check_output_path(args.runs, "--runs", directory=True) if args.runs is not None else None
     json_path = check_output_path(args.json, "--json") if args.json is not None else None
     if args.max_queries is not None and args.max_queries < 1:

@@ -84,6 +84,9 @@ def parse_marks(text: str) -> list[tuple[float, float]]:
 
 def run(args: argparse.Namespace) -> int:
     from tarsim.data.paths import check_output_path
+    from tarsim.errors import require
+
+    require("matplotlib", "plot", "tarsim plot")  # before any work
     from tarsim.reporting.compare import load_ledgers
     from tarsim.reporting.plots import plot_recall_effort
     from tarsim.stopping import parse_stopping_rule

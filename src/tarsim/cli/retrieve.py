@@ -9,7 +9,7 @@ from pathlib import Path
 from tarsim.cli.common import float_list
 from tarsim.data import write_run
 from tarsim.data.paths import check_output_path
-from tarsim.errors import ConfigError
+from tarsim.errors import ConfigError, require
 from tarsim.legal.baseline import subsample
 from tarsim.legal.benchmark import load_directory
 from tarsim.legal.presets import PRESETS, get_preset
@@ -61,6 +61,7 @@ def check_arguments(args: argparse.Namespace) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    require("bm25s", "legal", "tarsim retrieve")  # said before any work
     out = check_arguments(args)
     benchmark = load_directory(args.directory)
     preset = get_preset(args.preset or benchmark.preset)

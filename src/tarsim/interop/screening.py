@@ -21,7 +21,7 @@ from tarsim.data.collection import Collection, Document
 from tarsim.data.dataset import Dataset
 from tarsim.data.lines import PathLike, open_binary
 from tarsim.data.qrels import Qrels
-from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.errors import ConfigError, InputError, InputWarning, require
 
 DELIMITED_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 """ASReview's CSV reader takes .csv, .tsv and .tab and sniffs the delimiter; the suffix gives the fallback."""
@@ -395,8 +395,7 @@ def _cell_text(value: object) -> str:
 
 def read_xlsx(path: Path) -> Table:
     """Excel .xlsx: the sheet whose header names most of ASReview's columns (as ASReview chooses it)."""
-    import openpyxl
-
+    openpyxl = require("openpyxl", "xlsx", "reading an Excel .xlsx file")
     open_binary(path).close()  # one-line errors for a missing file or a directory
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)

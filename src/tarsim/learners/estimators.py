@@ -10,52 +10,94 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import Tags, check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from tarsim.errors import ConfigError
 from tarsim.learners.roc_loop import HICAL_ITERATIONS, compiled_roc_loop
 from tarsim.learners.weights import DEFAULT_LAMBDA, balanced_weights
 
 
-class BMILogisticRegression(ClassifierMixin, BaseEstimator):
-    """Logistic regression regularised as BMI's Pegasos learner (lambda on the mean loss), class-balanced."""
+def _binary_classes(y: np.ndarray, name: str) -> np.ndarray:
+    """The two classes of a binary target (sorted: classes_[1] is the relevant one), else a ValueError."""
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if len(classes) != 2:
+        raise ValueError(
+            f"Only binary classification is supported. {name} needs one relevant and one non-relevant example "
+            f"(two classes): y has {len(classes)} class(es)"
+        )
+    return classes
 
-    def __init__(self, lambda_: float = DEFAULT_LAMBDA, max_iter: int = 1000, random_state: int | None = 0) -> None:
-        self.lambda_ = lambda_
+
+class BMILogisticRegression(ClassifierMixin, BaseEstimator):
+    """Binary logistic regression regularised as BMI's Pegasos learner (`alpha`, BMI's lambda, on the mean loss, as
+    SGDClassifier's `alpha`), class-balanced: scikit-learn's LogisticRegression with C = 1 / (alpha n), liblinear."""
+
+    def __init__(
+        self, alpha: float = DEFAULT_LAMBDA, tol: float = 1e-4, max_iter: int = 1000, random_state: int | None = 0
+    ) -> None:
+        self.alpha = alpha
+        self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
 
     def fit(self, X: sp.spmatrix, y: np.ndarray, sample_weight: np.ndarray | None = None) -> BMILogisticRegression:
-        if self.lambda_ <= 0:
-            raise ConfigError(f"lambda_ must be > 0, got {self.lambda_}")
+        if not self.alpha > 0:
+            raise ConfigError(f"alpha (lambda) must be > 0, got {self.alpha}")
         from sklearn.linear_model import LogisticRegression
 
-        C = 1.0 / (self.lambda_ * X.shape[0])
+        X, y = validate_data(self, X, y, accept_sparse=True)
+        _binary_classes(y, type(self).__name__)  # liblinear fits two classes only (scikit-learn >= 1.8)
+        n = X.shape[0]  # the mean loss over the rows (weighted: a row of weight 2 counts as that row twice)
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+            if sample_weight.shape != (n,) or (sample_weight < 0).any() or not sample_weight.sum() > 0:
+                raise ValueError(f"sample_weight must be {n} non-negative weights, not all zero")
+            n = float(sample_weight.sum())
+        C = 1.0 / (self.alpha * n)
         self.model_ = LogisticRegression(
             C=C,
             class_weight="balanced",
             solver="liblinear",
             dual=True,
+            tol=self.tol,
             max_iter=self.max_iter,
-            random_state=self.random_state,
+            random_state=check_random_state(self.random_state),  # liblinear's seed: its first draw, as from an int
         )
         self.model_.fit(X, y, sample_weight=sample_weight)
         self.classes_ = self.model_.classes_
         self.coef_ = self.model_.coef_
         self.intercept_ = self.model_.intercept_
+        self.n_iter_ = self.model_.n_iter_
         return self
 
     def decision_function(self, X: sp.spmatrix) -> np.ndarray:
-        return self.model_.decision_function(X)
+        check_is_fitted(self)
+        return self.model_.decision_function(validate_data(self, X, accept_sparse=True, reset=False))
 
     def predict(self, X: sp.spmatrix) -> np.ndarray:
-        return self.model_.predict(X)
+        check_is_fitted(self)
+        return self.model_.predict(validate_data(self, X, accept_sparse=True, reset=False))
+
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_class = False
+        return tags
 
 
 class ASReviewModel(ClassifierMixin, BaseEstimator):
-    """A classifier trained and scored as ASReview trains and ranks: optional Balanced sample weights, float64
-    scores from predict_proba[:, 1] when the classifier has it (as log-odds, so 0 is the boundary) else from
-    decision_function, and one random stream per review (ASReview seeds numpy's global generator once and every
-    fit of LinearSVC or a random forest draws from it), so it is refitted in place rather than cloned.
+    """A binary classifier trained and scored as ASReview trains and ranks: optional Balanced sample weights,
+    float64 scores from predict_proba[:, 1] when the classifier has it (as log-odds, so 0 is the boundary) else
+    from decision_function.
+
+    `random_state` seeds the classifier's fits (when it takes one) through check_random_state: an int gives each fit
+    a fresh generator (the same fit twice, the same model); a numpy RandomState is one random stream drawn on by
+    every fit, which is ASReview's way (it seeds numpy's global generator once and every fit of LinearSVC or a random
+    forest draws from it): tarsim's named learners give one per review and refit the model in place rather than
+    cloning it (`refit_in_place`).
 
     With `warm_start` (the logistic learner's `warm_start=true`) the classifier is cloned once, with its own
     scikit-learn `warm_start` on, and then refitted itself, so that each fit starts where the last one ended;
@@ -68,24 +110,30 @@ class ASReviewModel(ClassifierMixin, BaseEstimator):
         classifier: BaseEstimator,
         balance: str = "none",
         ratio: float = 1.0,
-        seed: int = 0,
+        random_state: int | np.random.RandomState | None = 0,
         warm_start: bool = False,
     ) -> None:
         self.classifier = classifier
         self.balance = balance
         self.ratio = ratio
-        self.seed = seed
+        self.random_state = random_state
         self.warm_start = warm_start
-        self.stream_ = np.random.RandomState(seed)
 
     def fit(self, X: sp.spmatrix, y: np.ndarray) -> ASReviewModel:
-        weights = balanced_weights(y, self.ratio) if self.balance == "balanced" else None
+        if self.balance not in ("none", "balanced"):
+            raise ConfigError(f"balance must be 'none' or 'balanced', got {self.balance!r}")
+        if not self.ratio > 0:
+            raise ConfigError(f"ratio must be > 0, got {self.ratio}")
+        X, y = validate_data(self, X, y, accept_sparse=True)
+        classes = _binary_classes(y, type(self).__name__)
+        relevant = (y == classes[1]).astype(np.int64)
+        weights = balanced_weights(relevant, self.ratio) if self.balance == "balanced" else None
         if self.warm_start and getattr(self, "model_", None) is not None:
             model = self.model_  # starts from its own coefficients
         else:
             model = clone(self.classifier)
             if "random_state" in model.get_params():
-                model.set_params(random_state=self.stream_)
+                model.set_params(random_state=check_random_state(self.random_state))
             if self.warm_start:
                 model.set_params(warm_start=True)
         self.model_ = model.fit(X, y, sample_weight=weights)
@@ -94,8 +142,10 @@ class ASReviewModel(ClassifierMixin, BaseEstimator):
 
     def relevance_scores(self, X: sp.spmatrix) -> np.ndarray:
         """ASReview's ranking score of each row, in float64 (log-odds for probabilities: same order)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=True, reset=False)
         if hasattr(self.model_, "predict_proba"):
-            probability = self.model_.predict_proba(X)[:, list(self.classes_).index(1)].astype(np.float64)
+            probability = self.model_.predict_proba(X)[:, 1].astype(np.float64)  # classes_[1]: the relevant class
             with np.errstate(divide="ignore"):
                 return np.log(probability) - np.log1p(-probability)
         return np.asarray(self.model_.decision_function(X), dtype=np.float64).ravel()
@@ -104,35 +154,42 @@ class ASReviewModel(ClassifierMixin, BaseEstimator):
         return self.relevance_scores(X)
 
     def predict(self, X: sp.spmatrix) -> np.ndarray:
-        return self.model_.predict(X)
+        check_is_fitted(self)
+        return self.model_.predict(validate_data(self, X, accept_sparse=True, reset=False))
+
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_class = False
+        return tags
 
 
 class PegasosRank(ClassifierMixin, BaseEstimator):
-    """Linear ranker trained as HiCAL trains BMI's: Pegasos SGD on the pairwise logistic loss (sofia-ml ROC loop)."""
+    """Linear ranker trained as HiCAL trains BMI's: Pegasos SGD on the pairwise logistic loss (sofia-ml ROC loop),
+    regularised by `alpha` (HiCAL's lambda); binary, no intercept (only the order of the scores matters)."""
 
     def __init__(
-        self, lambda_: float = DEFAULT_LAMBDA, iterations: int = HICAL_ITERATIONS, random_state: int | None = 0
+        self, alpha: float = DEFAULT_LAMBDA, iterations: int = HICAL_ITERATIONS, random_state: int | None = 0
     ) -> None:
-        self.lambda_ = lambda_
+        self.alpha = alpha
         self.iterations = iterations
         self.random_state = random_state
 
     def fit(self, X: sp.spmatrix, y: np.ndarray) -> PegasosRank:
-        """Fit on rows of X labelled 1 (relevant) or 0; needs at least one of each."""
-        if self.lambda_ <= 0:
-            raise ConfigError(f"lambda_ must be > 0, got {self.lambda_}")
+        """Fit on two classes, classes_[1] (1: relevant) ranked above classes_[0]; needs at least one of each."""
+        if not self.alpha > 0:
+            raise ConfigError(f"alpha (lambda) must be > 0, got {self.alpha}")
         if self.iterations < 1:
             raise ConfigError(f"iterations must be >= 1, got {self.iterations}")
-        X = sp.csr_matrix(X, dtype=np.float64)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        classes = _binary_classes(y, type(self).__name__)
+        X = sp.csr_matrix(X)
         X.sort_indices()
-        y = np.asarray(y)
-        positives = np.flatnonzero(y > 0).astype(np.int64)
-        negatives = np.flatnonzero(y <= 0).astype(np.int64)
-        if not len(positives) or not len(negatives):
-            raise ConfigError("the pegasos learner needs at least one relevant and one non-relevant example")
-        rng = np.random.default_rng(self.random_state)
-        pairs_a = rng.integers(0, len(positives), size=self.iterations)
-        pairs_b = rng.integers(0, len(negatives), size=self.iterations)
+        positives = np.flatnonzero(y == classes[1]).astype(np.int64)
+        negatives = np.flatnonzero(y != classes[1]).astype(np.int64)
+        rng = check_random_state(self.random_state)
+        pairs_a = rng.randint(0, len(positives), size=self.iterations).astype(np.int64)
+        pairs_b = rng.randint(0, len(negatives), size=self.iterations).astype(np.int64)
         weights = compiled_roc_loop()(
             X.indptr.astype(np.int64),
             X.indices.astype(np.int64),
@@ -141,18 +198,27 @@ class PegasosRank(ClassifierMixin, BaseEstimator):
             negatives,
             pairs_a,
             pairs_b,
-            float(self.lambda_),
+            float(self.alpha),
             X.shape[1],
         )
-        self.classes_ = np.array([0, 1])
+        self.classes_ = classes
         self.coef_ = weights.reshape(1, -1)
         self.intercept_ = np.zeros(1)
         return self
 
     def decision_function(self, X: sp.spmatrix) -> np.ndarray:
         """w . x for each row (no bias: only the order matters)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=True, reset=False)
         return np.asarray(X @ self.coef_.ravel()).ravel()
 
     def predict(self, X: sp.spmatrix) -> np.ndarray:
-        """1 where w . x > 0."""
-        return (self.decision_function(X) > 0).astype(np.int64)
+        """classes_[1] where w . x > 0."""
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(np.int64)]
+
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_class = False
+        return tags

@@ -57,7 +57,7 @@ class BMILearner(Learner):
     def estimator(self, lambda_: float, random_state: int | None) -> BaseEstimator:
         from tarsim.learners.estimators import BMILogisticRegression
 
-        return BMILogisticRegression(lambda_=lambda_, random_state=random_state)
+        return BMILogisticRegression(alpha=lambda_, random_state=random_state)
 
 
 BALANCE_PARAMS = (
@@ -85,7 +85,8 @@ class ASReviewLearner(Learner):
         from tarsim.learners.estimators import ASReviewModel
 
         warm = bool(settings.get("warm_start", False))
-        return ASReviewModel(self.classifier(random_state), balance, ratio, random_state or 0, warm_start=warm)
+        stream = np.random.RandomState(random_state or 0)  # one stream for the review's every fit, as ASReview
+        return ASReviewModel(self.classifier(random_state), balance, ratio, stream, warm_start=warm)
 
     @classmethod
     def record_for(cls, params: dict) -> str:

@@ -41,4 +41,4 @@ class PegasosLearner(Learner):
         from tarsim.learners.estimators import PegasosRank
 
         iterations = int(self.settings.get("iterations", HICAL_ITERATIONS))
-        return PegasosRank(lambda_=lambda_, iterations=iterations, random_state=random_state)
+        return PegasosRank(alpha=lambda_, iterations=iterations, random_state=random_state)

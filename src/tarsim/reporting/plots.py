@@ -71,8 +71,9 @@ class StopMark:
 
 
 def _matplotlib():
-    import matplotlib
+    from tarsim.errors import require
 
+    matplotlib = require("matplotlib", "plot", "plotting")
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 

@@ -1,4 +1,7 @@
-"""BM25 retrieval (bm25s) over tarsim collections: preprocessing presets, date filter, k1/b tuning."""
+"""BM25 retrieval (bm25s) over tarsim collections: preprocessing presets, date filter, k1/b tuning.
+
+bm25s comes with the `legal` extra (`pip install "tarsim[legal]"`); without it this package imports, and tokenising
+or indexing says which extra it needs (tarsim.errors.MissingExtraError)."""
 
 from tarsim.retrieval.analysis import ANALYZERS, RAW, Analyzer, get_analyzer, shortening
 from tarsim.retrieval.bm25 import DateFilter, PreparedCorpus, check_bm25_parameters, search, top_documents

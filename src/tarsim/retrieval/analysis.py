@@ -11,9 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-import bm25s
-
-from tarsim.errors import ConfigError
+from tarsim.errors import ConfigError, require
 
 WORD_PATTERN = r"(?u)\b\w\w+\b"
 """bm25s's default: runs of two or more word characters (keeps digits)."""
@@ -51,6 +49,7 @@ class Analyzer:
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
         """Lower-case, split, drop stop words and stem (no document-frequency pruning here)."""
         stemmer = _stemmer(self.stemmer) if self.stemmer else None
+        bm25s = require("bm25s", "legal", "BM25 retrieval")
         tokens = bm25s.tokenize(
             list(texts),
             lower=True,

@@ -1,4 +1,5 @@
-"""BM25 retrieval with bm25s over a tokenised corpus, with a per-query date filter and trec_eval-ordered cuts.
+"""BM25 retrieval with bm25s (the `legal` extra) over a tokenised corpus, with a per-query date filter and
+trec_eval-ordered cuts.
 
 The corpus is tokenised once (`PreparedCorpus`); an index for any (k1, b) is then a cheap bm25s build, which
 is what makes the k1/b grid search affordable. Scoring is bm25s's (Lucene variant); this module only masks
@@ -10,13 +11,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import bm25s
 import numpy as np
 
 from tarsim.data import Run
-from tarsim.errors import ConfigError
+from tarsim.errors import ConfigError, require
 from tarsim.retrieval.analysis import Analyzer, drop_terms
+
+if TYPE_CHECKING:
+    import bm25s  # the legal extra: imported where an index is built (tarsim.errors.require)
 
 DIRECTIONS = ("not_after", "not_before")
 
@@ -96,7 +100,7 @@ class PreparedCorpus:
     def index(self, k1: float, b: float) -> bm25s.BM25:
         """A bm25s index of this corpus for (k1, b)."""
         check_bm25_parameters(k1, b)
-        model = bm25s.BM25(k1=k1, b=b, method="lucene")
+        model = require("bm25s", "legal", "BM25 retrieval").BM25(k1=k1, b=b, method="lucene")
         model.index((self.doc_term_ids, dict(self.vocab)), show_progress=False)
         return model
 

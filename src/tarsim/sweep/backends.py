@@ -14,7 +14,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 
-from tarsim.errors import ConfigError, TarsimError
+from tarsim.errors import ConfigError, TarsimError, require
 from tarsim.runtime.pools import fork_is_safe, forked_workers, local_parallel
 
 __all__ = ["BACKENDS", "POOL_STOPPED", "dask_client", "run_dask", "run_joblib"]
@@ -128,10 +128,9 @@ def _run_forked(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult,
 @contextlib.contextmanager
 def dask_client(scheduler: str | None, workers: int) -> Iterator:
     """A client of the cluster at `scheduler`, or (None) of a local cluster with `workers` processes."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise ConfigError("--backend dask needs dask[distributed] (pip install 'dask[distributed]')") from None
+    require("distributed", "dask", "tarsim sweep --backend dask", package="dask[distributed]")
+    from distributed import Client, LocalCluster
+
     if scheduler is None:
         from distributed.utils import silence_logging_cmgr
 

@@ -23,7 +23,7 @@ from tarsim.data.dataset import Dataset
 from tarsim.data.digests import collection_digest
 from tarsim.data.ledger import encode, ends_with_end_record, read_ledger, remove_partial_files
 from tarsim.data.output_lock import writing_to
-from tarsim.errors import ConfigError
+from tarsim.errors import ConfigError, require
 from tarsim.features.cache import resolve_cache_dir
 from tarsim.features.review import review_cache_path, review_features
 from tarsim.runtime.pools import fork_is_safe, local_parallel, parallel_map
@@ -199,6 +199,8 @@ def run_sweep(
         raise ConfigError(f"--backend {backend!r} unknown; accepted: {', '.join(BACKENDS)}")
     if scheduler is not None and backend != "dask":
         raise ConfigError("--scheduler needs --backend dask")
+    if backend == "dask":  # said before the output folder is made
+        require("distributed", "dask", "tarsim sweep --backend dask", package="dask[distributed]")
     if jobs < 1:
         raise ConfigError(f"--jobs must be >= 1, got {jobs}")
     target = sweep_out(config, out)
