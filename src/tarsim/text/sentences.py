@@ -178,12 +178,11 @@ class LazySentences:
         return done
 
     def _segment_in_parallel(self, missing: list[int]) -> None:
-        """Segment on workers forked from this process; where forking is not possible, leave them for later."""
-        from tarsim.runtime.chunks import can_fork
+        """Segment on worker processes: forked from this one where that is safe, else loky's (joblib), which start fresh
+        and receive the documents; a review with a fitting thread running cannot fork, and segmenting a large share
+        of the collection here would cost it several seconds."""
         from tarsim.text.segmentation import segment_collection
 
-        if not can_fork():
-            return
         segmented = segment_collection([self._documents[doc] for doc in missing])
         for doc, sentences in zip(missing, segmented, strict=True):
             self._sentences[doc] = sentences
