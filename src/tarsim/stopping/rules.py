@@ -275,6 +275,7 @@ def parse_stopping_rule(spec: str) -> StoppingRule:
         return rules.make(spec.strip())
     except ConfigError as exc:
         message = str(exc)
-        if "accepted: " not in message:  # a rule inside any(...) already listed them
-            message = f"{message}; accepted stopping rules: {rules.accepted()}"
+        accepted = rules.accepted()
+        if accepted not in message:  # a rule inside any(...) that is unknown listed them already
+            message = f"{message}; accepted stopping rules: {accepted}"
         raise ConfigError(message) from None
