@@ -38,8 +38,22 @@ BASES = {
 }
 """One configuration per seed: BMI; sentences shown and trained on; two reviewers with asynchronous retraining."""
 
-RULES = ("budget:0.5R", "budget:R:clock", "knee:6", "target:5", "nonrel:20", "oracle")
-"""One rule per family (budget also in the clock model, whose costs come from the ledger's times)."""
+RULES = (
+    "budget:0.5R",
+    "budget:R:clock",
+    "knee:6",
+    "target:5",
+    "nonrel:20",
+    "oracle",
+    "batchprecision:0.2",
+    "any(knee:6,budget:0.5R)",
+    "all(nonrel:20,target:5)",
+    "notbefore:100:any(nonrel:20,batchprecision:0.1)",
+)
+"""One rule per family (budget also in the clock model, whose costs come from the ledger's times), and composed
+rules (2399 and reviewhalf do not fire within these reviews: the long review below checks them)."""
+ROUND_END = ("knee", "batchprecision")
+"""Rules checked at a round's end: the review holds one judgment more (the next round's first)."""
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +95,7 @@ def test_online_stopping_equals_replaying_the_rule_on_the_finished_ledger(demo, 
     assert stopped.end["reason"] == f"stopping rule {rule} fired"
     # the review went no further than needed: in-flight judgments of other reviewers, or one judgment more for a
     # rule checked at a round's end (the next round's first judgment says that the round ended)
-    extra = BASES[seed].reviewers - 1 + (rule.startswith("knee"))
+    extra = BASES[seed].reviewers - 1 + any(name in rule for name in ROUND_END)
     assert replayed.position <= len(stopped) <= replayed.position + max(extra, 0) + 1
     assert len(stopped) < len(full)
     if BASES[seed].reviewers == 1:  # the same review up to the stop
@@ -157,6 +171,31 @@ def test_a_budget_followed_incrementally_stops_where_its_replay_does_on_a_long_r
         assert replayed is None if target is None else abs(replayed - target) <= 1, spec
         fired = _online_stop(spec, header, records)
         assert (fired.seq if fired else None) == replayed, spec
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "2399",
+        "reviewhalf",
+        "batchprecision:0.1",
+        "batchprecision:0.1:2",
+        "fixed:6",
+        "fraction:0.001",
+        "any(2399,batchprecision:0.05)",
+        "all(knee:2,2399)",
+        "notbefore:2900:reviewhalf",
+    ],
+)
+def test_the_heuristics_and_composed_rules_followed_incrementally_stop_where_their_replay_does(rule):
+    header, records = _long_review()
+    so_far = LedgerSoFar(header, len(records))
+    for record in records:
+        so_far.add_judgment(record)
+    replayed = parse_stopping_rule(rule).stop_position(so_far.view(), ReplayContext())
+    assert replayed is not None
+    fired = _online_stop(rule, header, records)
+    assert fired is not None and fired.seq == replayed
 
 
 def _online_stop(rule: str, header: dict, records: list[dict]):

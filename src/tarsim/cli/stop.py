@@ -25,8 +25,9 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--rule",
         action="append",
         metavar="SPEC",
-        help="budget:aR+b[:MODEL], knee, knee:RHO, target:T, nonrel:N, oracle (repeatable; default: "
-        "the rules recorded in each ledger's configuration)",
+        help="budget:aR+b[:MODEL], knee, knee:RHO, target:T, nonrel:N, oracle, 2399, reviewhalf, "
+        "batchprecision:P, fixed:N, fraction:F, any(RULE,...), all(RULE,...), notbefore:N:RULE (tarsim list "
+        "stopping; repeatable; default: the rules recorded in each ledger's configuration)",
     )
     parser.add_argument(
         "--collection",

@@ -7,7 +7,7 @@
 from tarsim.components.lookup import KINDS, components, kind, make, register, validate
 from tarsim.components.params import Param
 from tarsim.components.registry import Kind, params_of, signature, summary
-from tarsim.components.spec import Spec, parse_spec
+from tarsim.components.spec import Spec, parse_spec, split_top_level
 
 PLUGIN_GROUPS = {
     "learner": "tarsim.learners",
@@ -34,6 +34,7 @@ __all__ = [
     "parse_spec",
     "register",
     "signature",
+    "split_top_level",
     "summary",
     "validate",
 ]

@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 
 from tarsim.components.registry import KINDS, Kind, declare_kind
-from tarsim.components.spec import Spec, parse_spec
+from tarsim.components.spec import Spec, call_form, parse_spec, unbalanced
+from tarsim.errors import ConfigError
 
 
 def _fixed_batch(text: str) -> Spec | None:
@@ -27,8 +28,35 @@ def _oracle_file(text: str) -> Spec | None:
     return None
 
 
-def _lower_name(text: str) -> Spec:
-    """Stopping rules are named case-insensitively (`KNEE` is `knee`)."""
+def _stopping_spec(text: str) -> Spec:
+    """Stopping rules are named case-insensitively (`KNEE` is `knee`); a rule that combines others takes them in
+    parentheses (`any(knee,budget:2R+100)`, when it declares `takes_rules`) or as its last value, verbatim
+    (`notbefore:100:any(knee,nonrel:50)`, when it declares `nests_spec`)."""
+    text = text.strip()
+    problem = unbalanced(text)
+    if problem:
+        raise ConfigError(f"stopping rule {text!r}: unbalanced parentheses ({problem}); write e.g. any(knee,nonrel:50)")
+    try:
+        call = call_form(text)
+    except ConfigError as exc:
+        raise ConfigError(f"stopping rule {exc}") from None
+    if call is not None:
+        name, body = call[0].lower(), call[1]
+        cls = KINDS["stopping"].get(name)
+        if cls is None:
+            return Spec(text, name)  # unknown: the registry says so, with the closest name
+        if not getattr(cls, "takes_rules", False):
+            raise ConfigError(f"stopping rule {text!r}: {name} takes no rules in parentheses; write {name}:VALUE,...")
+        if not body.strip():
+            raise ConfigError(
+                f"stopping rule {text!r}: {name}() lists no rule; give one or more, e.g. {name}(knee,nonrel:50)"
+            )
+        return Spec(text, name, (body,))
+    name, colon, rest = text.partition(":")
+    cls = KINDS["stopping"].get(name.strip().lower()) if colon else None
+    if cls is not None and getattr(cls, "nests_spec", False):  # the last value is a spec: taken whole
+        count = len(getattr(cls, "params", ()))
+        return Spec(text, name.strip().lower(), tuple(rest.split(":", count - 1)))
     spec = parse_spec(text)
     return Spec(spec.text, spec.name.lower(), spec.positional, spec.named)
 
@@ -93,10 +121,24 @@ STOPPING = declare_kind(
     Kind(
         "stopping",
         "stopping rule",
-        ("tarsim.stopping.rules",),
+        ("tarsim.stopping.rules", "tarsim.stopping.heuristics", "tarsim.stopping.compose"),
         "tarsim.stopping",
-        shorthand=_lower_name,
-        forms=("budget:aR+b[:MODEL]", "knee", "target:T", "nonrel:N", "oracle"),
+        shorthand=_stopping_spec,
+        forms=(
+            "budget:aR+b[:MODEL]",
+            "knee",
+            "target:T",
+            "nonrel:N",
+            "oracle",
+            "2399",
+            "reviewhalf",
+            "batchprecision:P[:slack]",
+            "fixed:N",
+            "fraction:F",
+            "any(RULE,...)",
+            "all(RULE,...)",
+            "notbefore:N:RULE",
+        ),
         interface=("stop_position",),
     )
 )

@@ -1,4 +1,5 @@
-"""The one spec grammar for components: `name`, `name:v1[:v2...]` (positional) or `name:param=value,...`."""
+"""The one spec grammar for components: `name`, `name:v1[:v2...]` (positional) or `name:param=value,...`, and
+for components that combine others (stopping rules) `name(spec,spec,...)`, split at the commas outside parentheses."""
 
 from __future__ import annotations
 
@@ -34,3 +35,44 @@ def parse_spec(text: str) -> Spec:
             raise ConfigError(f"{text!r}: parameter {key.strip()!r} given twice")
         named[key.strip()] = value.strip()
     return Spec(text, name, named=named)
+
+
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """Split `text` at each `sep` outside parentheses: `knee,any(a,b)` gives `knee` and `any(a,b)` (the
+    parentheses are assumed balanced: see unbalanced())."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if char == sep and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    parts.append(text[start:])
+    return parts
+
+
+def unbalanced(text: str) -> str | None:
+    """What is wrong with the parentheses of `text` (None: they balance)."""
+    depth = 0
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        if depth < 0:
+            return "a ')' closes no '('"
+    return f"{depth} '(' never closed" if depth else None
+
+
+def call_form(text: str) -> tuple[str, str] | None:
+    """`name(a,b)` as (name, `a,b`) when the text opens a parenthesis before any `:` (None otherwise); text after
+    the closing parenthesis is refused."""
+    head, paren, rest = text.strip().partition("(")
+    if not paren or ":" in head:
+        return None
+    body, close = rest.rstrip(), ""
+    depth = 1
+    for index, char in enumerate(rest):
+        depth += (char == "(") - (char == ")")
+        if depth == 0:
+            body, close = rest[:index], rest[index + 1 :]
+            break
+    if close.strip():
+        raise ConfigError(f"{text.strip()!r}: unexpected {close.strip()!r} after the closing ')'")
+    return head.strip(), body

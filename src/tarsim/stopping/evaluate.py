@@ -10,7 +10,7 @@ import numpy as np
 from tarsim.data.ledger import EFFORT_KEYS, Ledger
 from tarsim.effort_models import make_effort_model
 from tarsim.metrics.recall_effort import recall_curve
-from tarsim.stopping.rules import ReplayContext, StoppingRule, TargetRule, parse_stopping_rule
+from tarsim.stopping.rules import ReplayContext, StoppingRule, parse_stopping_rule, target_rules
 
 DEFAULT_STOP_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds")
 DEFAULT_TARGET_RECALL = 0.8
@@ -114,11 +114,12 @@ def evaluate_stopping(
     increments = {key: float(ledger.effort[key][:position].sum()) for key in EFFORT_KEYS}
     sample_size = None
     sample_cost = None
-    if isinstance(rule, TargetRule):
-        sample = rule.sample(ledger, context)
-        sample_size = len(sample.sampled)
+    targets = target_rules(rule)  # also inside any(...), all(...), notbefore: the sample is drawn before review
+    if targets:
+        sampled = list(dict.fromkeys(d for target in targets for d in target.sample(ledger, context).sampled))
+        sample_size = len(sampled)
         seen = set(ledger.docids[:position])
-        unseen = [docid for docid in sample.sampled if docid not in seen]
+        unseen = [docid for docid in sampled if docid not in seen]
         extra, sample_cost = _sample_increments(ledger, unseen, qrels.get(ledger.topic, {}), sample_costs)
         increments = {key: increments[key] + extra[key] for key in EFFORT_KEYS}
     increments["time"] = float(ledger.time[position - 1]) if position else 0.0  # `clock`: the clock at the stop

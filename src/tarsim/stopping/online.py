@@ -4,9 +4,10 @@ After every judgment each rule is replayed on the ledger so far (`StoppingRule.s
 that fires stops the review. A rule checked at the end of a training round (`knee`) learns that a round ended
 from the next round's first judgment, as its replay does, so the review then holds one judgment more than the
 stop position. The built-in rules whose replay walks the whole ledger (`budget`, `knee`, `nonrel`, `oracle`,
-`target`) are followed incrementally instead, reading only the new judgments, with the replay's arithmetic
-(tests/simulator/test_rounds.py checks both give the same stop); any other rule (a plugin's) is replayed in full
-after every judgment.
+`target`, and the heuristics of stopping.heuristics) are followed incrementally instead, reading only the new
+judgments, with the replay's arithmetic (tests/simulator/test_rounds.py checks both give the same stop); any(...),
+all(...) and notbefore follow each of their rules so and combine the positions; any other rule (a plugin's) is
+replayed in full after every judgment.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 
 from tarsim.data.ledger import Ledger
 from tarsim.effort_models import make_effort_model
+from tarsim.stopping import heuristics
+from tarsim.stopping.compose import NotBeforeRule, _Combined
 from tarsim.stopping.rules import (
     BudgetRule,
     KneeRule,
@@ -207,13 +210,40 @@ _INCREMENTAL = {
 }
 
 
+class _CombinedCheck:
+    """any(...), all(...) or notbefore: each inner rule followed by its own check, its first stop position kept
+    (a fired rule is not asked again), and the positions combined as the replay combines them."""
+
+    def __init__(self, rule: StoppingRule) -> None:
+        self.rule = rule
+        self.checks = [online_check(inner) for inner in rule.rules]
+        self.fired: list[int | None] = [None] * len(self.checks)
+
+    def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
+        for index, check in enumerate(self.checks):
+            if self.fired[index] is None:
+                self.fired[index] = check.stop_position(ledger, context)
+        return self.rule.combine(self.fired, len(ledger))
+
+
+def online_check(rule: StoppingRule):
+    """What follows `rule` during a review: an incremental check of a built-in rule, else the rule itself
+    (replayed in full on the ledger so far)."""
+    if type(rule) in _INCREMENTAL:
+        return _INCREMENTAL[type(rule)](rule)
+    if isinstance(rule, (_Combined, NotBeforeRule)):
+        return _CombinedCheck(rule)
+    make = getattr(rule, "online_check", None)
+    return make() if callable(make) and type(rule).__module__ == heuristics.__name__ else rule
+
+
 class OnlineStopping:
     """The stopping rules of a running review (specs as for parse_stopping_rule), checked on the ledger so far."""
 
     def __init__(self, specs: Sequence[str | StoppingRule], context: ReplayContext) -> None:
         self.rules = [parse_stopping_rule(s) if isinstance(s, str) else s for s in specs]
         self.context = context
-        self._checks = [_INCREMENTAL[type(rule)](rule) if type(rule) in _INCREMENTAL else rule for rule in self.rules]
+        self._checks = [online_check(rule) for rule in self.rules]
 
     def check(self, ledger: Ledger) -> OnlineStop | None:
         """The first rule (in order) that fires on `ledger`, and where; None when none does."""

@@ -28,6 +28,8 @@ ACCEPTED = (
     "target:T (T >= 1 random target documents)",
     "nonrel:N (N >= 1 consecutive non-relevant labels)",
     "oracle (all relevant documents presented)",
+    "2399, reviewhalf, batchprecision:P, fixed:N, fraction:F (heuristics: tarsim list stopping)",
+    "any(RULE,...), all(RULE,...), notbefore:N:RULE (composition)",
 )
 KNEE_MIN_REVIEWED = 150
 
@@ -233,6 +235,13 @@ class OracleRule(StoppingRule):
         return int(reached[0]) + 1 if reached.size and relevant else None
 
 
+def target_rules(rule: StoppingRule) -> list[TargetRule]:
+    """The `target:T` rules in a rule, also inside any(...), all(...) and notbefore (whose samples it draws)."""
+    if isinstance(rule, TargetRule):
+        return [rule]
+    return [target for inner in getattr(rule, "rules", ()) for target in target_rules(inner)]
+
+
 def check_points(ledger: Ledger) -> list[int]:
     """Judgment counts at which a batch ends: the last judgment of each training round, and the ledger's end when
     the review ran out of documents (a batch cut short by the collection)."""
@@ -266,6 +275,7 @@ def parse_stopping_rule(spec: str) -> StoppingRule:
         return rules.make(spec.strip())
     except ConfigError as exc:
         message = str(exc)
-        if " unknown; accepted: " not in message or not message.startswith(f"stopping rule {spec.strip()!r} unknown"):
-            message = f"{message}; accepted stopping rules: {rules.accepted()}"
+        accepted = rules.accepted()
+        if accepted not in message:  # a rule inside any(...) that is unknown listed them already
+            message = f"{message}; accepted stopping rules: {accepted}"
         raise ConfigError(message) from None
