@@ -31,7 +31,21 @@ def _binary_classes(y: np.ndarray, name: str) -> np.ndarray:
     return classes
 
 
-class BMILogisticRegression(ClassifierMixin, BaseEstimator):
+class _WrappedBinaryClassifier(ClassifierMixin, BaseEstimator):
+    """A binary classifier on sparse rows that predicts with the scikit-learn classifier it fitted (`model_`)."""
+
+    def predict(self, X: sp.spmatrix) -> np.ndarray:
+        check_is_fitted(self)
+        return self.model_.predict(validate_data(self, X, accept_sparse=True, reset=False))
+
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+class BMILogisticRegression(_WrappedBinaryClassifier):
     """Binary logistic regression regularised as BMI's Pegasos learner (`alpha`, BMI's lambda, on the mean loss, as
     SGDClassifier's `alpha`), class-balanced: scikit-learn's LogisticRegression with C = 1 / (alpha n), liblinear."""
 
@@ -77,18 +91,8 @@ class BMILogisticRegression(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.model_.decision_function(validate_data(self, X, accept_sparse=True, reset=False))
 
-    def predict(self, X: sp.spmatrix) -> np.ndarray:
-        check_is_fitted(self)
-        return self.model_.predict(validate_data(self, X, accept_sparse=True, reset=False))
 
-    def __sklearn_tags__(self) -> Tags:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.classifier_tags.multi_class = False
-        return tags
-
-
-class ASReviewModel(ClassifierMixin, BaseEstimator):
+class ASReviewModel(_WrappedBinaryClassifier):
     """A binary classifier trained and scored as ASReview trains and ranks: optional Balanced sample weights,
     float64 scores from predict_proba[:, 1] when the classifier has it (as log-odds, so 0 is the boundary) else
     from decision_function.
@@ -152,16 +156,6 @@ class ASReviewModel(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X: sp.spmatrix) -> np.ndarray:
         return self.relevance_scores(X)
-
-    def predict(self, X: sp.spmatrix) -> np.ndarray:
-        check_is_fitted(self)
-        return self.model_.predict(validate_data(self, X, accept_sparse=True, reset=False))
-
-    def __sklearn_tags__(self) -> Tags:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.classifier_tags.multi_class = False
-        return tags
 
 
 class PegasosRank(ClassifierMixin, BaseEstimator):
