@@ -208,6 +208,7 @@ def test_stop_replays_target_over_ledgers_of_several_collections(two_collections
             assert (row["position"], row["effort_judge"]) == (outcome.position, outcome.effort["judge"])
 
 
+@pytest.mark.slow
 def test_stop_refuses_a_ledger_none_of_the_collections_can_replay(two_collections, tmp_path, capsys):
     demo, runs = two_collections["demo"], two_collections["runs"]
     other = _small_collection(tmp_path / "other", relevant_every=5)

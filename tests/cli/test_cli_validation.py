@@ -49,6 +49,7 @@ def test_plot_axis_options_and_unwritable_outputs(demo_out, tmp_path, capsys):
     assert "Traceback" not in err and err.count("tarsim: error:") == 4
 
 
+@pytest.mark.slow
 def test_stop_refuses_a_collection_the_ledgers_were_not_reviewed_on(demo_out, tmp_path, capsys):
     """A ledger of another collection is refused with the one --collection given; the demo's ledgers are not: the
     built-in demo is always known, so they are replayed with it whatever --collection says."""

@@ -95,6 +95,7 @@ sys.exit(status)
 """
 
 
+@pytest.mark.slow
 def test_the_demo_review_needs_no_extra(tmp_path):
     done = subprocess.run([sys.executable, "-c", BLOCKED, str(tmp_path / "out")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

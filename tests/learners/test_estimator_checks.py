@@ -38,6 +38,7 @@ def expected_failures(estimator) -> dict[str, str]:
     return {}
 
 
+@pytest.mark.slow
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failures, xfail_strict=True)
 def test_scikit_learn_conventions(estimator, check):
     check(estimator)

@@ -133,6 +133,7 @@ def test_reuters_bm25_run_has_ties_and_matches_pytrec_eval(reuters_bm25):
     assert assert_matches(qrels, run, ALL_MEASURES) == len(ALL_MEASURES) * len(qrels)
 
 
+@pytest.mark.slow
 def test_reuters_bm25_thresholded_measures_match(reuters_bm25):
     qrels, run = reuters_bm25
     graded = {t: {d: 1 + (i % 3) for i, d in enumerate(sorted(j))} for t, j in qrels.items()}

@@ -157,6 +157,7 @@ def test_runs_of_different_presets_are_named_by_their_preset(tmp_path, capsys):
     ]
 
 
+@pytest.mark.slow
 def test_stop_command_on_demo_runs(demo_runs, capsys):
     assert main(["stop", str(demo_runs), "--rule", "nonrel:20", "--rule", "budget:R", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)

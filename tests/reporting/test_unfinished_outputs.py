@@ -74,6 +74,7 @@ def test_a_readers_look_at_the_lock_never_refuses_a_writer(tmp_path):
         reader.join()
 
 
+@pytest.mark.slow
 def test_results_parquet_types_its_text_columns_as_strings_even_when_all_null(swept):
     """A sweep without stopping rules has no value in `stopping`: still a string column, so that two sweeps'
     results.parquet files are read together."""

@@ -168,6 +168,7 @@ def test_the_simulate_command_imports_no_dataframe_or_plotting_library():
     assert not {"pandas", "matplotlib", "dask", "pyarrow", "sklearn"} & {name.split(".")[0] for name in modules}
 
 
+@pytest.mark.slow
 def test_subpackages_are_attributes_of_tarsim_on_first_use():
     """`import tarsim` then `tarsim.datasets.load_dataset(...)`, as docs/from-asreview.md writes it, without the
     package importing its subpackages up front (which would put scikit-learn on every command's path)."""
@@ -197,6 +198,7 @@ max_effort = "2R+20"
 """
 
 
+@pytest.mark.slow
 def test_a_sweep_builds_features_once_and_a_second_sweep_not_at_all(tmp_path, monkeypatch):
     import tarsim.sweep.worker
 

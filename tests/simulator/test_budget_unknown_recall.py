@@ -46,6 +46,7 @@ def test_the_short_review_is_cut_short_by_its_budget(short_and_full):
     assert math.isinf(recall_curve(short_and_full[1], "judge").known_until)
 
 
+@pytest.mark.slow
 def test_grid_comparison_and_sweep_rows_agree_on_which_cells_are_unknown(short_and_full):
     short, _ = short_and_full
     beyond, within = _beyond_and_within(short)

@@ -278,6 +278,7 @@ def _dies_on_three(task: int) -> int:
     return task
 
 
+@pytest.mark.slow
 def test_a_local_worker_that_dies_fails_runs_and_never_hangs_the_sweep():
     from tarsim.sweep.backends import run_joblib
 

@@ -112,6 +112,7 @@ def test_lazy_reviews_write_the_ledgers_of_whole_builds(antihistamines, built, t
     assert _ledger_bytes(tmp_path / "full") == _ledger_bytes(tmp_path / "lazy")
 
 
+@pytest.mark.slow
 def test_a_document_review_segments_only_what_it_judges(antihistamines, built, monkeypatch):
     topic = next(iter(antihistamines.topics))
     features = fresh(built["bmi", False], antihistamines.collection)
