@@ -41,12 +41,14 @@ EXTRAS = {
 
 def require(module: str, extra: str, purpose: str, package: str | None = None) -> ModuleType:
     """Import the optional dependency `module` (installed by the extra `extra`), or raise MissingExtraError, one
-    line: `{purpose} needs {package}: pip install "tarsim[{extra}]"`."""
+    line: `{purpose} needs {package}: pip install "tarsim[{extra}]" (from a checkout: pip install ".[{extra}]")`."""
     try:
         return importlib.import_module(module)
     except ImportError:
         name = package or module
-        raise MissingExtraError(f'{purpose} needs {name}: pip install "tarsim[{extra}]"') from None
+        raise MissingExtraError(
+            f'{purpose} needs {name}: pip install "tarsim[{extra}]" (from a checkout: pip install ".[{extra}]")'
+        ) from None
 
 
 class InputWarning(UserWarning):

@@ -57,7 +57,10 @@ def test_a_missing_extra_is_one_line_naming_it(case, tmp_path, monkeypatch, caps
         monkeypatch.setitem(sys.modules, module, None)  # `import module` now raises ImportError
     assert main(argv(tmp_path)) == 2
     captured = capsys.readouterr()
-    assert captured.err == f'tarsim: error: {says}: pip install "tarsim[{extra}]"\n'
+    assert (
+        captured.err
+        == f'tarsim: error: {says}: pip install "tarsim[{extra}]" (from a checkout: pip install ".[{extra}]")\n'
+    )
     assert captured.out == ""
     assert not (tmp_path / "out").exists() and not (tmp_path / "out.png").exists()  # refused before any work
 
@@ -67,7 +70,11 @@ def test_require_returns_the_module_or_raises_an_import_error_tarsim_reports(mon
 
     assert require("json", "plot", "anything") is json
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(MissingExtraError, match=r'^plotting needs matplotlib: pip install "tarsim\[plot\]"$') as info:
+    with pytest.raises(
+        MissingExtraError,
+        match=r'^plotting needs matplotlib: pip install "tarsim\[plot\]" '
+        r'\(from a checkout: pip install "\.\[plot\]"\)$',
+    ) as info:
         require("matplotlib", "plot", "plotting")
     assert isinstance(info.value, ImportError) and isinstance(info.value, TarsimError)
     assert sorted(EXTRAS) == ["dask", "legal", "plot", "xlsx"]

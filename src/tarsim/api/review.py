@@ -38,6 +38,12 @@ if TYPE_CHECKING:  # pandas and scikit-learn are imported where needed, not on `
 class SimulationResult:
     """Ledgers of a simulated review (one per topic) and everything computed from them."""
 
+    def __repr__(self) -> str:
+        """One line (the dataclass's own repr would print every ledger's judgments)."""
+        judged = sum(len(ledger) for ledger in self.ledgers.values())
+        where = f", out={str(self.out)!r}" if self.out is not None else ""
+        return f"SimulationResult(topics={sorted(self.ledgers)!r}, judgments={judged}{where})"
+
     ledgers: dict[str, Ledger]
     config: ReviewConfig | None = None
     skipped: dict[str, str] = field(default_factory=dict)
