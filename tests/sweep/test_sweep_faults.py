@@ -287,7 +287,7 @@ def test_ctrl_c_while_a_worker_sends_its_result_back_does_not_hang_the_parent():
 
 
 def test_workers_killed_while_they_send_results_do_not_hang_the_pools_shutdown():
-    """SIGTERM ends a forked pool's workers at once (kill_workers, as for a sweep's runs): one killed while it sent a
+    """SIGTERM ends a forked pool's workers at once (WorkerPool.stop, as for a sweep's runs): one killed while it sent a
     result left half a message that the pool's reader waited for forever, so the shutdown never returned (10 of 10
     tries with 16 MB results). Now the pool breaks and the parent goes on to its own clean-up."""
     import signal

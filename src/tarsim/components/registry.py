@@ -91,9 +91,11 @@ class Kind:
         return cls
 
     def names(self, plugins: bool = True) -> list[str]:
-        """Every component name of this kind, built-ins first."""
+        """Every component name of this kind: built-ins first, in the order of the modules declaring them (whichever
+        module another import registered first), then plugins' and sessions' in the order they were registered."""
         self.load(plugins)
-        return list(self.components)
+        rank = {module: index for index, module in enumerate(self.modules)}
+        return sorted(self.components, key=lambda name: rank.get(self.components[name].__module__, len(rank)))
 
     def get(self, name: str) -> type | None:
         """The class named `name`, loading plugins if it is not built in; None if unknown."""

@@ -6,26 +6,31 @@ from __future__ import annotations
 from pathlib import Path
 
 from tarsim.data.collection import Collection
-from tarsim.data.digests import collection_digest
 from tarsim.features.cache import cache_path, cached_features, load_features
 from tarsim.features.extractors import feature_settings_of
 from tarsim.features.matrices import Features
-from tarsim.features.tfidf import _PREFIX, TfidfSettings, _cache_file, _load_verified, cached_tfidf_features
+from tarsim.features.tfidf import (
+    TfidfSettings,
+    cached_tfidf_features,
+    is_tfidf_cache_file,
+    load_tfidf_cache_file,
+    tfidf_cache_path,
+)
 
 
 def review_cache_path(collection: Collection, cache_dir: Path, extractor: str, bmi_settings: object) -> Path:
     """The cache file of a review's features (whichever extractor its `extractor` spec names)."""
     settings = feature_settings_of(extractor, bmi_settings)
     if isinstance(settings, TfidfSettings):
-        return _cache_file(Path(cache_dir), collection_digest(collection), settings)
+        return tfidf_cache_path(Path(cache_dir), collection, settings)
     return cache_path(Path(cache_dir), collection, settings)  # type: ignore[arg-type]
 
 
 def load_review_features(path: Path) -> Features:
     """Features from a cache file written for a review (a sweep worker's read), verified; CacheError if damaged."""
-    if not Path(path).name.startswith(_PREFIX):
+    if not is_tfidf_cache_file(path):
         return load_features(Path(path))
-    return _load_verified(Path(path), None, None)
+    return load_tfidf_cache_file(path)
 
 
 def review_features(

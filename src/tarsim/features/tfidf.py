@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from tarsim.data.atomic import atomic_write
 from tarsim.data.cache_files import arrays_checksum
 from tarsim.data.collection import Collection
+from tarsim.data.digests import collection_digest
 from tarsim.errors import ConfigError, InputError
 from tarsim.features.build import cache_label
 from tarsim.features.matrices import Features
@@ -253,3 +254,18 @@ def _save(path: Path, features: TfidfFeatures, collection_sha: str, source: str 
     }
     with atomic_write(path, "wb") as handle:
         np.savez(handle, meta=np.array(json.dumps(meta, sort_keys=True)), **arrays)
+
+
+def is_tfidf_cache_file(path: Path) -> bool:
+    """Whether a feature cache file holds tf-idf features (by its name), not BMI's."""
+    return Path(path).name.startswith(_PREFIX)
+
+
+def tfidf_cache_path(cache_dir: Path, collection: Collection, settings: TfidfSettings) -> Path:
+    """The cache file of a collection's tf-idf features under these settings (sentences included)."""
+    return _cache_file(Path(cache_dir), collection_digest(collection), settings)
+
+
+def load_tfidf_cache_file(path: Path) -> TfidfFeatures:
+    """A tf-idf cache file's features, verified (CacheError if damaged), whatever collection it was made for."""
+    return _load_verified(Path(path), None, None)

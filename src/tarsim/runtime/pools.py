@@ -170,27 +170,24 @@ class WorkerPool(ProcessPoolExecutor):
 
     def stop(self) -> None:
         """End the workers now: at once inside a task, else once the result being sent is whole; drop the tasks not
-        started and shut the pool down (its unfinished tasks fail with BrokenProcessPool)."""
+        started and shut the pool down (its unfinished tasks fail with BrokenProcessPool). Workers are asked to stop,
+        not killed from outside: one killed while it sent a result left half a message in the pool's result pipe
+        that the pool's reader waited for forever (SIGTERM during 16 MB results: 10 of 10 hung)."""
         with contextlib.suppress(OSError):  # stopped before
             self.stop_writer.send_bytes(b"stop")
         self.shutdown(wait=True, cancel_futures=True)
 
 
-def forked_pool(workers: int, ignore_interrupt: bool = False) -> WorkerPool:
-    """A WorkerPool of `workers` forked processes; the caller shuts it down (forked_workers does for a with-block)."""
-    return WorkerPool(workers, ignore_interrupt)
-
-
 @contextlib.contextmanager
 def forked_workers(workers: int, ignore_interrupt: bool = False) -> Iterator[WorkerPool]:
-    """forked_pool(workers, ignore_interrupt) for a with-block: shut down when the block ends, after its tasks; a
+    """WorkerPool(workers, ignore_interrupt) for a with-block: shut down when the block ends, after its tasks; a
     block left by SIGTERM (Terminated) ends the workers at once, one left by Ctrl-C or an error drops the tasks not
     started and waits for the running ones if the workers ignore Ctrl-C, else ends them at once (stop_pool)."""
-    pool = forked_pool(workers, ignore_interrupt)
+    pool = WorkerPool(workers, ignore_interrupt)
     try:
         yield pool
     except Terminated:  # the job is being ended: no waiting for running tasks
-        kill_workers(pool)
+        pool.stop()
         raise
     except BaseException:
         stop_pool(pool, wait_for_running=ignore_interrupt)
@@ -207,16 +204,8 @@ def stop_pool(pool: WorkerPool, wait_for_running: bool = True) -> None:
         else:
             pool.stop()
     except KeyboardInterrupt:
-        kill_workers(pool)
+        pool.stop()
         raise
-
-
-def kill_workers(pool: WorkerPool) -> None:
-    """End a pool's workers now and shut it down; its unfinished tasks fail (WorkerPool.stop).
-
-    Workers are asked to stop, not killed from outside: one killed while it sent a result left half a message in the
-    pool's result pipe that the pool's reader waited for forever (SIGTERM during 16 MB results: 10 of 10 hung)."""
-    pool.stop()
 
 
 _INHERITED: tuple[Callable, list[tuple]] | None = None

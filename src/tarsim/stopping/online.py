@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from tarsim.data.ledger import Ledger
 from tarsim.effort_models import make_effort_model
-from tarsim.stopping import heuristics
 from tarsim.stopping.compose import NotBeforeRule, _Combined
 from tarsim.stopping.rules import (
     BudgetRule,
@@ -233,8 +232,8 @@ def online_check(rule: StoppingRule):
         return _INCREMENTAL[type(rule)](rule)
     if isinstance(rule, (_Combined, NotBeforeRule)):
         return _CombinedCheck(rule)
-    make = getattr(rule, "online_check", None)
-    return make() if callable(make) and type(rule).__module__ == heuristics.__name__ else rule
+    make = getattr(rule, "online_check", None)  # a rule that brings its own incremental check (stopping.heuristics)
+    return make() if callable(make) else rule
 
 
 class OnlineStopping:

@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from tarsim.data.atomic import atomic_write
 from tarsim.data.collection import Document
 from tarsim.errors import InputWarning
-from tarsim.runtime.pools import WorkerPool, forked_pool
+from tarsim.runtime.pools import WorkerPool
 
 STORE_FORMAT = 1
 """Bumped whenever the store's layout or the values it keeps change."""
@@ -336,7 +336,7 @@ class Background:
         from tarsim.runtime.chunks import available_cores
 
         workers = min(available_cores(), -(-len(missing) // BACKGROUND_CHUNK_DOCUMENTS))
-        self._pool = forked_pool(workers)
+        self._pool = WorkerPool(workers)
         # Workers stop when close() is called, or when this object is dropped (a build that failed, a review
         # that never saved) or the interpreter exits: the finalizer runs once, whichever comes first.
         self._stop = weakref.finalize(self, _stop_workers, self._pool)
