@@ -161,6 +161,11 @@ class ReviewConfig:
         Param("stopping", str, None, "stop the review online when this rule fires (the first to fire stops it)"),
         factory=tuple, toml=False, component="stopping", many=True, flag="--stop", metavar="RULE",
     )  # fmt: skip
+    log_scores: bool = setting(
+        Param("log_scores", bool, False, "keep the learner's scores of every round (OUT/scores/<topic>.npz), for "
+              "score-based stopping rules"),
+        flag="--log-scores",
+    )  # fmt: skip
     seed: int = setting(
         Param("seed", int, 0, "the review's random seed", low=0, high=MAX_SEED), flag="--seed", toml=False,
         metavar="N",
@@ -273,7 +278,7 @@ ADDED_CONFIG_FIELDS = {"learner": "bmi"}
 """Configuration fields added after ledgers were first written, with the value that older ledgers imply."""
 
 
-RECORDED_IF_SET = {"presumed_with_replacement": False, "extractor": "bmi", "preset": None}
+RECORDED_IF_SET = {"presumed_with_replacement": False, "extractor": "bmi", "preset": None, "log_scores": False}
 """Fields a ledger header records only when they differ from these values (which a header without them implies)."""
 
 

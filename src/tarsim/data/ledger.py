@@ -16,7 +16,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -106,6 +106,7 @@ class Ledger:
     effort: dict[str, np.ndarray]
     source: str = "<memory>"
     prior: np.ndarray | None = None  # bool, True on prior judgments (`"prior": true`); None is read as all False
+    score_log: object | None = field(default=None, compare=False, repr=False)  # a ScoreLog kept in memory
 
     def __post_init__(self) -> None:
         if self.prior is None:

@@ -29,6 +29,7 @@ import simpy
 
 from tarsim.components import kind
 from tarsim.config.review import Budget, ReviewConfig
+from tarsim.data.score_log import ScoreLog, score_log_path
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError, TarsimError
 from tarsim.features.matrices import Features
@@ -42,7 +43,7 @@ from tarsim.simulator.rounds import LedgerSoFar, RoundState
 from tarsim.simulator.strategies import Item, ReviewStrategy, TrainingSet
 from tarsim.simulator.training_rows import DocumentTrainingRows
 from tarsim.stopping.online import OnlineStop, OnlineStopping
-from tarsim.stopping.rules import ReplayContext
+from tarsim.stopping.rules import ReplayContext, needs_scores, parse_stopping_rule
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -180,6 +181,8 @@ class ReviewSimulation:
             "relevant": relevant,
         }
         self.so_far = LedgerSoFar(header, n)
+        wants_scores = config.log_scores or any(needs_scores(parse_stopping_rule(s)) for s in config.stopping)
+        self.score_log = ScoreLog(review.topic, n) if wants_scores else None
         self.stopping = OnlineStopping(config.stopping, self._replay_context()) if config.stopping else None
         self.env = simpy.Environment()
         self.judgment_count_changed = self.env.event()
@@ -244,6 +247,8 @@ class ReviewSimulation:
         end = {"reason": reason, "judgments": self.state.completed, "time": round(end_time, 6)}
         if self.state.stop is not None:
             end["stop"] = self.state.stop.to_record()
+        if self.config.log_scores and getattr(self.writer, "path", None) is not None:
+            self.score_log.save(score_log_path(self.writer.path))  # before the ledger is complete: resume trusts it
         self.writer.finish(end)
         return end
 
@@ -264,7 +269,7 @@ class ReviewSimulation:
         """What replayed stopping rules may need: the collection's docids and the topic's qrels grades."""
         grades = self.review.grades
         judged = {self.review.docids[i]: int(grades[i]) for i in np.flatnonzero(grades)}
-        return ReplayContext(docids=self.review.docids, qrels={self.review.topic: judged})
+        return ReplayContext(docids=self.review.docids, qrels={self.review.topic: judged}, scores=self.score_log)
 
     def _round_done(self, round_number: int) -> None:
         state = self.state
@@ -327,6 +332,9 @@ class ReviewSimulation:
             start_count = state.completed
             trained_at = round(self.env.now, 6)
             scores, sentence_scores, training = self._train()  # on the labels known when training starts
+            if self.score_log is not None:  # logged before any later judgment is written (ScoreLog.at)
+                unjudged = np.flatnonzero(np.frombuffer(state.status, dtype=np.uint8) != _JUDGED)
+                self.score_log.add(round_number, state.completed, unjudged, scores[unjudged])
             if config.retrain_seconds:
                 yield self.env.timeout(config.retrain_seconds)
                 if state.stopped is not None:  # the review stopped while it retrained: its ranking would serve nothing

@@ -25,6 +25,7 @@ from tarsim.data.ledger import (
     read_ledger,
 )
 from tarsim.data.output_lock import writing_to
+from tarsim.data.score_log import ScoreLog, score_log_path
 from tarsim.errors import ConfigError, InputError
 from tarsim.features.cache import resolve_cache_dir
 from tarsim.features.matrices import Features
@@ -168,6 +169,26 @@ def _first_difference(recorded: dict, expected: dict, what: str) -> str:
     part = {"configuration": "config", "learner": "learner", "collection": "inputs"}[what]
     differences = sorted(header_differences(recorded, expected), key=lambda d: d[0].split(".")[0] != part)
     return describe_first(differences) if differences else f"its {what} differs"
+
+
+def keep_scores(simulation: ReviewSimulation, ledger: Ledger, path: Path | None) -> Ledger:
+    """The ledger with its review's score log kept in memory (--log-scores; the review wrote it beside the
+    ledger file, OUT/scores/<name>.npz, before the ledger was complete)."""
+    log = simulation.score_log
+    if log is None or not simulation.config.log_scores:
+        return ledger
+    return replace(ledger, score_log=log)
+
+
+def scores_kept(ledger: Ledger, path: Path) -> bool:
+    """Whether a finished ledger's score log is whole when its review logged scores (resume re-runs it if not)."""
+    if not ledger.header.get("config", {}).get("log_scores"):
+        return True
+    try:
+        ScoreLog.load(score_log_path(path))
+    except InputError:
+        return False
+    return True
 
 
 def run_review(simulation: ReviewSimulation) -> dict:
@@ -378,7 +399,7 @@ def _review_each_topic(
         path = Path(out) / "ledgers" / ledger_name(topic) if out else None
         if resume and path is not None and path.exists():
             existing = read_ledger(path)
-            if matches_header(existing, header):
+            if matches_header(existing, header) and scores_kept(existing, path):
                 batch.outcomes.append(TopicOutcome(topic, ledger=existing, resumed=True))
                 if progress:
                     progress(topic)
@@ -387,6 +408,7 @@ def _review_each_topic(
         writer = simulation.writer
         run_review(simulation)
         ledger = read_ledger(path) if path is not None else ledger_from_lines(writer.lines)
+        ledger = keep_scores(simulation, ledger, path)
         batch.outcomes.append(TopicOutcome(topic, ledger=ledger))
         if progress:
             progress(topic)

@@ -8,9 +8,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tarsim.data.ledger import EFFORT_KEYS, Ledger
+from tarsim.data.score_log import ScoreLog, logged_scores
 from tarsim.effort_models import make_effort_model
+from tarsim.errors import ConfigError
 from tarsim.metrics.recall_effort import recall_curve
-from tarsim.stopping.rules import ReplayContext, StoppingRule, parse_stopping_rule, target_rules
+from tarsim.stopping.rules import (
+    ReplayContext,
+    StoppingRule,
+    missing_scores_message,
+    needs_scores,
+    parse_stopping_rule,
+    target_rules,
+)
 
 DEFAULT_STOP_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds")
 DEFAULT_TARGET_RECALL = 0.8
@@ -106,7 +115,7 @@ def evaluate_stopping(
     only by `target:T`, which draws its sample from them; `sample_costs` (docid -> effort increments) prices the
     sampled documents the review never presented (default: estimated from the ledger, flagged in `sample_cost`)."""
     rule = parse_stopping_rule(rule) if isinstance(rule, str) else rule
-    context = ReplayContext(docids=docids, qrels=qrels)
+    context = ReplayContext(docids=docids, qrels=qrels, scores=replay_scores(ledger, rule))
     fired = rule.stop_position(ledger, context)
     position = fired if fired is not None else len(ledger)
     curve = recall_curve(ledger, "judge")
@@ -141,6 +150,17 @@ def evaluate_stopping(
         sample_cost=sample_cost,
         config=ledger.header.get("config", {}),
     )
+
+
+def replay_scores(ledger: Ledger, rule: StoppingRule) -> ScoreLog | None:
+    """The score log a rule replays with: the review's (logged_scores) when the rule reads scores, else None; a
+    score-based rule on a review that logged none is refused in one line naming the fix."""
+    if not needs_scores(rule):
+        return None
+    scores = logged_scores(ledger)
+    if scores is None:
+        raise ConfigError(missing_scores_message(rule.spec, ledger))
+    return scores
 
 
 def recorded_rules(ledger: Ledger) -> list[str]:

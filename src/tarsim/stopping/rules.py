@@ -16,6 +16,7 @@ import numpy as np
 
 from tarsim.components import Param, kind, register
 from tarsim.data.ledger import Ledger
+from tarsim.data.score_log import ScoreLog, ScoreRound
 from tarsim.effort_models import Budget, make_effort_model
 from tarsim.errors import ConfigError
 from tarsim.metrics.recall_effort import first_relevant_presentations
@@ -40,6 +41,7 @@ class ReplayContext:
 
     docids: Sequence[str] | None = None
     qrels: Mapping[str, Mapping[str, int]] | None = None
+    scores: ScoreLog | None = None  # the learner's scores of each round (a review run with --log-scores)
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class StoppingRule:
 
     spec: str
     params: ClassVar[tuple[Param, ...]] = ()
+    needs_scores: ClassVar[bool] = False  # reads the learner's scores of each round (context.scores)
 
     @classmethod
     def create(cls, spec: str, **params: Any) -> StoppingRule:
@@ -64,6 +67,27 @@ class StoppingRule:
 
     def __str__(self) -> str:
         return self.spec
+
+    def scores_at(self, ledger: Ledger, context: ReplayContext, judged: int) -> ScoreRound | None:
+        """The score round a rule checked after `judged` judgments reads (ScoreLog.at); refused in one line when
+        the review logged no scores."""
+        if context.scores is None:
+            raise ConfigError(missing_scores_message(self.spec, ledger))
+        return context.scores.at(judged)
+
+
+def missing_scores_message(spec: str, ledger: Ledger) -> str:
+    """Why a score-based rule cannot replay a ledger, and the fix."""
+    where = "" if ledger.source.startswith("<") else f"{ledger.source}: "
+    return (
+        f"{where}stopping rule {spec!r} reads the learner's scores of each round, which this review did not log: "
+        "run it with --log-scores (a sweep: log_scores = true)"
+    )
+
+
+def needs_scores(rule: StoppingRule) -> bool:
+    """Whether a rule, or one inside any(...), all(...) or notbefore, reads the learner's scores."""
+    return rule.needs_scores or any(needs_scores(inner) for inner in getattr(rule, "rules", ()))
 
 
 def _effort_model(text: str) -> str:
