@@ -1,11 +1,12 @@
-"""The learner's scores of every unjudged document at each training round: a ledger's sidecar
-(`OUT/scores/<topic>.npz`, written by `--log-scores`), so that score-based stopping rules replay exactly what they
-would have decided online.
+"""The learner's scores of every document at each training round: a ledger's sidecar (`OUT/scores/<topic>.npz`,
+written by `--log-scores`), so that score-based stopping rules replay exactly what they would have decided online.
 
-A round's scores are those the learner gave when it trained on the first `judged` judgments of the ledger, for
-every document not judged then (collection positions, ascending). Scores are the learner's log-odds (0 is its
-decision boundary; `probabilities()` is their logistic). The file holds flat arrays and a SHA-256 of them, and is
-written to a temporary file and renamed, so a reader sees the whole log or refuses it in one line.
+A round's scores are those the learner gave, when it trained on the first `judged` judgments of the ledger, to every
+document of the collection in collection order: the unjudged ones a rule estimates from, and the judged ones too,
+which Quant's probability sums need (TARexp's QuantStoppingRule sums the latest model's scores over both). Scores are
+the learner's log-odds (0 is its decision boundary; `probabilities()` is their logistic). The file holds flat
+arrays and a SHA-256 of them, and is written to a temporary file and renamed, so a reader sees the whole log or
+refuses it in one line.
 """
 
 from __future__ import annotations
@@ -26,17 +27,16 @@ from tarsim.errors import InputError
 
 SCORE_LOG_FORMAT = 1
 SCORES_FOLDER = "scores"
-_ARRAYS = ("round", "judged", "offsets", "docs", "scores")
+_ARRAYS = ("round", "judged", "scores")
 
 
 @dataclass(frozen=True)
 class ScoreRound:
-    """One training round's scores: trained on the first `judged` judgments, scoring the documents unjudged then."""
+    """One training round's scores: trained on the first `judged` judgments, scoring every document."""
 
     round: int
     judged: int
-    docs: np.ndarray  # int32 collection positions of the unjudged documents, ascending
-    scores: np.ndarray  # float32 log-odds, one per document of `docs`
+    scores: np.ndarray  # float32 log-odds, one per document of the collection (collection order)
 
     def probabilities(self) -> np.ndarray:
         """The scores as probabilities of relevance (the logistic of the log-odds, in float64)."""
@@ -55,15 +55,14 @@ class ScoreLog:
     def __len__(self) -> int:
         return len(self.rounds)
 
-    def add(self, round_number: int, judged: int, docs: np.ndarray, scores: np.ndarray) -> None:
-        """Log a round (called by the review right after the learner scores the pool)."""
+    def add(self, round_number: int, judged: int, scores: np.ndarray) -> None:
+        """Log a round (called by the review right after the learner scores the collection)."""
         if self._judged and judged < self._judged[-1]:
             raise ValueError(f"score round {round_number} trained on {judged} judgments, before the last round's")
-        docs = np.asarray(docs, dtype=np.int32).copy()
-        scores = np.asarray(scores, dtype=np.float32).copy()
-        if docs.shape != scores.shape:
-            raise ValueError("a score round needs one score per document")
-        self.rounds.append(ScoreRound(int(round_number), int(judged), docs, scores))
+        scores = np.array(scores, dtype=np.float32)
+        if scores.shape != (self.collection_size,):
+            raise ValueError(f"a score round needs one score per document ({self.collection_size})")
+        self.rounds.append(ScoreRound(int(round_number), int(judged), scores))
         self._judged.append(int(judged))
 
     def at(self, judged: int) -> ScoreRound | None:
@@ -76,13 +75,11 @@ class ScoreLog:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The log as the flat arrays its file holds."""
-        sizes = [len(r.docs) for r in self.rounds]
+        scores = [r.scores for r in self.rounds]
         return {
             "round": np.array([r.round for r in self.rounds], dtype=np.int64),
             "judged": np.array(self._judged, dtype=np.int64),
-            "offsets": np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64),
-            "docs": np.concatenate([r.docs for r in self.rounds]) if sizes else np.zeros(0, dtype=np.int32),
-            "scores": np.concatenate([r.scores for r in self.rounds]) if sizes else np.zeros(0, dtype=np.float32),
+            "scores": np.stack(scores) if scores else np.zeros((0, self.collection_size), dtype=np.float32),
         }
 
     def save(self, path: str | os.PathLike) -> None:
@@ -114,10 +111,12 @@ class ScoreLog:
             )
         if _digest(arrays) != meta.get("sha256"):
             raise InputError(path, None, "score log damaged: its arrays do not match the SHA-256 it records")
-        offsets = arrays["offsets"]
+        scores = arrays["scores"]
+        size, count = int(meta["collection_size"]), len(arrays["round"])
+        if scores.ndim != 2 or scores.shape != (count, size) or len(arrays["judged"]) != count:
+            raise InputError(path, None, f"score log arrays of shape {scores.shape} do not match its rounds")
         rounds = [
-            ScoreRound(int(r), int(j), arrays["docs"][a:b], arrays["scores"][a:b])
-            for r, j, a, b in zip(arrays["round"], arrays["judged"], offsets[:-1], offsets[1:], strict=True)
+            ScoreRound(int(r), int(j), row) for r, j, row in zip(arrays["round"], arrays["judged"], scores, strict=True)
         ]
         return cls(str(meta["topic"]), int(meta["collection_size"]), rounds)
 

@@ -333,8 +333,7 @@ class ReviewSimulation:
             trained_at = round(self.env.now, 6)
             scores, sentence_scores, training = self._train()  # on the labels known when training starts
             if self.score_log is not None:  # logged before any later judgment is written (ScoreLog.at)
-                unjudged = np.flatnonzero(np.frombuffer(state.status, dtype=np.uint8) != _JUDGED)
-                self.score_log.add(round_number, state.completed, unjudged, scores[unjudged])
+                self.score_log.add(round_number, state.completed, scores)
             if config.retrain_seconds:
                 yield self.env.timeout(config.retrain_seconds)
                 if state.stopped is not None:  # the review stopped while it retrained: its ranking would serve nothing
