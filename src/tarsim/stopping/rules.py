@@ -51,6 +51,7 @@ class StoppingRule:
     spec: str
     params: ClassVar[tuple[Param, ...]] = ()
     needs_scores: ClassVar[bool] = False  # reads the learner's scores of each round (context.scores)
+    examples: ClassVar[tuple[str, ...]] = ()  # specs the tests replay online and offline (tests/stopping)
 
     @classmethod
     def create(cls, spec: str, **params: Any) -> StoppingRule:
@@ -88,6 +89,16 @@ def missing_scores_message(spec: str, ledger: Ledger) -> str:
 def needs_scores(rule: StoppingRule) -> bool:
     """Whether a rule, or one inside any(...), all(...) or notbefore, reads the learner's scores."""
     return rule.needs_scores or any(needs_scores(inner) for inner in getattr(rule, "rules", ()))
+
+
+def target_param(default: float = 0.95) -> Param:
+    """The recall target of a rule that aims at one (`quant:target=0.9`; a sweep's `target_recall` sets it)."""
+    return Param("target", float, default, "target recall", low=0, high=1, low_open=True, high_open=True)
+
+
+def confidence_param(default: float = 0.95) -> Param:
+    """The confidence level of a rule that certifies its target with one."""
+    return Param("confidence", float, default, "confidence level", low=0, high=1, low_open=True, high_open=True)
 
 
 def _effort_model(text: str) -> str:
