@@ -26,7 +26,8 @@ from tarsim.simulator.strategies import (
     TrainOnSentences,
 )
 from tarsim.stopping import ReplayContext, StoppingRule, evaluate_stopping, parse_stopping_rule
-from tarsim.stopping.online import OnlineStopping, _KneeCheck
+from tarsim.stopping.checks import KneeCheck
+from tarsim.stopping.online import OnlineStopping
 from tarsim.stopping.rules import KNEE_MIN_REVIEWED
 
 TOPIC = "T2"  # 117 relevant documents of 2,000
@@ -215,7 +216,7 @@ def test_the_knee_followed_incrementally_finds_the_replays_knee_at_every_check(s
     rng = np.random.default_rng(seed)
     labels = np.repeat(rng.random(300) < np.linspace(0.9, 0.0, 300), rng.integers(1, 6, 300))[:800].astype(int)
     gain = np.concatenate([[0], np.cumsum(labels)]).astype(np.float64)
-    check = _KneeCheck(parse_stopping_rule("knee:1e9"))  # never fires: every check point is checked
+    check = KneeCheck(parse_stopping_rule("knee:1e9"))  # never fires: every check point is checked
     header, records = _long_review(len(labels))
     so_far = LedgerSoFar(header, len(records))
     for index, record in enumerate(records):

@@ -20,6 +20,7 @@ from tarsim.data.score_log import ScoreLog, ScoreRound
 from tarsim.effort_models import Budget, make_effort_model
 from tarsim.errors import ConfigError
 from tarsim.metrics.recall_effort import first_relevant_presentations
+from tarsim.stopping.checks import BudgetCheck, KneeCheck, NonRelevantRunCheck, OracleCheck, TargetCheck
 from tarsim.stopping.target import TargetSample, draw_target_sample
 
 ACCEPTED = (
@@ -163,6 +164,9 @@ class BudgetRule(StoppingRule):
         reached = np.flatnonzero(spent >= self.limit(ledger))
         return int(reached[0]) + 1 if reached.size else None
 
+    def online_check(self) -> BudgetCheck:
+        return BudgetCheck(self)
+
 
 @register("stopping")
 @dataclass(frozen=True)
@@ -201,6 +205,9 @@ class KneeRule(StoppingRule):
                 return s
         return None
 
+    def online_check(self) -> KneeCheck:
+        return KneeCheck(self)
+
 
 @register("stopping")
 @dataclass(frozen=True)
@@ -234,6 +241,9 @@ class TargetRule(StoppingRule):
                 return position
         return None
 
+    def online_check(self) -> TargetCheck:
+        return TargetCheck(self)
+
 
 @register("stopping")
 @dataclass(frozen=True)
@@ -254,6 +264,9 @@ class NonRelevantRunRule(StoppingRule):
                 return position
         return None
 
+    def online_check(self) -> NonRelevantRunCheck:
+        return NonRelevantRunCheck(self)
+
 
 @register("stopping")
 @dataclass(frozen=True)
@@ -268,6 +281,9 @@ class OracleRule(StoppingRule):
         relevant = ledger.relevant if qrels is None else sum(g > 0 for g in qrels.get(ledger.topic, {}).values())
         reached = np.flatnonzero(found >= relevant)
         return int(reached[0]) + 1 if reached.size and relevant else None
+
+    def online_check(self) -> OracleCheck:
+        return OracleCheck(self)
 
 
 def target_rules(rule: StoppingRule) -> list[TargetRule]:
