@@ -161,3 +161,11 @@ def test_the_new_rules_are_listed_with_their_references():
     assert "Yang, Lewis & Frieder" in summary(rules["2399"]) and "TARexp" in summary(rules["reviewhalf"])
     assert "destiny-evidence" in summary(rules["fixed"]) and "destiny-evidence" in summary(rules["fraction"])
     assert "TARexp" in summary(rules["batchprecision"])
+
+
+def test_named_parameters_inside_a_composition_stay_with_their_rule():
+    rule = parse_stopping_rule("any(2399:alpha=1.1,constant=100,knee)")
+    assert [inner.spec for inner in rule.rules] == ["2399:alpha=1.1,constant=100", "knee"]
+    assert (rule.rules[0].alpha, rule.rules[0].constant) == (1.1, 100.0)
+    with pytest.raises(ConfigError):
+        parse_stopping_rule("any(knee,constant=100)")  # a named value after a rule that takes none by name

@@ -24,7 +24,17 @@ def _rule(text: str) -> StoppingRule:
 
 
 def _rule_list(text: str) -> tuple[StoppingRule, ...]:
-    return tuple(_rule(part) for part in split_top_level(text))
+    """The rules of `a,b(...),c:p=1,q=2`: a part that is only `name=value` continues the previous rule's named
+    parameters (`any(quantci:target=0.9,nstd=2,knee)` holds two rules)."""
+    parts: list[str] = []
+    for part in split_top_level(text):
+        key, equals, _ = part.partition("=")
+        continues = equals and parts and ":" not in key and "(" not in key and "=" in parts[-1]
+        if continues:
+            parts[-1] += "," + part
+        else:
+            parts.append(part)
+    return tuple(_rule(part) for part in parts)
 
 
 RULES = Param(
@@ -67,6 +77,7 @@ class AnyRule(_Combined):
     it never fires when none of them does)."""
 
     name: ClassVar[str] = "any"
+    examples: ClassVar[tuple[str, ...]] = ("any(knee:6,budget:0.5R)",)
     form: ClassVar[str] = "any(RULE,...)"
 
     def combine(self, positions: Sequence[int | None], length: int) -> int | None:
@@ -82,6 +93,7 @@ class AllRule(_Combined):
     fires when one of them never does."""
 
     name: ClassVar[str] = "all"
+    examples: ClassVar[tuple[str, ...]] = ("all(nonrel:20,target:5)",)
     form: ClassVar[str] = "all(RULE,...)"
 
     def combine(self, positions: Sequence[int | None], length: int) -> int | None:
@@ -102,6 +114,7 @@ class NotBeforeRule(StoppingRule):
     min_judgments: int = 0
     rule: StoppingRule | None = None
     name: ClassVar[str] = "notbefore"
+    examples: ClassVar[tuple[str, ...]] = ("notbefore:100:any(nonrel:20,batchprecision:0.1)",)
     form: ClassVar[str] = "notbefore:N:RULE"
     nests_spec: ClassVar[bool] = True
     params: ClassVar[tuple[Param, ...]] = (

@@ -35,6 +35,7 @@ class Rule2399(StoppingRule):
     alpha: float = 1.2
     constant: float = 2399.0
     name: ClassVar[str] = "2399"
+    examples: ClassVar[tuple[str, ...]] = ("2399:constant=150",)
     params: ClassVar[tuple[Param, ...]] = (
         Param("alpha", float, 1.2, "documents per relevant label", low=0),
         Param("constant", float, 2399.0, "documents reviewed beyond alpha r", low=0),
@@ -77,6 +78,7 @@ class ReviewHalfRule(StoppingRule):
     """
 
     name: ClassVar[str] = "reviewhalf"
+    examples: ClassVar[tuple[str, ...]] = ("reviewhalf",)
 
     def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
         half = max(ledger.collection_size // 2, 1)
@@ -101,6 +103,7 @@ class BatchPrecisionRule(StoppingRule):
     precision: float = 0.025
     slack: int = 1
     name: ClassVar[str] = "batchprecision"
+    examples: ClassVar[tuple[str, ...]] = ("batchprecision:0.2", "batchprecision:0.1:2")
     params: ClassVar[tuple[Param, ...]] = (
         Param(
             "precision",
@@ -193,6 +196,7 @@ class FixedRule(StoppingRule):
 
     count: int = 50
     name: ClassVar[str] = "fixed"
+    examples: ClassVar[tuple[str, ...]] = ("fixed:30",)
     params: ClassVar[tuple[Param, ...]] = (
         Param("count", int, None, "judgments without a relevant label", low=1, required=True, metavar="N"),
     )
@@ -216,6 +220,7 @@ class FractionRule(StoppingRule):
 
     fraction: float = 0.05
     name: ClassVar[str] = "fraction"
+    examples: ClassVar[tuple[str, ...]] = ("fraction:0.01",)
     params: ClassVar[tuple[Param, ...]] = (
         Param(
             "fraction", float, None, "share of the collection", low=0, high=1, low_open=True, required=True, metavar="F"

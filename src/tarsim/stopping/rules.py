@@ -125,6 +125,7 @@ class BudgetRule(StoppingRule):
     b: float = 0.0
     effort_model: str = "judge"
     name: ClassVar[str] = "budget"
+    examples: ClassVar[tuple[str, ...]] = ("budget:0.5R", "budget:R:clock")
     params: ClassVar[tuple[Param, ...]] = (
         Param(
             "budget",
@@ -181,6 +182,7 @@ class KneeRule(StoppingRule):
     rho: float | None = None  # None: the adjusted threshold 156 - min(relret, 150)
     min_reviewed: int = KNEE_MIN_REVIEWED
     name: ClassVar[str] = "knee"
+    examples: ClassVar[tuple[str, ...]] = ("knee", "knee:6")
     params: ClassVar[tuple[Param, ...]] = (
         Param(
             "rho",
@@ -217,6 +219,7 @@ class TargetRule(StoppingRule):
 
     targets: int = 10
     name: ClassVar[str] = "target"
+    examples: ClassVar[tuple[str, ...]] = ("target:5",)
     params: ClassVar[tuple[Param, ...]] = (
         Param("targets", int, None, "relevant documents in the target sample", low=1, required=True, metavar="T"),
     )
@@ -252,6 +255,7 @@ class NonRelevantRunRule(StoppingRule):
 
     run: int = 50
     name: ClassVar[str] = "nonrel"
+    examples: ClassVar[tuple[str, ...]] = ("nonrel:20",)
     params: ClassVar[tuple[Param, ...]] = (
         Param("run", int, None, "consecutive non-relevant labels", low=1, required=True, metavar="N"),
     )
@@ -274,6 +278,7 @@ class OracleRule(StoppingRule):
     """Stop when every relevant document has been presented (a reference line, not a usable rule)."""
 
     name: ClassVar[str] = "oracle"
+    examples: ClassVar[tuple[str, ...]] = ("oracle",)
 
     def stop_position(self, ledger: Ledger, context: ReplayContext) -> int | None:
         qrels = dict(context.qrels) if context.qrels is not None else None
