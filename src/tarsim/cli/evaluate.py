@@ -11,8 +11,10 @@ from pathlib import Path
 
 from tarsim.data import read_qrels
 from tarsim.data.runs import RunTable, read_run_table  # columns read at C speed (a dict where they cannot be)
+from tarsim.cli.evaluate_clef import evaluate_clef_run
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.metrics import DEFAULT_MEASURES, evaluate_run, parse_measures
+from tarsim.metrics.clef import clef_measure_names
 from tarsim.metrics.averaging import AVERAGES, average, averaged_per_query
 from tarsim.metrics.compare_runs import compare_runs
 from tarsim.metrics.ranked import MISSING, SCORE_TYPES, check_run_coverage
@@ -29,11 +31,14 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-m",
         "--measure",
+        "--measures",
         action="append",
         dest="measures",
         metavar="MEASURE",
         help="measure in ir_measures syntax, repeatable: R@100 nDCG@20 RPrec AP@100 RR@10 Success@5 "
-        f"R(rel=2)@100 ... (default: {' '.join(m.name for m in DEFAULT_MEASURES)})",
+        f"R(rel=2)@100 ... (default: {' '.join(m.name for m in DEFAULT_MEASURES)}); or `clef`: CLEF TAR's "
+        "measures as its official script computes them, on a run `topic interaction pmid rank score run` "
+        "(or some of them by name, comma separated: wss_95,loss_er; docs/clef.md)",
     )
     parser.add_argument(
         "--per-query", action="store_true", help="also print the values of every topic the aggregate is over"
@@ -73,6 +78,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate one run, or compare several; print to stdout."""
+    clef = clef_measure_names(args.measures) if args.measures else None
+    if clef is not None:
+        return evaluate_clef_run(args, clef)
     measures = parse_measures(args.measures) if args.measures else list(DEFAULT_MEASURES)
     if args.seed < 0:
         raise ConfigError(f"--seed must be an integer >= 0, got {args.seed}")
