@@ -9,13 +9,13 @@ import sys
 import warnings
 from pathlib import Path
 
+from tarsim.cli.evaluate_clef import evaluate_clef_run
 from tarsim.data import read_qrels
 from tarsim.data.runs import RunTable, read_run_table  # columns read at C speed (a dict where they cannot be)
-from tarsim.cli.evaluate_clef import evaluate_clef_run
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.metrics import DEFAULT_MEASURES, evaluate_run, parse_measures
-from tarsim.metrics.clef import clef_measure_names
 from tarsim.metrics.averaging import AVERAGES, average, averaged_per_query
+from tarsim.metrics.clef import clef_measure_names
 from tarsim.metrics.compare_runs import compare_runs
 from tarsim.metrics.ranked import MISSING, SCORE_TYPES, check_run_coverage
 
