@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -330,3 +331,38 @@ def test_a_trec_run_given_by_mistake_warns(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "interaction codes other than AF, NF, NS: 'Q0' (10 lines)" in captured.err
     assert captured.out.splitlines()[0] == "S\tnum_feedback\t0"
+
+
+def test_tarsim_metrics_measures_clef_on_ledgers(tmp_path, capsys):
+    from ledger_factory import ledger_lines
+
+    for name, truth in (("a", [0, 1, 0, 0, 1, 0]), ("b", [1, 1, 0])):
+        lines = ledger_lines(truth, size=10, relevant=3, topic=f"topic-{name}")
+        (tmp_path / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+    argv = ["metrics", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--measures", "ap,rels_found"]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "topic-a\tap\t0.3",  # (1/2 + 2/5) / 3
+        "topic-a\trels_found\t2",
+        "topic-b\tap\t0.667",  # (1 + 1) / 3
+        "topic-b\trels_found\t2",
+        "ALL\tap\t0.483",
+        "ALL\trels_found\t4",
+    ]
+    assert main(["metrics", str(tmp_path / "a.jsonl"), "--measures", "wss_95,R@10"]) == 2
+    assert "--measures takes clef or CLEF measure names" in capsys.readouterr().err
+
+
+def test_every_rule_at_once_equals_the_scripts_output_on_a_random_run(capsys):
+    # tests/fixtures/clef/README.md: a random run with every interaction code, duplicates, NS, -1/2/3/4 values,
+    # unjudged documents, a topic whose lines are apart and one without qrels; the official script's output
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "clef"
+    official = (fixtures / "quirks.tar_eval.out").read_text().splitlines()
+    code = main(["evaluate", str(fixtures / "quirks.qrels"), str(fixtures / "quirks.run"), "-m", "clef"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "'Q0' (3 lines), 'AS' (2 lines); read as shown without feedback" in captured.err  # the CLI's warning
+    assert captured.out.splitlines() == [line for line in official if line.count("\t") == 2]
+    duplicates = sum(1 for line in official if " Duplicate " in line)
+    assert f"note: {duplicates:,} repeated document(s) skipped" in captured.err
+    assert "skipping topic ZZ" in captured.err

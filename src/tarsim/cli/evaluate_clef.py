@@ -5,13 +5,25 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import sys
+from dataclasses import replace
+from pathlib import Path
 
 from tarsim.data import read_qrels
+from tarsim.data.ledger import Ledger
 from tarsim.errors import InputError
 from tarsim.interop.clef_runs import read_clef_run
-from tarsim.metrics.clef import MEASURES, ClefEvaluation, evaluate_clef, format_value
+from tarsim.metrics.clef import (
+    MEASURES,
+    ClefEvaluation,
+    ClefTopic,
+    aggregate,
+    evaluate_clef,
+    evaluate_ledger,
+    format_value,
+)
 
 AGGREGATE = "ALL"
 
@@ -36,30 +48,45 @@ def evaluate_clef_run(args: argparse.Namespace, names: list[str]) -> int:
     qrels = read_qrels(args.qrels)
     evaluation = evaluate_clef(qrels, read_clef_run(args.run), source=args.qrels)
     _notes(evaluation)
-    if args.format == "json":
-        document = {
-            "aggregate": {n: evaluation.aggregate[n] for n in names},
-            "per_query": {t.topic: {n: t.values[n] for n in names} for t in evaluation.topics},
-            "skipped_topics": evaluation.skipped,
-            "duplicates": len(evaluation.duplicates),
-        }
-        sys.stdout.write(json.dumps(document, indent=2) + "\n")
-    elif args.format == "csv":
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(["topic", "measure", "value"])
-        for topic in evaluation.topics:
-            writer.writerows([topic.topic, n, repr(topic.values[n])] for n in names)
-        writer.writerows([AGGREGATE, n, repr(evaluation.aggregate[n])] for n in names)
-    else:
-        sys.stdout.writelines(f"{line}\n" for line in script_lines(evaluation, names))
+    extra = {"skipped_topics": evaluation.skipped, "duplicates": len(evaluation.duplicates)}
+    sys.stdout.write(render(evaluation.topics, evaluation.aggregate, names, args.format, extra))
     return 0
 
 
-def script_lines(evaluation: ClefEvaluation, names: list[str]) -> list[str]:
+def ledger_measures(ledgers: list[Ledger], names: list[str], fmt: str, priors: str) -> str:
+    """`tarsim metrics --measures clef`: the CLEF measures of each review (tarsim.metrics.clef.evaluate_ledger),
+    one block per ledger named by its topic (by its file where topics repeat), then `ALL`."""
+    topics = [evaluate_ledger(ledger, priors) for ledger in ledgers]
+    if len({t.topic for t in topics}) < len(topics):
+        topics = [replace(t, topic=Path(ledger.source).name) for t, ledger in zip(topics, ledgers, strict=True)]
+    return render(topics, aggregate(topics), names, fmt, {"priors": priors})
+
+
+def render(topics: list[ClefTopic], total: dict, names: list[str], fmt: str, extra: dict) -> str:
+    """The measures `names` of every topic and of `ALL`: the script's lines (table), JSON or CSV."""
+    if fmt == "json":
+        document = {
+            "aggregate": {n: total[n] for n in names},
+            "per_query": {t.topic: {n: t.values[n] for n in names} for t in topics},
+            **extra,
+        }
+        return json.dumps(document, indent=2) + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["topic", "measure", "value"])
+        for topic in topics:
+            writer.writerows([topic.topic, n, repr(topic.values[n])] for n in names)
+        writer.writerows([AGGREGATE, n, repr(total[n])] for n in names)
+        return out.getvalue()
+    return "".join(f"{line}\n" for line in script_lines(topics, total, names))
+
+
+def script_lines(topics: list[ClefTopic], total: dict, names: list[str]) -> list[str]:
     """The script's output lines for `names` (with its `topic_id` line when every measure is asked for)."""
     heading = list(names) == list(MEASURES)
     lines = []
-    for topic, values in [*((t.topic, t.values) for t in evaluation.topics), (AGGREGATE, evaluation.aggregate)]:
+    for topic, values in [*((t.topic, t.values) for t in topics), (AGGREGATE, total)]:
         if heading:
             lines.append(f"{topic}\ttopic_id\t{topic}")
         lines.extend(f"{topic}\t{name}\t{format_value(values[name])}" for name in names)

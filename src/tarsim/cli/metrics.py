@@ -43,6 +43,12 @@ def register(parser: argparse.ArgumentParser) -> None:
             help=f"{what}, a share 0-1 as `asreview metrics --{'recall' if name == 'rrf' else name}` takes it; "
             f"repeatable; replaces the default ({default})",
         )
+    parser.add_argument(
+        "--measures",
+        metavar="clef|NAMES",
+        help="CLEF TAR's measures instead (`clef`, or names comma separated: wss_95,loss_er), as its official "
+        "script computes them on the run of each review (review order, every document AF; docs/clef.md)",
+    )
     parser.add_argument("--qrels", metavar="FILE", help="qrels giving R, N and relevance to order files")
     parser.add_argument("--out", metavar="FILE", help="write the output to FILE instead of printing it")
     parser.set_defaults(handler=run)
@@ -65,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
     levels = Levels.given(wss=args.wss, rrf=args.rrf, erf=args.erf)
     out = check_output_path(args.out) if args.out is not None else None  # refused before any work
+    if args.measures is not None:
+        return _clef(args, out)
     document = metrics_document(
         load_reviews(args.inputs, args.qrels), args.priors, version=__version__, recall=args.recall, levels=levels
     )
@@ -80,4 +88,29 @@ def run(args: argparse.Namespace) -> int:
         print(f"{len(document['reviews'])} review(s) measured, written to {args.out}")
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _clef(args: argparse.Namespace, out) -> int:
+    """`--measures clef`: the CLEF measures of every review, printed as the official script prints them."""
+    from tarsim.cli.evaluate_clef import ledger_measures
+    from tarsim.data.atomic import atomic_write
+    from tarsim.errors import ConfigError
+    from tarsim.metrics.clef import MEASURES, clef_measure_names
+
+    pieces = [piece.strip() for piece in args.measures.split(",") if piece.strip()]
+    unknown = [p for p in pieces if p != "clef" and p.removeprefix("clef:") not in MEASURES]
+    if unknown or not pieces:
+        raise ConfigError(
+            f"--measures takes clef or CLEF measure names ({', '.join(MEASURES)}), got {', '.join(unknown) or '-'}"
+        )
+    names = clef_measure_names([p if p == "clef" else f"clef:{p.removeprefix('clef:')}" for p in pieces]) or []
+    ledgers = load_reviews(args.inputs, args.qrels)
+    text = ledger_measures(ledgers, names, args.format, args.priors)
+    if out is None:
+        sys.stdout.write(text)
+        return 0
+    with atomic_write(out) as handle:
+        handle.write(text)
+    print(f"{len(ledgers)} review(s) measured, written to {args.out}")
     return 0
