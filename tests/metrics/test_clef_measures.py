@@ -205,6 +205,14 @@ def test_more_documents_shown_than_the_qrels_hold():
     assert values["NCG@30"] == "0.0" and values["NCG@40"] == "1.0"
 
 
+def test_the_cost_penalty_is_not_corrected_when_more_were_shown_than_n():
+    qrels = {"U": {f"d{i}": int(i in (0, 9)) for i in range(10)}}
+    run = [ClefRunLine("U", "AF", d) for d in ["x1", "x2", "x3", *list(qrels["U"])[:9]]]  # d9 (relevant) missed
+    values = evaluate_clef(qrels, run).topics[0].values
+    assert values["num_shown"] == 12 and values["total_cost"] == 36.0
+    assert values["total_cost_uniform"] == 34.0  # 36 + (10 - 12) x 2 x 1 / 2: a negative penalty
+
+
 def test_the_aggregate_sums_counts_averages_the_rest_and_ncg_is_a_ratio_of_means():
     evaluation = evaluate_clef(QRELS_S | QRELS_T, RUN_S + RUN_T)
     total = evaluation.aggregate
