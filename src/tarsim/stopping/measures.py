@@ -292,6 +292,8 @@ def measure_stop(
     row: dict = {
         "rule": outcome.rule,
         "target": target,
+        "collection_size": N,
+        "relevant": R,
         "stopped": outcome.stopped,
         "position": position,
         "documents": shown,
