@@ -166,6 +166,7 @@ def review_rows(
             row = measure_stop(facts, outcome, target, structures, sampled, cache)
             row.update(ident, rule=run.spec, rule_given=run.given, target=target)
             row["sample_size"] = outcome.sample_size
+            row["sample_cost"] = outcome.sample_cost
             rows.append(row)
     return rows
 

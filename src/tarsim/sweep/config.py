@@ -46,6 +46,7 @@ SWEEP_KEYS = (
     "effort_models",
     "stopping",
     "recall_target",
+    "target_recall",
 )
 COLLECTION_KEYS = ("path", "topics", "name", "unlabelled")
 MAX_RUNS = 100_000
@@ -91,7 +92,8 @@ class SweepConfig:
     base_seed: int = 0
     effort_models: tuple[str, ...] = DEFAULT_EFFORT_MODELS
     stopping: tuple[str, ...] = ()
-    recall_target: float = 0.8
+    recall_target: float = 0.8  # the first of target_recall: the results table's target_met
+    target_recall: tuple[float, ...] = (0.8,)  # the stopping study's targets (OUT/stopping)
     review: Mapping[str, Any] = field(default_factory=dict)
     out: Path | None = None
     review_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
@@ -305,18 +307,8 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
         except ConfigError as exc:
             check.fail("sweep.effort_models", str(exc), "sweep", "effort_models")
     stopping = _stopping_rules(check, sweep.get("stopping", []))
-    recall_target = check.typed(
-        sweep.get("recall_target", 0.8),
-        (int, float),
-        "sweep.recall_target",
-        "a number in (0, 1]",
-        "sweep",
-        "recall_target",
-    )
-    if not 0 < recall_target <= 1:
-        check.fail(
-            "sweep.recall_target", f"expected a number in (0, 1], got {recall_target!r}", "sweep", "recall_target"
-        )
+    target_recall = _target_recalls(check, sweep)
+    _check_scores_logged(check, stopping, document.get("review", {}))
     base_seed = check.typed(
         sweep.get("base_seed", 0), (int,), "sweep.base_seed", "an integer >= 0", "sweep", "base_seed"
     )
@@ -348,7 +340,8 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
         base_seed=base_seed,
         effort_models=effort_models,
         stopping=stopping,
-        recall_target=float(recall_target),
+        recall_target=target_recall[0],
+        target_recall=target_recall,
         review=review,
         out=out,
         review_lines=review_lines,
@@ -376,6 +369,48 @@ def _stopping_rules(check: _Checker, value: Any) -> tuple[str, ...]:
         except ConfigError as exc:
             check.fail("sweep.stopping", str(exc), "sweep", "stopping")
     return rules
+
+
+def _target_recalls(check: _Checker, sweep: Mapping) -> tuple[float, ...]:
+    """[sweep] target_recall (a number or a list: the stopping study's targets) or recall_target (one number, as
+    before); not both."""
+    if "target_recall" in sweep and "recall_target" in sweep:
+        check.fail(
+            "sweep.target_recall", "give target_recall or recall_target, not both", "sweep", "target_recall"
+        )
+    key = "target_recall" if "target_recall" in sweep else "recall_target"
+    value = sweep.get(key, 0.8)
+    values = value if isinstance(value, list) and key == "target_recall" else [value]
+    accepted = "a number in (0, 1]" + (" or a non-empty list of them" if key == "target_recall" else "")
+    if not values:
+        check.fail(f"sweep.{key}", f"expected {accepted}, got {value!r}", "sweep", key)
+    out: list[float] = []
+    for item in values:
+        check.typed(item, (int, float), f"sweep.{key}", accepted, "sweep", key)
+        if not 0 < item <= 1:
+            check.fail(f"sweep.{key}", f"expected {accepted}, got {item!r}", "sweep", key)
+        if float(item) in out:
+            check.fail(f"sweep.{key}", f"duplicate entries in {value!r}", "sweep", key)
+        out.append(float(item))
+    return tuple(out)
+
+
+def _check_scores_logged(check: _Checker, stopping: Sequence[str], review: Any) -> None:
+    """A [sweep] stopping rule that reads the learner's scores needs [review] log_scores = true: refused before any
+    run, not after them all when the rules are replayed."""
+    if not stopping or (isinstance(review, dict) and review.get("log_scores") is True):
+        return
+    from tarsim.stopping import parse_stopping_rule
+    from tarsim.stopping.rules import needs_scores
+
+    for rule in stopping:
+        if needs_scores(parse_stopping_rule(rule)):
+            check.fail(
+                "sweep.stopping",
+                f"stopping rule {rule!r} reads the learner's scores of each round: set log_scores = true in [review]",
+                "sweep",
+                "stopping",
+            )
 
 
 def _seeds(check: _Checker, value: Any, key: str = "seeds") -> tuple[int, ...]:
