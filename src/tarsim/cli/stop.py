@@ -136,12 +136,12 @@ def run(args: argparse.Namespace) -> int:
         records = json.loads(_counts_as_integers(table).to_json(orient="records"))
         sys.stdout.write(json.dumps(records, indent=2, sort_keys=True) + "\n")
     else:
-        from tarsim.stopping.aggregate import summary_text, tests_text
+        from tarsim.stopping.aggregate import summary_text, paired_tests_text
 
         sys.stdout.write(summary_text(summary) + "\n")
         if tests is not None and not tests.empty:
             sys.stdout.write("\npaired Wilcoxon signed-rank tests against " + f"{tests['baseline'].iloc[0]} (Holm):\n")
-            sys.stdout.write(tests_text(tests) + "\n")
+            sys.stdout.write(paired_tests_text(tests) + "\n")
         if args.runs:
             sys.stdout.write("\n" + _table(_run_columns(table, models)) + "\n")
             if (table["sample_cost"] == SAMPLE_COST_OTHER_RELEVANCE).any():

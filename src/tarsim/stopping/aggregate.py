@@ -101,6 +101,13 @@ def summarise(table: pd.DataFrame, measures: Sequence[str] = SUMMARY_MEASURES) -
     return pd.DataFrame(rows)
 
 
+def _review_keys(table: pd.DataFrame, pair_on: Sequence[str]) -> pd.Series:
+    """One key per review (the columns `pair_on`, e.g. ledger, topic, policy, seed), to pair two rules' runs."""
+    columns = [column for column in pair_on if column in table]
+    values = zip(*(table[column].tolist() for column in columns), strict=True)
+    return pd.Series(["|".join(map(str, row)) for row in values], index=table.index)
+
+
 def holm(pvalues: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values (NaN stays NaN and is not counted)."""
     values = np.asarray(pvalues, dtype=np.float64)
@@ -129,7 +136,10 @@ def wilcoxon_p(differences: np.ndarray) -> tuple[float, float]:
 
 
 def paired_tests(
-    table: pd.DataFrame, baseline: str, measures: Sequence[str] = TEST_MEASURES, pair_on: str = "ledger"
+    table: pd.DataFrame,
+    baseline: str,
+    measures: Sequence[str] = TEST_MEASURES,
+    pair_on: Sequence[str] = ("ledger", "run_id", "topic", "policy", "seed"),
 ) -> pd.DataFrame:
     """Each rule against `baseline` (a rule of the table, as replayed or as given) at each target, paired on the
     same reviews: pairs, the mean and median difference (rule - baseline), Wilcoxon's p and Holm's adjusted p (over
@@ -143,15 +153,18 @@ def paired_tests(
     if baseline not in known and baseline not in given:
         raise ConfigError(f"baseline rule {baseline!r} is not among the rules of the study: {', '.join(given)}")
     column = "rule" if baseline in known else "rule_given"
+    table = table.assign(_review=_review_keys(table, pair_on))
     rows = []
     for target, at_target in table.groupby("target", sort=False):
-        base = at_target[at_target[column] == baseline].set_index(pair_on)
+        base = at_target[at_target[column] == baseline].set_index("_review")
         for measure in [m for m in measures if m in table]:
             block = []
             for rule, group in at_target.groupby("rule", sort=False):
                 if rule == baseline or (column == "rule_given" and group["rule_given"].iloc[0] == baseline):
                     continue
-                joined = group.set_index(pair_on)[[measure]].join(base[[measure]], rsuffix="_base", how="inner")
+                joined = group.set_index("_review")[[measure]].merge(
+                    base[[measure]], left_index=True, right_index=True, suffixes=("", "_base")
+                )
                 joined = joined.dropna()
                 difference = (joined[measure] - joined[f"{measure}_base"]).to_numpy(dtype=np.float64)
                 statistic, p = wilcoxon_p(difference) if difference.size else (math.nan, math.nan)
@@ -201,7 +214,7 @@ def summary_text(summary: pd.DataFrame, measures: Sequence[str] = ("recall", "do
     return shown.to_string(index=False)
 
 
-def tests_text(tests: pd.DataFrame) -> str:
+def paired_tests_text(tests: pd.DataFrame) -> str:
     """The paired tests as a text table."""
     if tests.empty:
         return "(no paired tests)"
