@@ -131,7 +131,11 @@ def main(argv: list[str] | None = None) -> int:
         (work / "grid.json").write_text(json.dumps([list(TARGETS), [list(s) for s in STRUCTURES]]))
         (work / "run.py").write_text(TAREXP_SCRIPT)
         subprocess.run(
-            [args.tarexp_python, str(work / "run.py"), *(str(work / n) for n in ("cases.json", "grid.json", "out.json"))],
+            [
+                args.tarexp_python,
+                str(work / "run.py"),
+                *(str(work / n) for n in ("cases.json", "grid.json", "out.json")),
+            ],
             check=True,
         )
         reference = np.array(json.loads((work / "out.json").read_text()), dtype=np.float64)
@@ -141,10 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     agree_strict = np.isclose(strict, reference, rtol=0, atol=1e-9)
     agree_reaching = np.isclose(reaching, reference, rtol=0, atol=1e-9)
     whole = np.array(
-        [
-            [float(t * sum(case["relevance"])).is_integer() for t in TARGETS for _ in STRUCTURES]
-            for case in everything
-        ]
+        [[float(t * sum(case["relevance"])).is_integer() for t in TARGETS for _ in STRUCTURES] for case in everything]
     )
     print(f"cases: {len(cases)} random + {len(demo)} from the demo's score rounds; {total} costs")
     print(

@@ -16,10 +16,10 @@ from tarsim.stopping.aggregate import (
     holm,
     mean_interval,
     paired_tests,
+    paired_tests_text,
     proportion_interval,
     summarise,
     summary_text,
-    paired_tests_text,
 )
 from tarsim.stopping.rules import ReplayContext, StoppingRule, target_param
 from tarsim.stopping.study import (

@@ -66,9 +66,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         metavar="RULE",
         help="the rule every other is compared with in paired Wilcoxon tests (default: the first rule)",
     )
-    parser.add_argument(
-        "--runs", action="store_true", help="text format: print the per-run rows after the summary"
-    )
+    parser.add_argument("--runs", action="store_true", help="text format: print the per-run rows after the summary")
     parser.add_argument(
         "--out", metavar="DIR", help="write stop_table.csv, stop_summary.csv, stop_tests.csv and three figures there"
     )
@@ -136,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         records = json.loads(_counts_as_integers(table).to_json(orient="records"))
         sys.stdout.write(json.dumps(records, indent=2, sort_keys=True) + "\n")
     else:
-        from tarsim.stopping.aggregate import summary_text, paired_tests_text
+        from tarsim.stopping.aggregate import paired_tests_text, summary_text
 
         sys.stdout.write(summary_text(summary) + "\n")
         if tests is not None and not tests.empty:
@@ -154,7 +152,13 @@ def _run_columns(table: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame:
     from tarsim.effort_models import make_effort_model
 
     names = [make_effort_model(model).name for model in models]
-    columns = [*RUN_COLUMNS, *(f"effort_{n}" for n in names), "sample_size", "sample_cost", *(f"cost_{n}" for n in names)]
+    columns = [
+        *RUN_COLUMNS,
+        *(f"effort_{n}" for n in names),
+        "sample_size",
+        "sample_cost",
+        *(f"cost_{n}" for n in names),
+    ]
     return table[[column for column in columns if column in table]]
 
 

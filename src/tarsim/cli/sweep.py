@@ -89,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
         from tarsim.stopping.aggregate import summary_text
 
         print(summary_text(outcome.stopping.summary))
-        print(f"stopping study: stop_table.csv, stop_summary.csv, stop_tests.csv and figures in {outcome.stopping.folder}")
+        print(
+            f"stopping study: stop_table.csv, stop_summary.csv, stop_tests.csv and figures in {outcome.stopping.folder}"
+        )
     if outcome.failed:
         print("tarsim: rerun with --resume to retry the failed runs", file=sys.stderr)
         return 1

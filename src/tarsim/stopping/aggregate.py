@@ -198,8 +198,7 @@ def summary_text(summary: pd.DataFrame, measures: Sequence[str] = ("recall", "do
             "runs": summary["runs"],
             "fired": summary["stopped"].map(lambda v: f"{v:.2f}"),
             "reliability": [
-                _interval(row.reliability, row.reliability_low, row.reliability_high, 2)
-                for row in summary.itertuples()
+                _interval(row.reliability, row.reliability_low, row.reliability_high, 2) for row in summary.itertuples()
             ],
         }
     )

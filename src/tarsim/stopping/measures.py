@@ -125,8 +125,8 @@ def needed_relevant(relevant: int, target: float, exceed: bool = False) -> int:
     the least count above t R, as TARexp's OptimisticCost cuts (`cumsum > R * t`)."""
     goal = target * relevant
     if exceed:
-        return int(math.floor(goal + 1e-9)) + 1
-    return max(0, int(math.ceil(goal - 1e-9)))
+        return math.floor(goal + 1e-9) + 1
+    return max(0, math.ceil(goal - 1e-9))
 
 
 def optimistic_cost(

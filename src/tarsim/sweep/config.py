@@ -375,9 +375,7 @@ def _target_recalls(check: _Checker, sweep: Mapping) -> tuple[float, ...]:
     """[sweep] target_recall (a number or a list: the stopping study's targets) or recall_target (one number, as
     before); not both."""
     if "target_recall" in sweep and "recall_target" in sweep:
-        check.fail(
-            "sweep.target_recall", "give target_recall or recall_target, not both", "sweep", "target_recall"
-        )
+        check.fail("sweep.target_recall", "give target_recall or recall_target, not both", "sweep", "target_recall")
     key = "target_recall" if "target_recall" in sweep else "recall_target"
     value = sweep.get(key, 0.8)
     values = value if isinstance(value, list) and key == "target_recall" else [value]
