@@ -154,19 +154,23 @@ def paired_tests(
         raise ConfigError(f"baseline rule {baseline!r} is not among the rules of the study: {', '.join(given)}")
     column = "rule" if baseline in known else "rule_given"
     table = table.assign(_review=_review_keys(table, pair_on))
+    measures = [measure for measure in measures if measure in table]
     rows = []
     for target, at_target in table.groupby("target", sort=False):
-        base = at_target[at_target[column] == baseline].set_index("_review")
-        for measure in [m for m in measures if m in table]:
+        is_base = at_target[column] == baseline
+        base = at_target[is_base].drop_duplicates("_review").set_index("_review")
+        others = [rule for rule in dict.fromkeys(at_target.loc[~is_base, "rule"])]
+        wide = {
+            measure: at_target[~is_base].pivot_table(index="_review", columns="rule", values=measure, aggfunc="first")
+            for measure in measures
+        }
+        for measure in measures:
             block = []
-            for rule, group in at_target.groupby("rule", sort=False):
-                if rule == baseline or (column == "rule_given" and group["rule_given"].iloc[0] == baseline):
-                    continue
-                joined = group.set_index("_review")[[measure]].merge(
-                    base[[measure]], left_index=True, right_index=True, suffixes=("", "_base")
-                )
-                joined = joined.dropna()
-                difference = (joined[measure] - joined[f"{measure}_base"]).to_numpy(dtype=np.float64)
+            for rule in others:
+                values = wide[measure][rule] if rule in wide[measure] else pd.Series(dtype=float)
+                paired = pd.concat([values.rename("rule"), base[measure].rename("base")], axis=1, join="inner")
+                paired = paired.dropna()
+                difference = (paired["rule"] - paired["base"]).to_numpy(dtype=np.float64)
                 statistic, p = wilcoxon_p(difference) if difference.size else (math.nan, math.nan)
                 block.append(
                     {
