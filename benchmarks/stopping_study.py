@@ -93,7 +93,7 @@ def synthetic_run(folder: Path, size: int = 20_000, relevant: int = 400, seed: i
     with open(collection / "docs.jsonl", "w", encoding="utf-8") as handle:
         for docid in docids:
             handle.write(json.dumps({"docid": docid, "title": docid, "text": f"text of {docid}"}) + "\n")
-    (collection / "qrels.txt").write_text("".join(f"T 0 {d} {int(t)}\n" for d, t in zip(docids, truth)))
+    (collection / "qrels.txt").write_text("".join(f"T 0 {d} {int(t)}\n" for d, t in zip(docids, truth, strict=True)))
     (collection / "topics.tsv").write_text("T\tsynthetic topic\n")
     quality = truth * 2.5 + rng.normal(0, 1, size)
     order = np.argsort(-quality, kind="stable")
