@@ -26,6 +26,7 @@ from tarsim.features.matrices import FeatureSettings
 from tarsim.interop.screening import UNLABELLED_CHOICES, is_screening_file
 from tarsim.policies import SeedingChoice
 from tarsim.simulator.run import starting_config
+from tarsim.sweep.stopping_keys import check_scores_logged, target_recalls
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -307,8 +308,8 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
         except ConfigError as exc:
             check.fail("sweep.effort_models", str(exc), "sweep", "effort_models")
     stopping = _stopping_rules(check, sweep.get("stopping", []))
-    target_recall = _target_recalls(check, sweep)
-    _check_scores_logged(check, stopping, document.get("review", {}))
+    target_recall = target_recalls(check, sweep)
+    check_scores_logged(check, stopping, document.get("review", {}))
     base_seed = check.typed(
         sweep.get("base_seed", 0), (int,), "sweep.base_seed", "an integer >= 0", "sweep", "base_seed"
     )
@@ -369,46 +370,6 @@ def _stopping_rules(check: _Checker, value: Any) -> tuple[str, ...]:
         except ConfigError as exc:
             check.fail("sweep.stopping", str(exc), "sweep", "stopping")
     return rules
-
-
-def _target_recalls(check: _Checker, sweep: Mapping) -> tuple[float, ...]:
-    """[sweep] target_recall (a number or a list: the stopping study's targets) or recall_target (one number, as
-    before); not both."""
-    if "target_recall" in sweep and "recall_target" in sweep:
-        check.fail("sweep.target_recall", "give target_recall or recall_target, not both", "sweep", "target_recall")
-    key = "target_recall" if "target_recall" in sweep else "recall_target"
-    value = sweep.get(key, 0.8)
-    values = value if isinstance(value, list) and key == "target_recall" else [value]
-    accepted = "a number in (0, 1]" + (" or a non-empty list of them" if key == "target_recall" else "")
-    if not values:
-        check.fail(f"sweep.{key}", f"expected {accepted}, got {value!r}", "sweep", key)
-    out: list[float] = []
-    for item in values:
-        check.typed(item, (int, float), f"sweep.{key}", accepted, "sweep", key)
-        if not 0 < item <= 1:
-            check.fail(f"sweep.{key}", f"expected {accepted}, got {item!r}", "sweep", key)
-        if float(item) in out:
-            check.fail(f"sweep.{key}", f"duplicate entries in {value!r}", "sweep", key)
-        out.append(float(item))
-    return tuple(out)
-
-
-def _check_scores_logged(check: _Checker, stopping: Sequence[str], review: Any) -> None:
-    """A [sweep] stopping rule that reads the learner's scores needs [review] log_scores = true: refused before any
-    run, not after them all when the rules are replayed."""
-    if not stopping or (isinstance(review, dict) and review.get("log_scores") is True):
-        return
-    from tarsim.stopping import parse_stopping_rule
-    from tarsim.stopping.rules import needs_scores
-
-    for rule in stopping:
-        if needs_scores(parse_stopping_rule(rule)):
-            check.fail(
-                "sweep.stopping",
-                f"stopping rule {rule!r} reads the learner's scores of each round: set log_scores = true in [review]",
-                "sweep",
-                "stopping",
-            )
 
 
 def _seeds(check: _Checker, value: Any, key: str = "seeds") -> tuple[int, ...]:
