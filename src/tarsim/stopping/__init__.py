@@ -17,6 +17,7 @@ from tarsim.stopping.evaluate import (
     evaluate_stopping,
     recorded_rules,
 )
+
 # measures and study (tarsim.stopping.study and .aggregate import pandas and scipy: imported from their modules)
 from tarsim.stopping.measures import COST_STRUCTURES, ReviewFacts, measure_stop, optimistic_cost
 from tarsim.stopping.rules import (
