@@ -164,15 +164,15 @@ def test_stop_command_on_demo_runs(demo_runs, capsys):
     assert len(rows) == 8 and {row["rule"] for row in rows} == {"nonrel:20", "budget:R"}
     budget = [row for row in rows if row["rule"] == "budget:R"]
     assert all(row["stopped"] and row["effort_judge"] == 51 for row in budget)  # R = 51 for T1
-    assert main(["stop", str(demo_runs), "--rule", "budget:R"]) == 0  # the text table tells the four runs apart
-    lines = capsys.readouterr().out.splitlines()
+    assert main(["stop", str(demo_runs), "--rule", "budget:R", "--runs"]) == 0  # the text table tells the runs apart
+    lines = capsys.readouterr().out.rstrip("\n").split("\n\n")[-1].splitlines()
     assert lines[0].split()[:2] == ["ledger", "topic"] and "n/a" in lines[1] and "None" not in lines[1]
     assert sorted(line.split()[0] for line in lines[1:]) == [
         f"{policy}-{seed}/ledgers/T1.jsonl" for policy in ("random", "relevance") for seed in (0, 1)
     ]
     relative = os.path.relpath(demo_runs / "random-0")  # a relative path beside absolute ones
-    assert main(["stop", relative, str(demo_runs / "random-1"), "--rule", "budget:R"]) == 0  # a traceback before
-    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()[1:]] == [
+    assert main(["stop", relative, str(demo_runs / "random-1"), "--rule", "budget:R", "--runs"]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.rstrip("\n").split("\n\n")[-1].splitlines()[1:]] == [
         "random-0/ledgers/T1.jsonl",
         "random-1/ledgers/T1.jsonl",
     ]

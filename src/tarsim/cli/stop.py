@@ -1,4 +1,7 @@
-"""`tarsim stop`: replay stopping rules on finished ledgers: recall, effort and cost at the stop of each rule."""
+"""`tarsim stop`: replay stopping rules on finished ledgers, a stopping study in one command: every rule on every
+review against every --target-recall (tarsim.stopping.study); the summary per rule and target with confidence
+intervals and paired tests against a baseline (tarsim.stopping.aggregate), the per-run rows with --runs or as CSV
+and JSON, and with --out the tidy table, summary, tests and figures (tarsim.reporting.stopping_plots)."""
 
 from __future__ import annotations
 
@@ -27,7 +30,8 @@ def register(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help="budget:aR+b[:MODEL], knee, knee:RHO, target:T, nonrel:N, oracle, 2399, reviewhalf, "
         "batchprecision:P, fixed:N, fraction:F, any(RULE,...), all(RULE,...), notbefore:N:RULE (tarsim list "
-        "stopping; repeatable; default: the rules recorded in each ledger's configuration)",
+        "stopping; repeatable; default: the rules recorded in each ledger's configuration). A rule that takes a "
+        "target recall and is given none runs once per --target-recall",
     )
     parser.add_argument(
         "--collection",
@@ -39,9 +43,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--target-recall",
         type=float,
-        default=DEFAULT_TARGET_RECALL,
+        action="append",
         metavar="R",
-        help="recall a stop must reach to count as met (default: %(default)s)",
+        help=f"recall a stop must reach to count as met (repeatable: a study of several targets; default: "
+        f"{DEFAULT_TARGET_RECALL})",
     )
     parser.add_argument(
         "--effort",
@@ -49,53 +54,128 @@ def register(parser: argparse.ArgumentParser) -> None:
         metavar="MODEL",
         help=f"effort model (repeatable; default: {' '.join(DEFAULT_STOP_EFFORT_MODELS)})",
     )
-    parser.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    parser.add_argument(
+        "--cost-structure",
+        action="append",
+        metavar="S1P,S1N,S2P,S2N",
+        help="unit costs of a relevant and a non-relevant document in a first and a second review phase, for the "
+        "one- and two-phase costs (repeatable; default: 1,1,1,1 10,10,1,1 25,5,5,1)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="RULE",
+        help="the rule every other is compared with in paired Wilcoxon tests (default: the first rule)",
+    )
+    parser.add_argument("--runs", action="store_true", help="text format: print the per-run rows after the summary")
+    parser.add_argument(
+        "--out", metavar="DIR", help="write stop_table.csv, stop_summary.csv, stop_tests.csv and three figures there"
+    )
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="processes replaying ledgers (default 1)")
+    parser.add_argument(
+        "--format",
+        choices=["table", "csv", "json"],
+        default="table",
+        help="table: the summary per rule and target (and the per-run rows with --runs); csv, json: the per-run rows",
+    )
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    import pandas as pd
+RUN_COLUMNS = ("ledger", "topic", "rule", "target", "stopped", "position", "recall", "target_met")
+"""The per-run text table's first columns (then effort_*, sample_size, sample_cost, cost_*)."""
 
+
+def run(args: argparse.Namespace) -> int:
     from tarsim.components import validate
     from tarsim.errors import ConfigError
     from tarsim.reporting.compare import load_ledgers
-    from tarsim.stopping import evaluate_stopping, parse_stopping_rule, recorded_rules
-    from tarsim.stopping.measures import cost_at_stop
+    from tarsim.stopping import recorded_rules
+    from tarsim.stopping.aggregate import paired_tests, summarise
+    from tarsim.stopping.measures import COST_STRUCTURES, parse_cost_structure
     from tarsim.stopping.replay_inputs import replay_inputs
+    from tarsim.stopping.study import check_targets, expand_rules, study_table
 
-    if not 0.0 < args.target_recall <= 1.0:
-        raise ConfigError(f"--target-recall must be in (0, 1], got {args.target_recall}")
+    targets = check_targets(args.target_recall or [DEFAULT_TARGET_RECALL])
     for rule in args.rule or []:
-        parse_stopping_rule(rule)
+        expand_rules([rule], targets)
     models = tuple(args.effort or DEFAULT_STOP_EFFORT_MODELS)
     for model in models:
         validate("effort", model)
+    structures = tuple(parse_cost_structure(s) for s in args.cost_structure) if args.cost_structure else COST_STRUCTURES
+    if args.jobs < 1:
+        raise ConfigError(f"--jobs must be >= 1, got {args.jobs}")
     ledgers = load_ledgers(args.ledgers)
     replay = replay_inputs(args.collection, ledgers)
-    rows = []
-    for ledger in ledgers:
-        rules = args.rule or recorded_rules(ledger)
-        inputs = replay(ledger)  # docids and qrels of the collection this ledger was reviewed on
-        for rule in rules:
-            outcome = evaluate_stopping(ledger, rule, effort_models=models, target_recall=args.target_recall, **inputs)
-            row = {"ledger": ledger.source, **outcome.to_row()}
-            row[f"cost_{models[0]}"] = cost_at_stop(ledger, rule, args.target_recall, models[0], **inputs)
-            rows.append(row)
-    if not rows:
+    if args.rule:
+        table = study_table(ledgers, args.rule, targets, replay, models, structures, jobs=args.jobs)
+    else:
+        import pandas as pd
+
+        parts = [
+            study_table([ledger], recorded_rules(ledger), targets, replay, models, structures)
+            for ledger in ledgers
+            if recorded_rules(ledger)
+        ]
+        table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    if table.empty:
         raise ConfigError(_no_rule_message(ledgers))
     if not args.rule:
         _warn_of_ledgers_without_rules(ledgers)
-    frame = _efforts_rounded(pd.DataFrame(rows))
+    table = _efforts_rounded(table)
+    summary = tests = None
+    if args.format == "table" or args.out:
+        summary = summarise(table)
+        baseline = args.baseline or str(table["rule_given"].iloc[0])
+        tests = paired_tests(table, baseline)
+    if args.out:
+        _write_study(table, summary, tests, args.out)
     if args.format == "csv":
-        sys.stdout.write(_counts_as_integers(frame).to_csv(index=False, lineterminator="\n"))
+        sys.stdout.write(_counts_as_integers(table).to_csv(index=False, lineterminator="\n"))
     elif args.format == "json":
-        records = json.loads(_counts_as_integers(frame).to_json(orient="records"))
+        records = json.loads(_counts_as_integers(table).to_json(orient="records"))
         sys.stdout.write(json.dumps(records, indent=2, sort_keys=True) + "\n")
     else:
-        sys.stdout.write(_table(frame) + "\n")
-        if (frame["sample_cost"] == SAMPLE_COST_OTHER_RELEVANCE).any():
-            sys.stdout.write(OTHER_RELEVANCE_NOTE + "\n")
+        from tarsim.stopping.aggregate import paired_tests_text, summary_text
+
+        sys.stdout.write(summary_text(summary) + "\n")
+        if tests is not None and not tests.empty:
+            sys.stdout.write("\npaired Wilcoxon signed-rank tests against " + f"{tests['baseline'].iloc[0]} (Holm):\n")
+            sys.stdout.write(paired_tests_text(tests) + "\n")
+        if args.runs:
+            sys.stdout.write("\n" + _table(_run_columns(table, models)) + "\n")
+            if (table["sample_cost"] == SAMPLE_COST_OTHER_RELEVANCE).any():
+                sys.stdout.write(OTHER_RELEVANCE_NOTE + "\n")
     return 0
+
+
+def _run_columns(table: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame:
+    """The per-run text table's columns: identity, stop, effort per model, sample, cost per model."""
+    from tarsim.effort_models import make_effort_model
+
+    names = [make_effort_model(model).name for model in models]
+    columns = [
+        *RUN_COLUMNS,
+        *(f"effort_{n}" for n in names),
+        "sample_size",
+        "sample_cost",
+        *(f"cost_{n}" for n in names),
+    ]
+    return table[[column for column in columns if column in table]]
+
+
+def _write_study(table: pd.DataFrame, summary: pd.DataFrame, tests: pd.DataFrame, out: str) -> None:
+    """OUT/stop_table.csv (every run's measures), stop_summary.csv, stop_tests.csv and the study's figures."""
+    from pathlib import Path
+
+    from tarsim.data.atomic import atomic_write
+    from tarsim.reporting.stopping_plots import write_study_figures
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, frame in (("stop_table", _counts_as_integers(table)), ("stop_summary", summary), ("stop_tests", tests)):
+        with atomic_write(folder / f"{name}.csv") as handle:
+            frame.to_csv(handle, index=False, lineterminator="\n")
+    write_study_figures(table, summary, folder)
+    print(f"stop_table.csv, stop_summary.csv, stop_tests.csv and 3 figures written to {folder}", file=sys.stderr)
 
 
 OTHER_RELEVANCE_NOTE = (
@@ -106,7 +186,20 @@ OTHER_RELEVANCE_NOTE = (
 )
 """Printed under the text table when a row's target:T sample effort was estimated from the other relevance."""
 
-COUNT_COLUMNS = ("position", "sample_size", "effort_judge", "effort_sent", "cost_judge")
+COUNT_COLUMNS = (
+    "position",
+    "sample_size",
+    "documents",
+    "oracle_position",
+    "effort_judge",
+    "effort_sent",
+    "cost_judge",
+    "cost_sent",
+    "excess_judge",
+    "excess_sent",
+    "collection_size",
+    "relevant",
+)
 """Columns of counts (judgments, documents, sentences): printed without decimals when every value is whole."""
 
 
@@ -118,7 +211,9 @@ or none, so the rounded sum is the exact one, where the float sum printed noise 
 def _efforts_rounded(frame: pd.DataFrame) -> pd.DataFrame:
     """The effort and cost columns rounded to EFFORT_DECIMALS (CSV prints every digit of a float)."""
     columns = [
-        column for column in frame if column.startswith(("effort_", "cost_")) and frame[column].dtype.kind == "f"
+        column
+        for column in frame
+        if column.startswith(("effort_", "cost_", "excess_")) and frame[column].dtype.kind == "f"
     ]
     return frame.round(dict.fromkeys(columns, EFFORT_DECIMALS))
 

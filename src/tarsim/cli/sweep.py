@@ -85,6 +85,13 @@ def run(args: argparse.Namespace) -> int:
         f"sweep, {len(outcome.failed)} failed{f' ({not_started} not started)' if not_started else ''}; ledgers, "
         f"results.parquet and results.csv in {outcome.out}"
     )
+    if outcome.stopping is not None:  # [sweep] stopping: the study's summary, its tables and figures
+        from tarsim.stopping.aggregate import summary_text
+
+        print(summary_text(outcome.stopping.summary))
+        print(
+            f"stopping study: stop_table.csv, stop_summary.csv, stop_tests.csv and figures in {outcome.stopping.folder}"
+        )
     if outcome.failed:
         print("tarsim: rerun with --resume to retry the failed runs", file=sys.stderr)
         return 1

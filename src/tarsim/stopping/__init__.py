@@ -17,6 +17,9 @@ from tarsim.stopping.evaluate import (
     evaluate_stopping,
     recorded_rules,
 )
+
+# measures and study (tarsim.stopping.study and .aggregate import pandas and scipy: imported from their modules)
+from tarsim.stopping.measures import COST_STRUCTURES, ReviewFacts, measure_stop, optimistic_cost
 from tarsim.stopping.rules import (
     ACCEPTED,
     BudgetRule,
@@ -57,3 +60,5 @@ __all__ = [
     "recorded_rules",
     "slope_ratio",
 ]
+# measures and study
+__all__ += ["COST_STRUCTURES", "ReviewFacts", "measure_stop", "optimistic_cost"]

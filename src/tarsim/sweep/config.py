@@ -26,6 +26,7 @@ from tarsim.features.matrices import FeatureSettings
 from tarsim.interop.screening import UNLABELLED_CHOICES, is_screening_file
 from tarsim.policies import SeedingChoice
 from tarsim.simulator.run import starting_config
+from tarsim.sweep.stopping_keys import check_scores_logged, target_recalls
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -46,6 +47,7 @@ SWEEP_KEYS = (
     "effort_models",
     "stopping",
     "recall_target",
+    "target_recall",
 )
 COLLECTION_KEYS = ("path", "topics", "name", "unlabelled")
 MAX_RUNS = 100_000
@@ -91,7 +93,8 @@ class SweepConfig:
     base_seed: int = 0
     effort_models: tuple[str, ...] = DEFAULT_EFFORT_MODELS
     stopping: tuple[str, ...] = ()
-    recall_target: float = 0.8
+    recall_target: float = 0.8  # the first of target_recall: the results table's target_met
+    target_recall: tuple[float, ...] = (0.8,)  # the stopping study's targets (OUT/stopping)
     review: Mapping[str, Any] = field(default_factory=dict)
     out: Path | None = None
     review_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
@@ -305,18 +308,8 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
         except ConfigError as exc:
             check.fail("sweep.effort_models", str(exc), "sweep", "effort_models")
     stopping = _stopping_rules(check, sweep.get("stopping", []))
-    recall_target = check.typed(
-        sweep.get("recall_target", 0.8),
-        (int, float),
-        "sweep.recall_target",
-        "a number in (0, 1]",
-        "sweep",
-        "recall_target",
-    )
-    if not 0 < recall_target <= 1:
-        check.fail(
-            "sweep.recall_target", f"expected a number in (0, 1], got {recall_target!r}", "sweep", "recall_target"
-        )
+    target_recall = target_recalls(check, sweep)
+    check_scores_logged(check, stopping, document.get("review", {}))
     base_seed = check.typed(
         sweep.get("base_seed", 0), (int,), "sweep.base_seed", "an integer >= 0", "sweep", "base_seed"
     )
@@ -348,7 +341,8 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
         base_seed=base_seed,
         effort_models=effort_models,
         stopping=stopping,
-        recall_target=float(recall_target),
+        recall_target=target_recall[0],
+        target_recall=target_recall,
         review=review,
         out=out,
         review_lines=review_lines,

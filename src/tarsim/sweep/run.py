@@ -48,6 +48,7 @@ class SweepOutcome:
     failed: dict[str, str] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     table: pd.DataFrame | None = None
+    stopping: object | None = None  # the stopping study (tarsim.sweep.stopping_study.StoppingStudy), with rules
 
 
 @dataclass
@@ -253,6 +254,9 @@ def _run_locked(
         with dask_client(scheduler, jobs) as client:
             run_dask(pending, runner, client, finished, failed, retries=retries)
     outcome.table = write_table(prepared, outcome.failed, jobs if backend == "joblib" else 1)
+    from tarsim.sweep.stopping_study import write_stopping_study
+
+    outcome.stopping = write_stopping_study(prepared, outcome.failed, jobs if backend == "joblib" else 1)
     return outcome
 
 

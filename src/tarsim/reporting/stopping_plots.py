@@ -1,0 +1,188 @@
+"""The figures of a stopping study (tarsim.stopping.study's tidy table and tarsim.stopping.aggregate's summary), in
+tarsim's plot colours (Okabe-Ito, tarsim.reporting.plots.PALETTE):
+
+(a) `recall_cost_figure`: recall at the stop against the share of the collection judged by then, one panel per
+    target recall with its target line, one colour per rule (each run a dot, the rule's mean a large marker);
+(b) `missed_unused_figure`: Repke et al. (2025)'s view of stopping methods (their preprint's figure 2, from their
+    ExploreResults notebook): one panel per rule; x left of 0 is the share of the relevant documents missed by
+    stopping before the target was reached (missed_share), right of 0 the share of the work saving after the oracle
+    stop that went unused (unused_saving; 100%: the rule never fired); y the documents left after the oracle stop
+    (remaining, what a perfect stop would save); one colour per target. The notebook's figure plots, left of 0,
+    the share of the oracle's screening not done (too_early%) under the label "% missed includes"; tarsim plots
+    the missed relevant documents the label and the paper's text describe (missed%@recall, its mtl_right column);
+(c) `reliability_figure`: the share of runs that reached the target, per rule and target, with Wilson intervals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tarsim.reporting.plots import PALETTE, STOP_MARKERS, STYLE, _matplotlib, save_figure
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+FIGURES = ("recall_cost", "missed_unused", "reliability")
+
+
+def _colours(names) -> dict:
+    return {name: PALETTE[index % len(PALETTE)] for index, name in enumerate(names)}
+
+
+def _markers(names) -> dict:
+    return {name: STOP_MARKERS[(index // len(PALETTE)) % len(STOP_MARKERS)] for index, name in enumerate(names)}
+
+
+def _grid(count: int, columns: int = 4) -> tuple[int, int]:
+    columns = max(1, min(columns, count))
+    return -(-count // columns), columns
+
+
+def recall_cost_figure(table: pd.DataFrame):
+    """(a) recall at the stop vs the share of the collection judged, per target, one colour per rule."""
+    plt = _matplotlib()
+    targets = list(dict.fromkeys(table["target"]))
+    rules = list(dict.fromkeys(table["rule_given"]))
+    colours, markers = _colours(rules), _markers(rules)
+    rows, columns = _grid(len(targets), 3)
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.6 * rows), squeeze=False, sharey=True)
+        for ax, target in zip(axes.flat, targets, strict=False):
+            at = table[table["target"] == target]
+            size = at["documents"] / at["collection_size"]
+            for rule in rules:
+                mine = at["rule_given"] == rule
+                if not mine.any():
+                    continue
+                xs, ys = size[mine], at.loc[mine, "recall"]
+                ax.scatter(xs, ys, s=10, alpha=0.35, color=colours[rule], marker="o", lw=0, gid="run")
+                ax.scatter(
+                    [xs.mean()],
+                    [ys.mean()],
+                    s=70,
+                    color=colours[rule],
+                    marker=markers[rule],
+                    edgecolor="white",
+                    lw=0.8,
+                    label=rule,
+                    zorder=3,
+                    gid="mean",
+                )
+            ax.axhline(target, color="0.35", ls="--", lw=1.0, gid="target")
+            ax.set_title(f"target recall {target:g}")
+            ax.set_xlabel("share of the collection judged at the stop")
+            ax.set_xlim(-0.02, 1.02)
+            ax.set_ylim(-0.02, 1.02)
+            ax.grid(True, color="0.9", lw=0.6)
+        for ax in axes.flat[len(targets) :]:
+            ax.set_visible(False)
+        axes[0, 0].set_ylabel("recall at the stop")
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncol=min(4, len(labels)), frameon=False)
+        fig.set_layout_engine("constrained")
+    return fig
+
+
+def missed_unused_x(table: pd.DataFrame) -> np.ndarray:
+    """The signed x of figure (b), in percent: -missed_share where the stop missed relevant documents the oracle
+    stop found, else unused_saving."""
+    missed = table["missed_share"].to_numpy(dtype=np.float64)
+    unused = table["unused_saving"].to_numpy(dtype=np.float64)
+    return np.where(missed > 0, -missed, unused) * 100.0
+
+
+def missed_unused_figure(table: pd.DataFrame):
+    """(b) missed relevant (left) vs unused work saving (right) against documents left after the oracle stop."""
+    plt = _matplotlib()
+    rules = list(dict.fromkeys(table["rule_given"]))
+    targets = list(dict.fromkeys(table["target"]))
+    colours = _colours(targets)
+    markers = {t: ("o", "s", "^", "D", "v", "P")[i % 6] for i, t in enumerate(targets)}
+    rows, columns = _grid(len(rules), 4)
+    top = float(np.nanmax(table["remaining"])) if table["remaining"].notna().any() else 1.0
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(
+            rows, columns, figsize=(3.6 * columns, 3.0 * rows), squeeze=False, sharex=True, sharey=True
+        )
+        for ax, rule in zip(axes.flat, rules, strict=False):
+            mine = table[table["rule_given"] == rule]
+            for target in targets:
+                at = mine[mine["target"] == target]
+                if at.empty:
+                    continue
+                ax.scatter(
+                    missed_unused_x(at),
+                    at["remaining"],
+                    s=12,
+                    alpha=0.6,
+                    color=colours[target],
+                    marker=markers[target],
+                    lw=0,
+                    label=f"{target:.0%} recall target",
+                    gid="stop",
+                )
+            ax.axvline(0, color="0.35", lw=1.0, gid="oracle")
+            ax.set_title(rule, fontsize=10)
+            ax.set_xlim(-105, 105)
+            ax.set_ylim(0, top * 1.05)
+            ax.set_xticks([-100, -50, 0, 50, 100], ["100", "50", "0", "50", "100"])
+            ax.grid(True, color="0.9", lw=0.6)
+        for ax in axes.flat[len(rules) :]:
+            ax.set_visible(False)
+        fig.supxlabel("% missed relevant (left of 0) / % unused work saving (right of 0)")
+        fig.supylabel("documents remaining after the recall target")
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False)
+        fig.set_layout_engine("constrained")
+    return fig
+
+
+def reliability_figure(summary: pd.DataFrame):
+    """(c) reliability (share of runs reaching the target) per rule and target, with Wilson 95% intervals."""
+    plt = _matplotlib()
+    rules = list(dict.fromkeys(summary["rule_given"]))
+    targets = list(dict.fromkeys(summary["target"]))
+    colours = _colours(targets)
+    height = 0.8 / max(1, len(targets))
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.32 * len(rules) * max(1, len(targets)) ** 0.5))
+        for offset, target in enumerate(targets):
+            at = summary[summary["target"] == target].set_index("rule_given")
+            ys, values, lows, highs = [], [], [], []
+            for index, rule in enumerate(rules):
+                if rule not in at.index:
+                    continue
+                row = at.loc[rule]
+                row = row.iloc[0] if getattr(row, "ndim", 1) > 1 else row
+                ys.append(index - 0.4 + height * (offset + 0.5))
+                values.append(row["reliability"])
+                lows.append(row["reliability"] - row["reliability_low"])
+                highs.append(row["reliability_high"] - row["reliability"])
+            ax.barh(ys, values, height=height * 0.9, color=colours[target], label=f"target {target:g}", gid="share")
+            ax.errorbar(values, ys, xerr=[lows, highs], fmt="none", ecolor="0.2", lw=0.9, capsize=2, gid="interval")
+        ax.set_yticks(range(len(rules)), rules)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1.0)
+        ax.set_xlabel("reliability: share of runs whose recall at the stop reached the target")
+        ax.grid(True, axis="x", color="0.9", lw=0.6)
+        fig.legend(loc="outside upper center", ncol=len(targets), frameon=False)
+        fig.set_layout_engine("constrained")
+    return fig
+
+
+def write_study_figures(table: pd.DataFrame, summary: pd.DataFrame, out: Path, suffix: str = "png") -> list[Path]:
+    """The three figures as OUT/stop_<name>.<suffix> (written atomically); returns their paths."""
+    plt = _matplotlib()
+    paths = []
+    for name, make in (
+        ("recall_cost", lambda: recall_cost_figure(table)),
+        ("missed_unused", lambda: missed_unused_figure(table)),
+        ("reliability", lambda: reliability_figure(summary)),
+    ):
+        fig = make()
+        paths.append(save_figure(fig, Path(out) / f"stop_{name}.{suffix}"))
+        plt.close(fig)
+    return paths

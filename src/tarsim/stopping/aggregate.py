@@ -1,0 +1,239 @@
+"""Aggregates of a stopping study's tidy table (tarsim.stopping.study): per rule and target, means with 95%
+confidence intervals, reliability with its binomial interval, and paired tests against a baseline rule.
+
+- Means: percentile bootstrap intervals (scipy.stats.bootstrap, 2,000 resamples, a fixed seed, so a study prints
+  the same figures every time). A bootstrap rather than a t-interval because the measures are bounded and skewed
+  (recall piles up at 1, costs have long tails): its interval stays inside the values' range, where a t-interval
+  of a recall mean near 1 can reach past it. The runs are resampled as independent; seeds of one review are not,
+  so the interval speaks of the mean over these reviews and seeds.
+- Reliability (the share of runs whose recall at the stop reached the target): Wilson's score interval
+  (scipy.stats.binomtest(...).proportion_ci(method="wilson")), sound also at shares of 0 or 1.
+- Paired tests: each rule against the baseline on the same reviews (the same ledgers: topic and seed), Wilcoxon's
+  signed-rank test (scipy.stats.wilcoxon, two-sided, zero differences dropped as Wilcoxon did) on each measure,
+  with Holm's step-down correction over the rules compared at one target and measure.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+CONFIDENCE = 0.95
+RESAMPLES = 2000
+SEED = 0
+SUMMARY_MEASURES = (
+    "recall",
+    "documents",
+    "cost_judge",
+    "excess_judge",
+    "relative_judge",
+    "shortfall",
+    "loss_er",
+    "wss",
+    "tnr",
+    "missed_share",
+    "unused_saving",
+)
+"""Measures whose means (with intervals) the summary reports, when the table has them."""
+TEST_MEASURES = ("recall", "documents")
+"""Measures the paired tests compare by default: recall and documents judged at the stop."""
+
+
+def mean_interval(values: Sequence[float] | np.ndarray) -> tuple[float, float, float]:
+    """(mean, low, high): the mean of the finite values and its percentile-bootstrap 95% interval (NaN when there
+    is no value; the mean itself when all are equal or there is one)."""
+    from scipy.stats import bootstrap
+
+    data = np.asarray(values, dtype=np.float64)
+    data = data[np.isfinite(data)]
+    if not data.size:
+        return math.nan, math.nan, math.nan
+    mean = float(data.mean())
+    if data.size < 2 or np.all(data == data[0]):
+        return mean, mean, mean
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bootstrap(
+            (data,),
+            np.mean,
+            n_resamples=RESAMPLES,
+            confidence_level=CONFIDENCE,
+            method="percentile",
+            vectorized=True,
+            random_state=np.random.default_rng(SEED),
+        )
+    low, high = result.confidence_interval
+    return mean, float(low), float(high)
+
+
+def proportion_interval(successes: int, trials: int) -> tuple[float, float, float]:
+    """(share, low, high): Wilson's 95% interval of a binomial proportion (NaN without trials)."""
+    from scipy.stats import binomtest
+
+    if trials <= 0:
+        return math.nan, math.nan, math.nan
+    interval = binomtest(int(successes), int(trials)).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
+    return successes / trials, float(interval.low), float(interval.high)
+
+
+def summarise(table: pd.DataFrame, measures: Sequence[str] = SUMMARY_MEASURES) -> pd.DataFrame:
+    """One row per rule and target (in the table's order): runs, the share that fired, reliability with its
+    interval, and each measure's mean with its interval (`<measure>`, `<measure>_low`, `<measure>_high`)."""
+    if table.empty:
+        return pd.DataFrame()
+    measures = [measure for measure in measures if measure in table]
+    rows = []
+    for (rule, target), group in table.groupby(["rule", "target"], sort=False):
+        row: dict = {"rule": rule, "rule_given": group["rule_given"].iloc[0], "target": target, "runs": len(group)}
+        row["stopped"] = float(group["stopped"].mean())
+        met = group["target_met"].astype(bool)
+        row["reliability"], row["reliability_low"], row["reliability_high"] = proportion_interval(
+            int(met.sum()), len(met)
+        )
+        for measure in measures:
+            mean, low, high = mean_interval(group[measure].to_numpy(dtype=np.float64))
+            row[measure], row[f"{measure}_low"], row[f"{measure}_high"] = mean, low, high
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _review_keys(table: pd.DataFrame, pair_on: Sequence[str]) -> pd.Series:
+    """One key per review (the columns `pair_on`, e.g. ledger, topic, policy, seed), to pair two rules' runs."""
+    columns = [column for column in pair_on if column in table]
+    values = zip(*(table[column].tolist() for column in columns), strict=True)
+    return pd.Series(["|".join(map(str, row)) for row in values], index=table.index)
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (NaN stays NaN and is not counted)."""
+    values = np.asarray(pvalues, dtype=np.float64)
+    adjusted = np.full(values.shape, np.nan)
+    finite = np.flatnonzero(np.isfinite(values))
+    order = finite[np.argsort(values[finite], kind="stable")]
+    m = len(order)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * values[index]))
+        adjusted[index] = running
+    return adjusted.tolist()
+
+
+def wilcoxon_p(differences: np.ndarray) -> tuple[float, float]:
+    """(statistic, two-sided p) of Wilcoxon's signed-rank test; (0, 1) when every difference is zero."""
+    from scipy.stats import wilcoxon
+
+    nonzero = differences[differences != 0]
+    if not nonzero.size:
+        return 0.0, 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = wilcoxon(nonzero)
+    return float(result.statistic), float(result.pvalue)
+
+
+def paired_tests(
+    table: pd.DataFrame,
+    baseline: str,
+    measures: Sequence[str] = TEST_MEASURES,
+    pair_on: Sequence[str] = ("ledger", "run_id", "topic", "policy", "seed"),
+) -> pd.DataFrame:
+    """Each rule against `baseline` (a rule of the table, as replayed or as given) at each target, paired on the
+    same reviews: pairs, the mean and median difference (rule - baseline), Wilcoxon's p and Holm's adjusted p (over
+    the rules compared at that target and measure)."""
+    from tarsim.errors import ConfigError
+
+    if table.empty:
+        return pd.DataFrame()
+    known = list(dict.fromkeys(table["rule"]))
+    given = list(dict.fromkeys(table["rule_given"]))
+    if baseline not in known and baseline not in given:
+        raise ConfigError(f"baseline rule {baseline!r} is not among the rules of the study: {', '.join(given)}")
+    column = "rule" if baseline in known else "rule_given"
+    table = table.assign(_review=_review_keys(table, pair_on))
+    measures = [measure for measure in measures if measure in table]
+    rows = []
+    for target, at_target in table.groupby("target", sort=False):
+        is_base = at_target[column] == baseline
+        base = at_target[is_base].drop_duplicates("_review").set_index("_review")
+        others = [rule for rule in dict.fromkeys(at_target.loc[~is_base, "rule"])]
+        wide = {
+            measure: at_target[~is_base].pivot_table(index="_review", columns="rule", values=measure, aggfunc="first")
+            for measure in measures
+        }
+        for measure in measures:
+            block = []
+            for rule in others:
+                values = wide[measure][rule] if rule in wide[measure] else pd.Series(dtype=float)
+                paired = pd.concat([values.rename("rule"), base[measure].rename("base")], axis=1, join="inner")
+                paired = paired.dropna()
+                difference = (paired["rule"] - paired["base"]).to_numpy(dtype=np.float64)
+                statistic, p = wilcoxon_p(difference) if difference.size else (math.nan, math.nan)
+                block.append(
+                    {
+                        "rule": rule,
+                        "baseline": baseline,
+                        "target": target,
+                        "measure": measure,
+                        "pairs": int(difference.size),
+                        "mean_difference": float(difference.mean()) if difference.size else math.nan,
+                        "median_difference": float(np.median(difference)) if difference.size else math.nan,
+                        "statistic": statistic,
+                        "p": p,
+                    }
+                )
+            for row, adjusted in zip(block, holm([row["p"] for row in block]), strict=True):
+                row["p_holm"] = adjusted
+            rows.extend(block)
+    return pd.DataFrame(rows)
+
+
+def summary_text(summary: pd.DataFrame, measures: Sequence[str] = ("recall", "documents", "excess_judge")) -> str:
+    """The summary as a text table: `mean [low, high]` per measure, reliability as a share with its interval."""
+    if summary.empty:
+        return "(no runs)"
+    shown = pd.DataFrame(
+        {
+            "rule": summary["rule"],
+            "target": summary["target"].map(lambda v: f"{v:g}"),
+            "runs": summary["runs"],
+            "fired": summary["stopped"].map(lambda v: f"{v:.2f}"),
+            "reliability": [
+                _interval(row.reliability, row.reliability_low, row.reliability_high, 2) for row in summary.itertuples()
+            ],
+        }
+    )
+    for measure in measures:
+        if measure not in summary:
+            continue
+        digits = 3 if measure in ("recall", "shortfall", "loss_er", "wss", "tnr") else 1
+        shown[measure] = [
+            _interval(row[measure], row[f"{measure}_low"], row[f"{measure}_high"], digits)
+            for _, row in summary.iterrows()
+        ]
+    return shown.to_string(index=False)
+
+
+def paired_tests_text(tests: pd.DataFrame) -> str:
+    """The paired tests as a text table."""
+    if tests.empty:
+        return "(no paired tests)"
+    shown = tests[["rule", "baseline", "target", "measure", "pairs", "median_difference", "p", "p_holm"]].copy()
+    shown["target"] = shown["target"].map(lambda v: f"{v:g}")
+    return shown.to_string(
+        index=False,
+        formatters={
+            "median_difference": lambda v: f"{v:.3f}",
+            "p": lambda v: "n/a" if not np.isfinite(v) else f"{v:.3g}",
+            "p_holm": lambda v: "n/a" if not np.isfinite(v) else f"{v:.3g}",
+        },
+    )
+
+
+def _interval(mean: float, low: float, high: float, digits: int) -> str:
+    if not np.isfinite(mean):
+        return "n/a"
+    return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
