@@ -58,6 +58,7 @@ PAIRS: list[tuple[str, str]] = [
     ("reviewhalf", "heuristic_refs"),
     ("batchprecision:0.025", "heuristic_refs"),
     ("batchprecision:0.1", "heuristic_refs"),
+    ("batchprecision:0.025:3", "heuristic_refs"),  # TARexp's slack (destiny has none)
     ("fixed:50", "heuristic_refs"),
     ("fixed:100", "heuristic_refs"),
     ("fraction:0.05", "heuristic_refs"),
@@ -80,7 +81,76 @@ NOT_COMPARED: list[tuple[str, str]] = [
     ),
 ]
 # Why the stops differ, per (rule name, reference, mode); the disagreements are listed under each row.
-EXPLANATIONS: dict[tuple[str, str, str], str] = {}
+_ROUND_END_CHECK = (
+    "TARexp's workflow calls checkStopping at the end of each round, so it finishes the round in which the rule's "
+    "condition is reached; tarsim checks it after every judgment, as the rule reads. Called after every judgment "
+    "(aligned) the two agree on every review."
+)
+_EVERY_100 = (
+    "destiny's `Method.retrospective` calls compute every 100 judgments (100, 200, ... below the number judged, "
+    "so never at the last one), so it stops at the first multiple of 100 at which the condition holds: later than "
+    "tarsim, or never when it no longer holds there. Called where tarsim checks (aligned), the two agree on every "
+    "review."
+)
+EXPLANATIONS: dict[tuple[str, str, str], str] = {
+    ("knee", "TARexp", "aligned"): (
+        "TARexp's KneeStoppingRule takes the largest slope ratio over every candidate knee point, max over i of "
+        "(relret(i) / i) / ((1 + relret(s) - relret(i)) / (s - i + 1)), where Cormack & Grossman (and tarsim) take "
+        "the ratio at the knee, the point farthest above the chord from the origin to (s, relret(s)). The candidate "
+        "at the last relevant document, followed by a long run of non-relevant ones, reaches the threshold "
+        "156 - min(relret, 150) first: in all 6 disagreements TARexp fires and tarsim never does (e.g. "
+        "AtypicalAntipsychotics seed 1 at 1105 judgments: the ratio at the knee (417) is 6.5, TARexp's maximum, at "
+        "978, is 18.7 against the threshold 13; a re-computation of TARexp's formula gives the same 6 stops). TARexp "
+        "also has no 150-judgment minimum, which changes no stop here. tarsim's adjusted knee fires on none of the "
+        "70 reviews (at most 2544 documents, so relret stays low and the threshold high)."
+    ),
+    ("knee", "TARexp", "native"): (
+        "TARexp's knee counts rounds on its x axis (the positives per round, which assumes TARexp's fixed batches); "
+        "with BMI's growing batches the last rounds hold many judgments each, so the ratio per round stays below the "
+        "threshold and neither fires on any review: the agreement is vacuous. Its checkStopping also sees every "
+        "round but the one just annotated (see batchprecision)."
+    ),
+    ("knee", "destiny", "aligned"): (
+        "destiny's Knee is another algorithm under the same name: it smooths the gain curve (by default a Gaussian "
+        "of sigma min(500, judged)), rescales it to [0, 1], takes the knee where it is farthest above the diagonal, "
+        "and compares y(knee) / (1 - y(knee)), the rises before and after the knee not divided by their runs, with "
+        "threshold_ratio (strictly); it refuses when fewer than 50 judgments (or 5%) follow the knee or the largest "
+        "distance is below 0.3. With its defaults it fires on none of the 70 reviews (the smoothing flattens the "
+        "curve: on ACEInhibitors seed 0 its largest ratio over all checks is 5.76 < 6), while tarsim's `knee:6` (the "
+        "paper's slope ratio on the raw curve, threshold 6) fires on 59. The rules differ by design; tarsim follows "
+        "Cormack & Grossman, not this variant."
+    ),
+    ("2399", "TARexp", "native"): _ROUND_END_CHECK
+    + " The rule fires only on ACEInhibitors (2544 documents: 1.2 r + 2399 is reached at 2449, inside the last BMI "
+    "round, which ends at 2544); on the 13 smaller collections (at most 2072 documents) neither fires.",
+    ("2399", "destiny", "native"): _EVERY_100
+    + " The rule fires only on ACEInhibitors (at 2449 with alpha 1.2, 2440 with 1.0; destiny's loop at 2500).",
+    ("reviewhalf", "TARexp", "native"): _ROUND_END_CHECK
+    + " TARexp's ReviewHalfStoppingRule tests n_annotated >= n_docs // 2 at a round's end and so finishes the BMI "
+    "round that crosses N / 2 (tarsim's docstring says so); the two agree where a round ends exactly at N // 2.",
+    ("batchprecision", "TARexp", "native"): (
+        "An off-by-one in TARexp 0.1.4: Ledger.getAnnotationCounts returns rounds 0 .. n_rounds - 1 while the rounds "
+        "are numbered 0 .. n_rounds, so checkStopping never sees the round just annotated, and the precision of "
+        "round k is first seen at the end of round k + 1: TARexp stops one round after tarsim, or never when tarsim "
+        "stops at the review's last round (TARexp's workflow ends there, its last round unseen). "
+        "Called with an empty round appended, so that it sees the round just ended (aligned), it agrees with tarsim "
+        "on every review. Note that with BMI's first rounds of 1, 2, 3 judgments a round without a relevant "
+        "judgment has precision 0, so batch precision (slack 1) stops at the first such round: after 1 judgment on "
+        "most srd reviews; it was designed for TARexp's fixed batches of 200."
+    ),
+    ("batchprecision", "destiny", "native"): (
+        "Another rule under the same name: destiny's BatchPrecision slides a window of the last batch_size "
+        "judgments (default 1000), checked every 100 judgments, and stops when its precision is strictly below the "
+        "threshold; tarsim's rule (TARexp's) takes the precision of each training round and stops at <= P. On the "
+        "collections below 1100 documents the window is never full, so it never fires. Given tarsim's round just "
+        "ended as its window, at tarsim's round ends (aligned), it agrees on every review (no round up to the stop "
+        "had a precision of exactly P, where destiny's strict < and TARexp's <= would part)."
+    ),
+    ("fixed", "destiny", "native"): _EVERY_100
+    + " Both stop at the first judgment when it is non-relevant (the window is min(N, judged) labels).",
+    ("fraction", "destiny", "native"): _EVERY_100
+    + " Both stop at the first judgment when it is non-relevant (the window is min(floor(F N), judged) labels).",
+}
 ROUND_ENDS: dict[str, list[int]] = {}  # run -> the judgment counts at which its training rounds end
 
 
@@ -137,17 +207,27 @@ class Row:
             "tarsim_fired": sum(1 for ours, _ in self.stops.values() if ours is not None),
             "reference_fired": sum(1 for _, theirs in self.stops.values() if theirs is not None),
             "causes": causes,
-            "explanation": explanation(self.spec, self.reference, self.mode),
+            "explanation": explanation(self.spec, self.reference, self.mode, fallback=bool(disagreements)),
+            "tarsim_median_stop": _median([ours for ours, _ in self.stops.values() if ours is not None]),
             "disagreements": disagreements,
+            "stops": {run: list(pair) for run, pair in sorted(self.stops.items())},
         }
 
 
-def explanation(spec: str, reference: str, mode: str) -> str:
+def _median(values: list[int]) -> float | None:
+    values = sorted(values)
+    if not values:
+        return None
+    middle = len(values) // 2
+    return float(values[middle]) if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
+def explanation(spec: str, reference: str, mode: str, fallback: bool) -> str:
+    """The explanation of a row: its own, else (`fallback`, for a row with disagreements) its rule and reference's
+    in the other mode, which names the same cause."""
     name = spec.split(":", 1)[0]
-    for (rule, ref, how), text in EXPLANATIONS.items():
-        if rule == name and ref in reference and how == mode:
-            return text
-    return ""
+    found = {how: text for (rule, ref, how), text in EXPLANATIONS.items() if rule == name and ref in reference}
+    return found.get(mode) or (next(iter(found.values()), "") if fallback else "")
 
 
 # ---------------------------------------------------------------- the reviews
@@ -305,11 +385,11 @@ def accepts_peers(script: Path) -> bool:
 
 def reference_stops(spec: str, script: Path, paths: list[Path], refs: Path, peers: str) -> tuple[list[dict], str]:
     """Every reference line of one spec on every ledger (with "run" set), batched when the adapter can."""
-    by_path = {str(path): path for path in paths}
+    by_path = {str(path.resolve()): path for path in paths}
     rows, error = call_adapter(script, spec, paths, refs, peers)
-    named = {str(Path(row["ledger"])) for row in rows if "ledger" in row}
+    named = {str(Path(row["ledger"]).resolve()) for row in rows if "ledger" in row}
     if not error and rows and all("ledger" in row for row in rows) and named == set(by_path):
-        return [{**row, "run": run_id(by_path[str(Path(row["ledger"]))])} for row in rows], ""
+        return [{**row, "run": run_id(by_path[str(Path(row["ledger"]).resolve())])} for row in rows], ""
     results = []  # one call per ledger
     for path in paths:
         rows, error = call_adapter(script, spec, [path], refs, peers)
@@ -375,16 +455,18 @@ def markdown(summaries: list[dict], notes: list[dict], meta: dict) -> str:
         f"points on purpose. Aligned rows at or above the target: {met} of {len(aligned)}.",
         "",
         "Columns: `fired` is how many reviews tarsim's rule / the reference fired on (out of `pairs`); `neither` how "
-        "many of the agreeing pairs are reviews on which neither fired.",
+        "many of the agreeing pairs are reviews on which neither fired; `median` is tarsim's median stop where it "
+        "fired.",
         "",
-        "| spec | reference | mode | checked | pairs | agreeing | share | neither | fired (tarsim / ref) |",
-        "|---|---|---|---|---:|---:|---:|---:|---:|",
+        "| spec | reference | mode | checked | pairs | agreeing | share | neither | fired (tarsim / ref) | median |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for s in summaries:
         share = "" if s["share"] is None else f"{s['share']:.1%}"
         lines.append(
             f"| `{s['spec']}` | {s['reference']} | {s['mode']} | {s['checked']} | {s['pairs']} | {s['agreeing']} "
-            f"| {share} | {s['neither_fired']} | {s['tarsim_fired']} / {s['reference_fired']} |"
+            f"| {share} | {s['neither_fired']} | {s['tarsim_fired']} / {s['reference_fired']} "
+            f"| {_stop(s['tarsim_median_stop'])} |"
         )
     lines += ["", "## Disagreements", ""]
     for s in summaries:
@@ -404,13 +486,17 @@ def markdown(summaries: list[dict], notes: list[dict], meta: dict) -> str:
             lines.append("")
     if notes:
         lines += ["## Not compared", "", "| spec | adapter | why |", "|---|---|---|"]
-        lines += [f"| `{n['spec']}` | {n['adapter']} | {n['why']} |" for n in notes]
+        lines += [f"| {_code(n['spec'])} | {n['adapter']} | {n['why']} |" for n in notes]
         lines.append("")
     return "\n".join(lines)
 
 
-def _stop(stop: int | None) -> str:
-    return "never" if stop is None else str(stop)
+def _code(spec: str) -> str:
+    return f"`{spec}`" if spec else "-"
+
+
+def _stop(stop: float | None) -> str:
+    return "never" if stop is None else f"{stop:g}"
 
 
 def main() -> int:
@@ -423,7 +509,7 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", help="only these specs or rule names")
     args = parser.parse_args()
     timing = sweep(args.work, args.jobs)
-    paths = sorted((args.work / "ledgers").glob("*.jsonl"))
+    paths = sorted(path.resolve() for path in (args.work / "ledgers").glob("*.jsonl"))
     pairs, skipped = plan(args.only)
     print(f"{len(paths)} ledgers; {len(pairs)} (spec, adapter) pairs; {len(skipped)} skipped")
     rows, notes = compare(pairs, paths, args.refs, args.peers, args.jobs)

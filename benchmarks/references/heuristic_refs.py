@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import itertools
 import json
 import os
 import subprocess
@@ -130,8 +131,8 @@ class Review:
 
     def round_sizes(self) -> list[int]:
         """The sizes of tarsim's training rounds, in order (the judgments of each)."""
-        bounds = [0, *[p for p in range(1, len(self.rounds)) if self.rounds[p] != self.rounds[p - 1]], len(self.rounds)]
-        return [b - a for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+        changes = [p for p in range(1, len(self.rounds)) if self.rounds[p] != self.rounds[p - 1]]
+        return [b - a for a, b in itertools.pairwise([0, *changes, len(self.rounds)]) if b > a]
 
 
 # ---------------------------------------------------------------- destiny-evidence/stopping-methods (in-process)
@@ -281,7 +282,8 @@ def run_tarexp(jobs: list[dict], peers: str) -> list[int | None]:
         return []
     if not Path(peers).exists():
         raise AdapterError(f"{peers}: no python with TARexp (give --peers or $TARSIM_PEERS_PYTHON)")
-    payload = json.dumps([{k: job[k] for k in ("rule", "kwargs", "rounds", "checks", "close", "n_docs")} for job in jobs])
+    keys = ("rule", "kwargs", "rounds", "checks", "close", "n_docs")
+    payload = json.dumps([{key: job[key] for key in keys} for job in jobs])
     done = subprocess.run(
         [peers, str(Path(__file__).resolve()), "--tarexp-worker"],
         input=payload,
