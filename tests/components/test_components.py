@@ -136,7 +136,7 @@ def test_sweep_review_keys_come_from_the_schema():
          "oracle_threshold",
          "false_negative_rate", "false_positive_rate", "reviewers", "async_retrain", "retrain_seconds", "time_model",
          "until", "max_effort", "max_effort_model", "lambda", "learner", "features", "extractor", "preset",
-         "n_prior_included", "n_prior_excluded", "prior_idx"]
+         "n_prior_included", "n_prior_excluded", "prior_idx", "log_scores"]
     )  # fmt: skip
     assert REVIEW_KEYS["lambda"][0] == "lambda_"
 

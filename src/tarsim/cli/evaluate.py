@@ -9,15 +9,16 @@ import sys
 import warnings
 from pathlib import Path
 
-from tarsim.cli.evaluate_clef import evaluate_clef_run
 from tarsim.data import read_qrels
 from tarsim.data.runs import RunTable, read_run_table  # columns read at C speed (a dict where they cannot be)
 from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.interop.clef_runs import read_clef_run
 from tarsim.metrics import DEFAULT_MEASURES, evaluate_run, parse_measures
 from tarsim.metrics.averaging import AVERAGES, average, averaged_per_query
-from tarsim.metrics.clef import clef_measure_names
+from tarsim.metrics.clef import ClefEvaluation, clef_measure_names, evaluate_clef
 from tarsim.metrics.compare_runs import compare_runs
 from tarsim.metrics.ranked import MISSING, SCORE_TYPES, check_run_coverage
+from tarsim.reporting.clef_tables import render
 
 FORMATS = ("table", "json", "csv")
 MAX_RESAMPLES = 10_000_000
@@ -220,3 +221,41 @@ def _compare(args: argparse.Namespace, qrels, measures) -> int:
             f"(scipy.stats.permutation_test, {args.resamples} resamples, seed {args.seed})\n"
         )
     return 0
+
+
+def evaluate_clef_run(args: argparse.Namespace, names: list[str]) -> int:
+    """Evaluate args.run against args.qrels with the CLEF measures `names`; print to stdout, notes to stderr."""
+    if args.compare is not None or args.run is None:
+        raise InputError("tarsim evaluate", None, "CLEF measures evaluate one RUN (no --compare)")
+    ranked_only = [
+        option
+        for option, value, default in (
+            ("--missing", args.missing, "zero"),
+            ("--average", args.average, "judged"),
+            ("--scores", args.scores, "float32"),
+        )
+        if value != default
+    ]
+    if ranked_only:
+        raise InputError(
+            "tarsim evaluate", None, f"{', '.join(ranked_only)} apply to ranked-list measures, not to CLEF's"
+        )
+    qrels = read_qrels(args.qrels)
+    evaluation = evaluate_clef(qrels, read_clef_run(args.run), source=args.qrels)
+    _notes(evaluation)
+    extra = {"skipped_topics": evaluation.skipped, "duplicates": len(evaluation.duplicates)}
+    sys.stdout.write(render(evaluation.topics, evaluation.aggregate, names, args.format, extra))
+    return 0
+
+
+def _notes(evaluation: ClefEvaluation) -> None:
+    """What the script prints beside the measures, on stderr: skipped topics and duplicate documents."""
+    for topic in evaluation.skipped:
+        print(f"tarsim: note: skipping topic {topic}: no relevant document in the qrels", file=sys.stderr)
+    if evaluation.duplicates:
+        topic, docid, line = evaluation.duplicates[0]
+        print(
+            f"tarsim: note: {len(evaluation.duplicates):,} repeated document(s) skipped, as the official script "
+            f"does (first: topic {topic}, docid {docid}, run line {line})",
+            file=sys.stderr,
+        )

@@ -93,10 +93,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _clef(args: argparse.Namespace, out) -> int:
     """`--measures clef`: the CLEF measures of every review, printed as the official script prints them."""
-    from tarsim.cli.evaluate_clef import ledger_measures
     from tarsim.data.atomic import atomic_write
     from tarsim.errors import ConfigError
     from tarsim.metrics.clef import MEASURES, clef_measure_names
+    from tarsim.reporting.clef_tables import ledger_measures
 
     pieces = [piece.strip() for piece in args.measures.split(",") if piece.strip()]
     unknown = [p for p in pieces if p != "clef" and p.removeprefix("clef:") not in MEASURES]
