@@ -235,3 +235,27 @@ def test_bench_bbsard_on_the_github_layout(tmp_path, capsys) -> None:
     assert main(["bench", "bbsard", "--data", str(write_github(tmp_path))]) == 0
     out = capsys.readouterr().out.splitlines()
     assert next(line for line in out if line.startswith("measure")).split() == ["measure", "fr", "nl"]
+
+
+def test_convert_pd_release_round_trips(tmp_path) -> None:
+    """`tarsim data convert pd` on the release's folder writes a benchmark directory that loads back the same."""
+    assert main(["data", "convert", "pd", str(PD_FIXTURE), str(tmp_path / "out")]) == 0
+    from tarsim.legal import load_benchmark
+
+    converted, original = load_benchmark(tmp_path / "out"), load_pd(PD_FIXTURE)
+    assert converted.qrels == original.qrels and converted.topics == original.topics
+    assert converted.collection.docids == original.collection.docids and converted.preset == "pd"
+
+
+@pytest.mark.parametrize(("language", "words"), [("fr", "résilier résilie résiliation"), ("nl", "opzeggen opzegging")])
+def test_bbsard_preset_keeps_surface_forms_as_the_release_code(language, words) -> None:
+    """The release code's default preprocessing (no --lem) keeps each word as written; the preset used to stem,
+    which conflated these forms. Stop words, punctuation and tokens with digits still go."""
+    from tarsim.legal import get_preset
+    from tarsim.retrieval import get_analyzer
+
+    analyzer = get_analyzer(get_preset(f"bbsard-{language}").analyzer)
+    assert analyzer.stemmer is None
+    assert analyzer.tokenize([words + " 2020 12bis !"])[0] == words.split()
+    stop = {"fr": "le", "nl": "de"}[language]
+    assert analyzer.tokenize([f"{stop} {words}"])[0] == words.split()
