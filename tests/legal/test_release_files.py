@@ -43,6 +43,7 @@ def test_real_pd_queries_file_loads_with_the_release_counts() -> None:
     assert "1584" in queries.qrels["0"]
 
 
+@pytest.mark.filterwarnings("error::tarsim.errors.InputWarning")
 def test_pd_corpus_read_from_the_two_zips_as_released() -> None:
     """The release's data/ folder (fixture): queries_and_targets.csv, corpus_1.zip and corpus_2.zip, read directly;
     given the repository root, its data/ is used. Ids as integers: the first zip writes them as strings."""
@@ -110,12 +111,33 @@ def test_bad_pd_rows_get_one_line_naming_file_and_line(tmp_path, capsys, edit, m
     assert message in one_error_line(capsys)
 
 
+def test_gold_paragraph_text_differing_from_the_corpus_is_warned_about(tmp_path) -> None:
+    """The queries file repeats each gold paragraph's text: compared (white space aside) with the corpus paragraph
+    of the same id, the only check that the two files' ids line up. Line 7 is query 2's row."""
+    folder = copy_fixture(tmp_path)
+    rewrite_queries(folder, lambda rows: rows[4].__setitem__(3, "another paragraph"))
+    with pytest.warns(InputWarning, match=r"queries_and_targets\.csv:7: 1 of 4 gold paragraphs differ .* \(first: 5\)"):
+        load_pd(folder)
+    rewrite_queries(folder, lambda rows: rows[4].__setitem__(3, "  The sentence is excessive given the\n mitigating "
+                                                                "factors, including [...]'s age. "))  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_pd(folder)
+
+
 def test_bad_pd_corpus_line_is_named_inside_its_zip(tmp_path) -> None:
     folder = copy_fixture(tmp_path)
     with zipfile.ZipFile(folder / "corpus_2.zip", "w") as archive:
         archive.writestr("corpus_2.jsonl", json.dumps({"id": 3, "contents": "x"}) + "\n" + '{"id": 4}\n')
     with pytest.raises(InputError, match=r"corpus_2\.zip:corpus_2\.jsonl:2: missing key\(s\) contents$"):
         load_pd(folder)
+    with zipfile.ZipFile(folder / "corpus_2.zip", "w") as archive:  # a zip made on macOS
+        archive.writestr("__MACOSX/._corpus_2.jsonl", b"\x00\x05\x16\x07 not JSON")
+        archive.writestr("corpus_2/._corpus_2.jsonl", b"\x00\x05\x16\x07 not JSON")
+        archive.writestr("corpus_2/corpus_2.jsonl", "".join(
+            json.dumps({"id": i, "contents": f"paragraph {i}"}) + "\n" for i in (3, 4, 5)))  # fmt: skip
+    with pytest.warns(InputWarning, match="3 of 4 gold paragraphs differ"):
+        assert load_pd(folder).collection.docids == ["0", "1", "2", "3", "4", "5"]
     (folder / "corpus_2.zip").unlink()
     with pytest.raises(InputError, match=r"no corpus\.jsonl and no corpus_2\.zip"):
         load_pd(folder)

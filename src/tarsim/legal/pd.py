@@ -10,13 +10,16 @@ Layout of the release (github:conference-on-datascience-and-law/anonymized-publi
 
 Ids are compared as the release code compares them: `int(id)` for the corpus, integers for `query_idx` and `gold_idx`
 (pandas reads them so), so "007" and "7" are the same paragraph. The gold paragraph's text in the CSV is not used for
-retrieval (the corpus holds it). All queries form the `test` split; every judgment is relevant (grade 1).
+retrieval (the corpus holds it); it is compared with the corpus text of the same id, a warning saying how many
+differ (the only check that the ids of the two files line up). All queries form the `test` split; every judgment is
+relevant (grade 1).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import warnings
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,7 +27,7 @@ from pathlib import Path
 
 from tarsim.data import Collection, Document, Qrels
 from tarsim.data.lines import PathLike
-from tarsim.errors import InputError
+from tarsim.errors import InputError, InputWarning
 from tarsim.legal.benchmark import Benchmark
 from tarsim.legal.records import integer_id, iter_csv, require_file
 
@@ -44,6 +47,7 @@ class PdQueries:
     qrels: Qrels
     rows: int
     gold_lines: dict[str, int]
+    gold_texts: dict[str, str]
 
 
 def read_pd_queries(path: PathLike) -> PdQueries:
@@ -53,6 +57,7 @@ def read_pd_queries(path: PathLike) -> PdQueries:
     topics: dict[str, str] = {}
     qrels: Qrels = {}
     gold_lines: dict[str, int] = {}
+    gold_texts: dict[str, str] = {}
     rows = 0
     for line, row in iter_csv(path, QUERY_COLUMNS):
         rows += 1
@@ -65,9 +70,10 @@ def read_pd_queries(path: PathLike) -> PdQueries:
         gold = integer_id(path, line, row["gold_idx"], "gold_idx")
         qrels.setdefault(topic, {})[gold] = 1
         gold_lines.setdefault(gold, line)
+        gold_texts.setdefault(gold, row["gold_paragraph"])
     if not rows:
         raise InputError(path, None, "no queries (header only)")
-    return PdQueries(topics=topics, qrels=qrels, rows=rows, gold_lines=gold_lines)
+    return PdQueries(topics=topics, qrels=qrels, rows=rows, gold_lines=gold_lines, gold_texts=gold_texts)
 
 
 def _records(name: str, handle: io.TextIOBase) -> Iterator[tuple[int, dict]]:
@@ -86,6 +92,12 @@ def _records(name: str, handle: io.TextIOBase) -> Iterator[tuple[int, dict]]:
         yield number, record
 
 
+def is_corpus_member(name: str) -> bool:
+    """A `.jsonl` member of a corpus zip, not macOS's resource-fork copies (`__MACOSX/`, `._name`)."""
+    base = name.rsplit("/", 1)[-1]
+    return name.endswith(".jsonl") and not name.startswith("__MACOSX/") and not base.startswith("._")
+
+
 def iter_corpus_records(sources: list[Path]) -> Iterator[tuple[str, int, dict]]:
     """(where, line, record) of every corpus line, in order: a `.jsonl` file, or every `.jsonl` member of a zip
     (named `archive.zip:member.jsonl` in errors)."""
@@ -100,7 +112,7 @@ def iter_corpus_records(sources: list[Path]) -> Iterator[tuple[str, int, dict]]:
         except zipfile.BadZipFile:
             raise InputError(source, None, "not a zip archive") from None
         with archive:
-            members = sorted(name for name in archive.namelist() if name.endswith(".jsonl"))
+            members = sorted(name for name in archive.namelist() if is_corpus_member(name))
             if not members:
                 raise InputError(source, None, "holds no .jsonl file")
             for member in members:
@@ -147,6 +159,24 @@ def release_folder(directory: PathLike) -> Path:
     return base
 
 
+def check_gold_texts(path: Path, queries: PdQueries, collection: Collection) -> None:
+    """Warn when gold paragraphs' texts in the queries file differ from the corpus paragraphs of the same id (white
+    space aside): the only check that the two files' ids line up. The first such line is named."""
+    differing = [
+        gold
+        for gold, text in queries.gold_texts.items()
+        if " ".join(text.split()) != " ".join(collection.get(gold).text.split())
+    ]
+    if differing:
+        warnings.warn(
+            f"{path}:{queries.gold_lines[differing[0]]}: {len(differing):,} of {len(queries.gold_texts):,} gold "
+            f"paragraphs differ from the corpus text of the same id (first: {differing[0]}); check that the "
+            "queries file and the corpus come from the same release",
+            InputWarning,
+            stacklevel=3,
+        )
+
+
 def load_pd(directory: PathLike) -> Benchmark:
     """Load the PD release from `directory` (or its `data/`): the queries file and the corpus (jsonl or zips).
     A gold paragraph absent from the corpus is an error naming the queries file's line."""
@@ -157,6 +187,7 @@ def load_pd(directory: PathLike) -> Benchmark:
     for gold, line in queries.gold_lines.items():
         if gold not in collection:
             raise InputError(queries_path, line, f"gold paragraph {gold} is absent from the corpus")
+    check_gold_texts(queries_path, queries, collection)
     return Benchmark(
         name="pd",
         preset="pd",
