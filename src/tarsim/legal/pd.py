@@ -40,8 +40,8 @@ CORPUS_KEYS = ("id", "contents")
 
 @dataclass(frozen=True)
 class PdQueries:
-    """What `queries_and_targets.csv` holds: each query's text, its gold paragraphs, the number of rows, and the
-    line where each gold paragraph is first named (for errors about it)."""
+    """What `queries_and_targets.csv` holds: each query's text, its gold paragraphs, the number of rows, and, per
+    gold paragraph, the line where it is first named (for errors about it) and its text there (to cross-check)."""
 
     topics: dict[str, str]
     qrels: Qrels
@@ -77,6 +77,7 @@ def read_pd_queries(path: PathLike) -> PdQueries:
 
 
 def _records(name: str, handle: io.TextIOBase) -> Iterator[tuple[int, dict]]:
+    """(line, object) of a corpus JSON-lines stream; `name` is how errors name it (file, or zip:member)."""
     for number, line in enumerate(handle, 1):
         if not line.strip():
             continue
