@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import pytrec_eval
 
 from tarsim.cli import main
 from tarsim.data import read_run
-from tarsim.legal import load_bbsard, load_benchmark, load_pd, load_regir
+from tarsim.legal import load_bbsard, load_benchmark, load_pd, load_regir, save_benchmark
 
 UK = {
     "UKSI20010001": (2001, "The Customs Duties Regulations implement agricultural levies and customs duties."),
@@ -134,39 +135,26 @@ def write_bbsard(folder: Path) -> Path:
     return folder
 
 
+PARAGRAPHS = {
+    "1": "The trial court erred in denying the motion to suppress evidence from the warrantless search.",
+    "2": "Defendant's right to a speedy trial was violated by the delay.",
+    "3": "The jury instruction on self-defense was incomplete and misleading.",
+    "4": "Counsel was ineffective for failing to object to the hearsay testimony.",
+    "5": "The sentence is excessive given the mitigating factors.",
+}
+
+
 def write_pd(folder: Path) -> Path:
+    """The PD release's layout: queries_and_targets.csv (a row per gold paragraph) and corpus.jsonl."""
+    queries = {"1": "motion to suppress warrantless search", "2": "ineffective assistance of counsel hearsay",
+               "3": "excessive sentence mitigating factors"}  # fmt: skip
+    gold = [("1", "1"), ("2", "4"), ("2", "3"), ("3", "5")]
     write_csv(
-        folder / "paragraphs.csv",
-        ["paragraph_id", "text"],
-        [
-            ["p1", "The trial court erred in denying the motion to suppress evidence from the warrantless search."],
-            ["p2", "Defendant's right to a speedy trial was violated by the delay."],
-            ["p3", "The jury instruction on self-defense was incomplete and misleading."],
-            ["p4", "Counsel was ineffective for failing to object to the hearsay testimony."],
-            ["p5", "The sentence is excessive given the mitigating factors."],
-        ],
+        folder / "queries_and_targets.csv",
+        ["query_idx", "query", "gold_idx", "gold_paragraph"],
+        [[q, queries[q], g, PARAGRAPHS[g]] for q, g in gold],
     )
-    write_csv(
-        folder / "queries.csv",
-        ["query_id", "query"],
-        [
-            ["q1", "motion to suppress warrantless search"],
-            ["q2", "ineffective assistance of counsel hearsay"],
-            ["q3", "excessive sentence mitigating factors"],
-        ],
-    )
-    write_csv(
-        folder / "judgments.csv",
-        ["query_id", "paragraph_id", "label"],
-        [
-            ["q1", "p1", "1"],
-            ["q1", "p2", "0"],
-            ["q2", "p4", "1"],
-            ["q2", "p3", "1"],
-            ["q3", "p5", "1"],
-            ["q3", "p1", "0"],
-        ],
-    )
+    write_jsonl(folder / "corpus.jsonl", [{"id": i, "contents": text} for i, text in PARAGRAPHS.items()])
     return folder
 
 
@@ -236,7 +224,8 @@ def test_bbsard_loader_per_language(tmp_path) -> None:
 
 def test_pd_loader(tmp_path) -> None:
     bench = load_pd(write_pd(tmp_path / "pd"))
-    assert bench.qrels["q1"] == {"p1": 1, "p2": 0} and bench.splits == {"test": ["q1", "q2", "q3"]}
+    assert bench.qrels == {"1": {"1": 1}, "2": {"4": 1, "3": 1}, "3": {"5": 1}}
+    assert bench.splits == {"test": ["1", "2", "3"]} and bench.collection.docids == list(PARAGRAPHS)
 
 
 def test_convert_from_zip_round_trips(tmp_path) -> None:
@@ -297,7 +286,7 @@ def test_bench_bbsard_per_language_columns(tmp_path, capsys) -> None:
 def test_bench_pd_hit_rate_and_decisions(tmp_path, capsys) -> None:
     folder = write_pd(tmp_path / "pd")
     decisions = tmp_path / "decisions.txt"
-    decisions.write_text("q1 p1 1\nq1 p2 1\nq2 p4 1\nq2 p3 0\nq3 p5 1\nq3 p1 0\n")
+    decisions.write_text("1 1 1\n1 2 1\n2 4 1\n2 3 0\n3 5 1\n3 1 0\n")
     payload = bench_json(tmp_path, ["pd", "--data", str(folder), "--decisions", str(decisions)])
     out = capsys.readouterr().out
     assert "Recall(hit)@5" in out and "majority label" in out
@@ -305,7 +294,7 @@ def test_bench_pd_hit_rate_and_decisions(tmp_path, capsys) -> None:
     assert set(summary) == {"Success@5", "Success@1"}
     check_with_pytrec(load_pd(folder).qrels, read_run(tmp_path / "runs" / "pd.0.run"), summary)
     figures = payload["decisions"]
-    # tp: q1/p1, q2/p4, q3/p5; fp: q1/p2; fn: q2/p3
+    # tp: 1/1, 2/4, 3/5; fp: 1/2; fn: 2/3 (query/paragraph)
     assert figures["micro_precision"] == pytest.approx(3 / 4) and figures["micro_recall"] == pytest.approx(3 / 4)
     assert figures["majority_label"] == 1.0
 
@@ -329,20 +318,20 @@ def test_bench_doc2doc_no_tune_skips_the_grid_in_the_ablation(tmp_path, capsys) 
 
 
 def write_pd_with_unjudged(folder: Path) -> Path:
-    """PD files where q4 is judged only 0 (in the qrels, no relevant paragraph) and q5 is not judged at all."""
-    write_pd(folder)
-    with (folder / "queries.csv").open("a", newline="") as handle:
-        csv.writer(handle).writerows([["q4", "hearsay testimony objection"], ["q5", "speedy trial delay"]])
-    with (folder / "judgments.csv").open("a", newline="") as handle:
-        csv.writer(handle).writerow(["q4", "p4", "0"])
+    """A converted PD benchmark where query 4 is judged only 0 (in the qrels, no relevant paragraph) and query 5 is
+    not judged at all (the release has neither: every row is a gold paragraph; converted directories can)."""
+    bench = load_pd(write_pd(folder.parent / f"{folder.name}-release"))
+    topics = {**bench.topics, "4": "hearsay testimony objection", "5": "speedy trial delay"}
+    changed = replace(bench, topics=topics, qrels={**bench.qrels, "4": {"4": 0}}, splits={"test": list(topics)})
+    save_benchmark(changed, folder)
     return folder
 
 
 @pytest.mark.parametrize(
     ("average", "header", "listed"),
     [
-        ("all", "mean over all 5 queries (3 with a relevant document)", ["q1", "q2", "q3", "q4", "q5"]),
-        ("judged", "mean over the 4 queries in the qrels (3 with a relevant document)", ["q1", "q2", "q3", "q4"]),
+        ("all", "mean over all 5 queries (3 with a relevant document)", ["1", "2", "3", "4", "5"]),
+        ("judged", "mean over the 4 queries in the qrels (3 with a relevant document)", ["1", "2", "3", "4"]),
     ],
 )
 def test_bench_header_counts_queries_with_a_relevant_document(tmp_path, capsys, average, header, listed) -> None:
@@ -361,7 +350,7 @@ def test_bench_header_counts_queries_with_a_relevant_document(tmp_path, capsys, 
 def test_bench_decisions_on_unknown_topics_or_documents_are_left_out_with_a_warning(tmp_path, capsys) -> None:
     folder = write_pd_with_unjudged(tmp_path / "pd")
     decisions = tmp_path / "dec.txt"
-    decisions.write_text("q1 p1 1\nq1 nosuchdoc 1\nq42 p1 1\nq42 p2 0\nq5 p2 0\n")
+    decisions.write_text("1 1 1\n1 nosuchdoc 1\n42 1 1\n42 2 0\n5 2 0\n")
     payload = bench_json(tmp_path, ["pd", "--data", str(folder), "--decisions", str(decisions)])
     captured = capsys.readouterr()
     assert (
@@ -369,7 +358,7 @@ def test_bench_decisions_on_unknown_topics_or_documents_are_left_out_with_a_warn
         "1 on a document not in its corpus)\n"
     ) in captured.err
     figures = payload["decisions"]
-    # kept: q1/p1 (tp), q5/p2 (tn); relevant and undecided: q2/p4, q2/p3, q3/p5 (fn)
+    # kept: 1/1 (tp), 5/2 (tn); relevant and undecided: 2/4, 2/3, 3/5 (fn)
     counts = {name: figures[name] for name in ("tp", "fp", "fn", "tn", "pairs")}
     assert counts == {"tp": 1, "fp": 0, "fn": 3, "tn": 1, "pairs": 5}
     assert all(type(value) is int for value in counts.values())
@@ -411,7 +400,7 @@ def test_qrels_id_absent_from_corpus(tmp_path, capsys) -> None:
         [["2", "question ?", "c", "s", "", "1"], ["3", "autre question ?", "c", "s", "", "2,99"]],
     )
     assert main(["bench", "bbsard", "--data", str(folder)]) == 2
-    assert "fr/test.csv:3: question '3': article '99' is absent from corpus.csv" in one_error_line(capsys)
+    assert "fr/test.csv:3: question 3: article 99 is absent from corpus.csv" in one_error_line(capsys)
     regir = write_regir(tmp_path / "eu2uk")
     write_jsonl(
         regir / "dev.jsonl",
@@ -427,10 +416,10 @@ def test_qrels_id_absent_from_corpus(tmp_path, capsys) -> None:
     assert main(["data", "convert", "eu2uk", str(regir), str(tmp_path / "out")]) == 2
     assert "dev.jsonl:1: query '31988L0378': relevant document 'UKSI00000000' is absent" in one_error_line(capsys)
     pd = write_pd(tmp_path / "pd")
-    with (pd / "judgments.csv").open("a", encoding="utf-8") as handle:
-        handle.write("q1,p9,1\n")
+    with (pd / "queries_and_targets.csv").open("a", encoding="utf-8") as handle:
+        handle.write("1,motion to suppress warrantless search,9,a paragraph not in the corpus\n")
     assert main(["bench", "pd", "--data", str(pd)]) == 2
-    assert "judgments.csv:8: paragraph 'p9' is absent from paragraphs.csv" in one_error_line(capsys)
+    assert "queries_and_targets.csv:6: gold paragraph 9 is absent from the corpus" in one_error_line(capsys)
 
 
 def test_unparseable_date(tmp_path, capsys) -> None:

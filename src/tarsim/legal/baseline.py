@@ -11,6 +11,7 @@ import numpy as np
 from tarsim.data import Qrels, Run, Topics
 from tarsim.errors import ConfigError, InputWarning
 from tarsim.legal.benchmark import Benchmark
+from tarsim.legal.irevaluator import evaluator_means
 from tarsim.legal.presets import Preset
 from tarsim.retrieval import (
     B_GRID,
@@ -36,6 +37,7 @@ class BaselineResult:
     per_query: dict[str, dict[str, float]]
     summary: dict[str, float]
     tuning: TuningResult | None = None
+    evaluator: dict[str, float] | None = None  # the release code's evaluator figures (presets with `evaluator`)
 
 
 class CorpusCache:
@@ -162,7 +164,10 @@ def run_config(
     per_query, summary = evaluate(
         benchmark.qrels, test, run, preset.measures, missing=missing, source=source, average=preset.average
     )
-    return BaselineResult(label=label, k1=k1, b=b, run=run, per_query=per_query, summary=summary, tuning=tuning)
+    return BaselineResult(
+        label=label, k1=k1, b=b, run=run, per_query=per_query, summary=summary, tuning=tuning,
+        evaluator=evaluator_means(benchmark.qrels, run, topics=test) if preset.evaluator else None,
+    )  # fmt: skip
 
 
 def doc2doc_ablation(
@@ -225,4 +230,7 @@ def _run_bsard(
     per_query, summary = evaluate(
         benchmark.qrels, test, run, preset.measures, missing=missing, source=source, average=preset.average
     )
-    return BaselineResult(label=label, k1=preset.k1, b=preset.b, run=run, per_query=per_query, summary=summary)
+    return BaselineResult(
+        label=label, k1=preset.k1, b=preset.b, run=run, per_query=per_query, summary=summary,
+        evaluator=evaluator_means(benchmark.qrels, run, topics=test) if preset.evaluator else None,
+    )  # fmt: skip

@@ -69,3 +69,13 @@ def check_id(path: PathLike, line: int, value: object, what: str) -> str:
     if not text or any(ch.isspace() for ch in text):
         raise InputError(path, line, f"invalid {what} {value!r}")
     return text
+
+
+def integer_id(path: PathLike, line: int, value: object, what: str) -> str:
+    """An id as the release codes use it (`int(...)`, as pandas reads an integer column), written back as a decimal
+    string: "007" and "7" are the same id."""
+    text = str(value).strip() if value is not None else ""
+    try:
+        return str(int(text))
+    except ValueError:
+        raise InputError(path, line, f"{what} must be an integer, got {value!r}") from None

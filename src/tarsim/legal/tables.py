@@ -106,7 +106,20 @@ def benchmark_report(
         lines.append(language_table(columns, preset.measures, preset.percent))
     else:
         lines.append(language_table({"BM25": results[first.name][0]}, preset.measures, preset.percent))
+    evaluator = results[first.name][0].evaluator
+    if evaluator is not None:
+        lines.append(evaluator_table(evaluator))
     return "\n".join(lines)
+
+
+def evaluator_table(figures: Mapping[str, float]) -> str:
+    """The release code's sentence-transformers evaluator figures (tarsim.legal.irevaluator), named apart from the
+    paper's: Hit@k is the paper's recall@k, ST-Recall@k the evaluator's `recall@k` (share of the gold paragraphs)."""
+    note = (
+        "as the release code's InformationRetrievalEvaluator reports them (over the queries with a gold paragraph): "
+        "Hit@k = the paper's recall@k and the evaluator's accuracy@k; ST-Recall@k = the evaluator's recall@k"
+    )
+    return note + "\n" + format_table(["measure", "BM25"], [[name, f"{value:.4f}"] for name, value in figures.items()])
 
 
 def results_payload(
@@ -114,7 +127,11 @@ def results_payload(
 ) -> dict:
     """The figures of every configuration (label, k1, b, summary, per-query values), and decision figures."""
     payload: dict = {
-        name: [{"label": r.label, "k1": r.k1, "b": r.b, "summary": r.summary, "per_query": r.per_query} for r in rows]
+        name: [
+            {"label": r.label, "k1": r.k1, "b": r.b, "summary": r.summary, "per_query": r.per_query}
+            | ({"evaluator": r.evaluator} if r.evaluator is not None else {})
+            for r in rows
+        ]
         for name, rows in results.items()
     }
     if decisions is not None:

@@ -103,9 +103,12 @@ ANALYZERS: dict[str, Analyzer] = {
     "english-long": Analyzer(token_pattern=ALPHA_PATTERN, stopwords="english", stemmer="english", max_df=0.1),
     "french": Analyzer(token_pattern=ALPHA_PATTERN, stopwords="french", stemmer="french"),
     "dutch": Analyzer(token_pattern=ALPHA_PATTERN, stopwords="dutch", stemmer="dutch"),
+    "french-unstemmed": Analyzer(token_pattern=ALPHA_PATTERN, stopwords="french"),
+    "dutch-unstemmed": Analyzer(token_pattern=ALPHA_PATTERN, stopwords="dutch"),
 }
 """Named preprocessing presets; `english-long` is for whole-document queries (stop words, punctuation,
-digits and terms in more than 10% of the documents removed)."""
+digits and terms in more than 10% of the documents removed). The `-unstemmed` ones are bBSARD's BM25 preprocessing
+(the release code's default keeps each word's surface form: no lemmatisation, no stemming)."""
 
 
 def get_analyzer(name: str) -> Analyzer:
