@@ -104,7 +104,11 @@ REGISTRY: dict[str, Entry] = {
             "PD: 170 public-defender queries against appellate-brief paragraphs (Stammbach et al. 2026)",
             "https://arxiv.org/abs/2601.14348",
             "unknown (the paper is CC BY 4.0; the data release's licence could not be confirmed)",
-            notes="download address not confirmed: place queries.csv, paragraphs.csv and judgments.csv by hand",
+            notes=(
+                "released on GitHub (conference-on-datascience-and-law/anonymized-public-defender-retrieval, data/): "
+                "place queries_and_targets.csv with corpus_1.zip and corpus_2.zip (or the corpus.jsonl they unzip "
+                "to) in one folder by hand; see docs/legal.md"
+            ),
         ),
         Entry(
             "reuters21578",
