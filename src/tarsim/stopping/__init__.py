@@ -32,6 +32,9 @@ from tarsim.stopping.rules import (
 )
 from tarsim.stopping.target import TargetSample, draw_target_sample
 
+# score-based rules
+from tarsim.stopping import prevalence, quant, scoredist  # noqa: F401  (registers apriori, scores, salt, quant, ...)
+
 __all__ = [
     "ACCEPTED",
     "DEFAULT_STOP_EFFORT_MODELS",
