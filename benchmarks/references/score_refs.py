@@ -241,32 +241,37 @@ def run_scoredist(rule, all_checks: list[Check], docids: list[str], refs: Path) 
 
     logging.getLogger("autostop.tar_framework.utils").setLevel(logging.WARNING)
     for check in all_checks:
-        scores = check.log_odds.astype(np.float64)
-        order = np.argsort(-scores, kind="stable")
         reviewed = {docids[p] for p in check.positions}
-        relevant = {docids[p] for p, r in zip(check.positions, check.relevant, strict=True) if r}
-        shown: list[list[str]] = []
-
-        class Assessor:
-            def __init__(self, *args) -> None:
-                pass
-
-            get_complete_dids = staticmethod(lambda: list(docids))
-            get_complete_texts = staticmethod(lambda: [""] * len(docids))
-            get_title = staticmethod(lambda: "")
-            get_total_doc_num = staticmethod(lambda: len(docids))
-            get_rel_label = staticmethod(lambda did: sd.REL if did in relevant else sd.NONREL)
-            assess_state_check_func = staticmethod(lambda: (lambda did: False))
-
-        sd.Assessor = Assessor
-        sd.bm25_okapi_rank = lambda dids, texts, query: ([docids[i] for i in order], [scores[i] for i in order])
-        sd.np = _NumpyWithSample([docids[p] for p in check.positions])
-        sd.name_tar_run_file = lambda **kwargs: "/dev/null"
-        sd.write_tar_run_file = lambda f, topic_id, check_func, shown_dids: shown.append(list(shown_dids))
-        sd.score_distribion_feedback_uniform("d", "t", "t", "", "", "", "", target_recall=rule.target)
-        if all(did in reviewed for did in shown[0]):
+        if all(did in reviewed for did in _screened(sd, check, docids, rule.target)):
             return check.judged
     return None
+
+
+def _screened(sd, check: Check, docids: list[str], target: float) -> list[str]:
+    """The documents the reference screens at one check point (its run file's), its inputs replaced by ours."""
+    scores = check.log_odds.astype(np.float64)
+    order = np.argsort(-scores, kind="stable")
+    relevant = {docids[p] for p, r in zip(check.positions, check.relevant, strict=True) if r}
+    shown: list[list[str]] = []
+
+    class Assessor:
+        def __init__(self, *args) -> None:
+            pass
+
+        get_complete_dids = staticmethod(lambda: list(docids))
+        get_complete_texts = staticmethod(lambda: [""] * len(docids))
+        get_title = staticmethod(lambda: "")
+        get_total_doc_num = staticmethod(lambda: len(docids))
+        get_rel_label = staticmethod(lambda did: sd.REL if did in relevant else sd.NONREL)
+        assess_state_check_func = staticmethod(lambda: lambda did: False)
+
+    sd.Assessor = Assessor
+    sd.bm25_okapi_rank = lambda dids, texts, query: ([docids[i] for i in order], [scores[i] for i in order])
+    sd.np = _NumpyWithSample([docids[p] for p in check.positions])
+    sd.name_tar_run_file = lambda **kwargs: "/dev/null"
+    sd.write_tar_run_file = lambda f, topic_id, check_func, shown_dids: shown.append(list(shown_dids))
+    sd.score_distribion_feedback_uniform("d", "t", "t", "", "", "", "", target_recall=target)
+    return shown[0]
 
 
 def main() -> None:

@@ -32,8 +32,9 @@ from tarsim.stopping.rules import (
 )
 from tarsim.stopping.target import TargetSample, draw_target_sample
 
-# score-based rules
-from tarsim.stopping import prevalence, quant, scoredist  # noqa: F401  (registers apriori, scores, salt, quant, ...)
+# isort: split
+# score-based rules (imported to register quant, quantci, apriori, scores, salt, scoredist)
+from tarsim.stopping import prevalence, quant, scoredist  # noqa: F401
 
 __all__ = [
     "ACCEPTED",

@@ -105,7 +105,7 @@ def _exhausted(ledger: Ledger) -> bool:
 class RoundEndScoreRule(StoppingRule):
     """A rule checked at the end of each training round (check_points) on the learner's latest scores there."""
 
-    min_rounds: ClassVar[int] = 1  # training rounds (the ledger's distinct rounds, the seed round included) before a check
+    min_rounds: ClassVar[int] = 1  # rounds judged (the ledger's distinct rounds, seed round included) before a check
 
     @abstractmethod
     def decide(self, view: ScoredView) -> bool:  # pragma: no cover - interface

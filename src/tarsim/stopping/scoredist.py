@@ -30,7 +30,7 @@ def screening_size(normalised: np.ndarray, relevant: np.ndarray, target: float) 
     reference's `[0]`); a fitted deviation of 0 gives no bound (NaN), so only the lowest document is left out."""
     sample = normalised[relevant] if relevant.size else np.array([0.0])
     mean, deviation = norm.fit(sample)
-    bound = norm.ppf(1 - target, loc=mean, scale=deviation)
+    bound = norm.ppf(1 - target, loc=mean, scale=deviation) if deviation > 0 else float("nan")  # scipy's NaN
     below = int(np.count_nonzero(normalised < bound)) if np.isfinite(bound) else 0
     return len(normalised) - max(1, below)
 
