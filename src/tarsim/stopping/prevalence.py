@@ -37,7 +37,7 @@ class AprioriRule(RoundEndScoreRule):
     name: ClassVar[str] = "apriori"
     needs_scores: ClassVar[bool] = True
     params: ClassVar[tuple[Param, ...]] = (target_param(), _threshold_param())
-    examples: ClassVar[tuple[str, ...]] = ("apriori:target=0.8",)
+    examples: ClassVar[tuple[str, ...]] = ("apriori:target=0.5,threshold=0.9",)
 
     def decide(self, view: ScoredView) -> bool:
         relevant = view.relevant
@@ -85,21 +85,31 @@ def reference_sld(
     posteriors (damped as 1 - (trust (1 - ratio))^tau when `adjust`), divided by their sum over ALL documents and
     both classes (Saerens et al. divide each document's by its own sum), up to 1000 times or until the new
     priors are within 1e-6 of the FIRST priors (Saerens et al.: of the previous step's). The new probabilities
-    of relevance of the unseen documents."""
-    posteriors = np.column_stack([1 - unseen, unseen])
-    priors = np.column_stack([1 - seen, seen]).mean(axis=0)
-    current, adjusted = priors, posteriors
-    for _ in range(SLD_MAX_STEPS):
-        ratios = (current + 1e-10) / (priors + 1e-10)
-        if adjust:
-            ratios = -((trust * (-ratios + 1)) ** tau) + 1
-        adjusted = ratios * posteriors / (ratios * posteriors).sum()
-        if not len(adjusted):
-            break
-        current = adjusted.mean(axis=0)
-        if np.abs(priors - current).sum() < SLD_EPSILON:
-            break
-    return adjusted[:, 1]
+    of relevance of the unseen documents.
+
+    Since the reference divides by one sum, a step's priors are ratio_c S_c / (n sum_k ratio_k S_k), S the
+    posteriors' column sums: the loop runs on those two numbers (the reference re-weights the n x 2 matrix at
+    every step, the same up to rounding), and the matrix is re-weighted once, with the last step's ratios.
+    """
+    if not len(unseen):
+        return unseen.astype(np.float64)
+    with np.errstate(all="ignore"):
+        priors = (float(np.mean(1 - seen)), float(np.mean(seen)))
+    sums = (float(np.sum(1 - unseen)), float(np.sum(unseen)))
+    count = len(unseen)
+    current = priors
+    ratio, total = 1.0, 1.0
+    with np.errstate(all="ignore"):
+        for _ in range(SLD_MAX_STEPS):
+            ratios = [(c + 1e-10) / (p + 1e-10) for c, p in zip(current, priors, strict=True)]
+            if adjust:
+                ratios = [-(np.float64(trust * (-r + 1)) ** tau) + 1 for r in ratios]
+            total = ratios[0] * sums[0] + ratios[1] * sums[1]
+            ratio = ratios[1]
+            current = (ratios[0] * sums[0] / total / count, ratios[1] * sums[1] / total / count)
+            if abs(priors[0] - current[0]) + abs(priors[1] - current[1]) < SLD_EPSILON:
+                break
+        return ratio * unseen.astype(np.float64) / total
 
 
 @register("stopping")

@@ -76,7 +76,7 @@ class QuantCIRule(QuantRule):
         target_param(),
         Param("nstd", float, 2.0, "standard deviations below the estimated recall", low=0),
     )
-    examples: ClassVar[tuple[str, ...]] = ("quantci", "quantci:target=0.8,nstd=1")
+    examples: ClassVar[tuple[str, ...]] = ("quantci:target=0.8,nstd=1",)
 
     def decide(self, view: ScoredView) -> bool:
         return quant_estimate(view.probabilities, view.reviewed, self.nstd) >= self.target
