@@ -270,7 +270,8 @@ def _screened(sd, check: Check, docids: list[str], target: float) -> list[str]:
     sd.np = _NumpyWithSample([docids[p] for p in check.positions])
     sd.name_tar_run_file = lambda **kwargs: "/dev/null"
     sd.write_tar_run_file = lambda f, topic_id, check_func, shown_dids: shown.append(list(shown_dids))
-    sd.score_distribion_feedback_uniform("d", "t", "t", "", "", "", "", target_recall=target)
+    with np.errstate(invalid="ignore"):  # its normal of deviation 0 (one relevant score) gives NaN bounds
+        sd.score_distribion_feedback_uniform("d", "t", "t", "", "", "", "", target_recall=target)
     return shown[0]
 
 

@@ -1,10 +1,16 @@
 """The score-based stopping rules (quant, quantci, apriori, scores, salt, scoredist) on hand-built ledgers and score
 logs: each stop derived by hand (the arithmetic in the comments) or, for salt, by running the reference
-(destiny-evidence/stopping-methods' methods/salt.py through benchmarks/references/score_refs.py's adapter, once,
-by hand: the reference is not needed here). Each is replayed and followed online, which must agree; a rule that
-reads scores refuses, in one line naming --log-scores, a review that logged none."""
+(destiny-evidence/stopping-methods' methods/salt.py through benchmarks/references/score_refs.py's adapter). Each is
+replayed and followed online, which must agree; a rule that reads scores refuses, in one line naming --log-scores,
+a review that logged none. The last test runs the references again where this machine has them (/work/refs,
+/work/PEERS) and is skipped elsewhere: the default run needs none of them."""
 
 from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -85,6 +91,19 @@ def test_quant_by_hand_waits_for_three_rounds_as_tarexp():
     assert stops(ledger(), "quant:target=0.85", log) is None
 
 
+def test_quant_checks_the_end_of_an_exhausted_pool():
+    # The pool ran out after 8 judgments: 8 is a check point, read with the round trained on 6; d6 is reviewed by
+    # then, so the estimate is 2.5 / 2.5 = 1.
+    assert stops(ledger(reason="pool exhausted"), "quant", score_log(*PREVALENCE_LOG)) == 8
+
+
+def test_score_rules_compose_online_and_replayed():
+    log = score_log(*PREVALENCE_LOG)
+    assert stops(ledger(), "any(quant:target=0.75,nonrel:100)", log) == 6
+    assert stops(ledger(), "all(scores:target=0.5,apriori:target=0.6)", log) == 6  # 3 and 6
+    assert stops(ledger(), "notbefore:4:scores:target=0.5", log) == 4
+
+
 def test_quantci_by_hand():
     log = score_log(*PREVALENCE_LOG)
     # At 6: known 2.0, total 2.5, all_var 5 x 0.25 = 1.25, unknown_var 0.25 (d6): var = 2^2 / 2.5^4 x 1.25 +
@@ -143,13 +162,16 @@ def test_salt_stops_where_the_reference_does():
 
 
 # ---- scoredist -------------------------------------------------------------------------------------------------
+SCOREDIST_LOG = (
+    (0, {0: 4.0}),
+    (1, {0: 4.0, 1: 1.5, 2: 2.0, 7: 1.6}),  # at 1: one relevant score, no deviation: no bound
+    (3, {0: 4.0, 1: 1.5, 2: 2.0, 7: 1.6}),  # at 3: relevant d0 d2: mean 3, sd 1 (raw log-odds)
+    (6, {0: 4.0, 1: 1.5, 2: 2.0, 3: 3.0, 7: 1.6}),  # at 6: relevant 4, 2, 3: mean 3, sd 0.8165
+)
+
+
 def test_scoredist_by_hand():
-    log = score_log(
-        (0, {0: 4.0}),
-        (1, {0: 4.0, 1: 1.5, 2: 2.0, 7: 1.6}),  # at 1: one relevant score, no deviation: no bound
-        (3, {0: 4.0, 1: 1.5, 2: 2.0, 7: 1.6}),  # at 3: relevant d0 d2: mean 3, sd 1 (raw log-odds)
-        (6, {0: 4.0, 1: 1.5, 2: 2.0, 3: 3.0, 7: 1.6}),  # at 6: relevant 4, 2, 3: mean 3, sd 0.8165
-    )
+    log = score_log(*SCOREDIST_LOG)
     # Standardising is affine, so bounds can be read in log-odds. At 3, target 0.95: 3 - 1.645 = 1.355, and d7
     # (1.6, unreviewed) is above it; target 0.8: 3 - 0.842 = 2.158, only d0 above: stop. At 6, target 0.95:
     # 3 - 1.645 x 0.8165 = 1.657: d0 d2 d3 above, all reviewed: stop.
@@ -191,3 +213,48 @@ def test_every_example_parses_and_reads_scores():
         assert rule.needs_scores
         for example in type(rule).examples:
             assert parse_stopping_rule(example).needs_scores
+
+
+# ---- the references, when this machine has them (never needed: skipped elsewhere) --------------------------------
+REFS = Path(os.environ.get("TARSIM_REFS", "/work/refs"))
+PEERS = Path("/work/PEERS/bin/python")
+
+
+def _score_refs():
+    if "score_refs" not in sys.modules:
+        path = Path(__file__).resolve().parents[2] / "benchmarks" / "references" / "score_refs.py"
+        spec = importlib.util.spec_from_file_location("score_refs", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["score_refs"] = module  # its dataclass looks its module up
+        spec.loader.exec_module(module)
+    return sys.modules["score_refs"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (REFS / "destiny-evidence+stopping-methods").is_dir(), reason="no reference checkouts")
+@pytest.mark.parametrize(
+    ("spec", "log"),
+    [
+        ("quant:target=0.75", PREVALENCE_LOG),
+        ("quantci:target=0.5,nstd=0.5", PREVALENCE_LOG),
+        ("apriori:target=0.6", PREVALENCE_LOG),
+        ("scores:target=0.5", PREVALENCE_LOG),
+        ("salt:target=0.4", SALT_LOG),
+        ("salt:target=0.5", SALT_LOG),
+        ("scoredist:target=0.8", SCOREDIST_LOG),
+    ],
+)
+def test_the_references_stop_where_tarsim_does(spec, log):
+    refs = _score_refs()
+    rule, built = parse_stopping_rule(spec), score_log(*log)
+    inputs = refs.checks(ledger(), built, DOCIDS)
+    kind = rule.spec.split(":")[0]
+    if kind in ("quant", "quantci"):
+        if not PEERS.exists():
+            pytest.skip("no TARexp environment")
+        reference = refs.run_tarexp(rule, inputs, N)
+    elif kind == "scoredist":
+        reference = refs.run_scoredist(rule, inputs, DOCIDS, REFS)
+    else:
+        reference = refs.run_destiny(rule, inputs, N, REFS, as_is=False)
+    assert reference == stops(ledger(), spec, built)
