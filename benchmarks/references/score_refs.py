@@ -1,14 +1,15 @@
 """Run the reference implementation of a score-based stopping rule on a tarsim ledger and print where it stops.
 
-    python benchmarks/references/score_refs.py --rule SPEC --ledger PATH --refs /work/refs [--collection DIR]
+    python benchmarks/references/score_refs.py --rule SPEC --ledger PATH [--ledger PATH ...] --refs /work/refs
+        [--collection DIR] [--as-is]
 
 The ledger must come with its score log (`tarsim simulate --log-scores`: OUT/scores/<name>.npz). The reference is
 asked at tarsim's check points (the end of each training round, and the end of an exhausted pool), with the
 same inputs tarsim's rule reads there: the documents reviewed so far (in order of first presentation, each once)
 with the reviewer's labels, and the latest model's scores of the whole collection (probabilities, the logistic of
 the logged log-odds, computed as ScoreRound.probabilities does). Prints one JSON line
-`{"rule": SPEC, "reference": NAME, "stop": int|null, "tarsim": int|null}` (judgments reviewed at the first check
-point where the reference says stop).
+`{"rule": SPEC, "reference": NAME, "stop": int|null, "tarsim": int|null}` per ledger (judgments reviewed at the
+first check point where the reference says stop, and tarsim's replayed stop; with several ledgers, also "ledger").
 
 References (read from --refs, never copied into tarsim):
 - quant, quantci: TARexp 0.1.4's QuantStoppingRule, run by /work/PEERS/bin/python in a subprocess, on a TARexp
@@ -278,33 +279,38 @@ def _screened(sd, check: Check, docids: list[str], target: float) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rule", required=True)
-    parser.add_argument("--ledger", required=True)
+    parser.add_argument("--ledger", required=True, action="append", help="a ledger (repeat: one line each)")
     parser.add_argument("--refs", required=True, type=Path)
     parser.add_argument("--collection", help="the collection reviewed (default: ../shared/datasets/srd/<topic>)")
     parser.add_argument("--as-is", action="store_true", help="scores: pass 0/1 labels (the reference's bug shows)")
     args = parser.parse_args()
     rule = parse_stopping_rule(args.rule)
-    ledger = read_ledger(args.ledger)
-    log = logged_scores(ledger)
-    if log is None:
-        raise SystemExit(f"{args.ledger}: no score log (run the review with --log-scores)")
-    collection = args.collection or str(ROOT.parent / "shared" / "datasets" / "srd" / ledger.topic)
-    docids = list(load_dataset(collection).collection.docids)
-    all_checks = checks(ledger, log, docids)
     kind = rule.spec.split(":")[0]
-    if kind in ("quant", "quantci"):
-        name, stop = "tarexp.QuantStoppingRule", run_tarexp(rule, all_checks, len(docids))
-    elif kind in ("apriori", "scores", "salt"):
-        file = {"apriori": "apriori", "scores": "heuristic_scores", "salt": "salt"}[kind]
-        name = f"destiny-evidence/stopping-methods methods/{file}.py" + (" (as is)" if args.as_is else "")
-        stop = run_destiny(rule, all_checks, len(docids), args.refs, args.as_is)
-    elif kind == "scoredist":
-        name = "dli1/auto-stop-tar score_distribion_feedback_uniform"
-        stop = run_scoredist(rule, all_checks, docids, args.refs)
-    else:
+    if kind not in ("quant", "quantci", "apriori", "scores", "salt", "scoredist"):
         raise SystemExit(f"no reference for {args.rule!r} here")
-    ours = rule.stop_position(ledger, ReplayContext(docids=docids, scores=log))
-    print(json.dumps({"rule": args.rule, "reference": name, "stop": stop, "tarsim": ours}))
+    collections: dict[str, list[str]] = {}
+    for path in args.ledger:
+        ledger = read_ledger(path)
+        log = logged_scores(ledger)
+        if log is None:
+            raise SystemExit(f"{path}: no score log (run the review with --log-scores)")
+        collection = args.collection or str(ROOT.parent / "shared" / "datasets" / "srd" / ledger.topic)
+        if collection not in collections:
+            collections[collection] = list(load_dataset(collection).collection.docids)
+        docids = collections[collection]
+        all_checks = checks(ledger, log, docids)
+        if kind in ("quant", "quantci"):
+            name, stop = "tarexp.QuantStoppingRule", run_tarexp(rule, all_checks, len(docids))
+        elif kind in ("apriori", "scores", "salt"):
+            file = {"apriori": "apriori", "scores": "heuristic_scores", "salt": "salt"}[kind]
+            name = f"destiny-evidence/stopping-methods methods/{file}.py" + (" (as is)" if args.as_is else "")
+            stop = run_destiny(rule, all_checks, len(docids), args.refs, args.as_is)
+        else:
+            name = "dli1/auto-stop-tar score_distribion_feedback_uniform"
+            stop = run_scoredist(rule, all_checks, docids, args.refs)
+        ours = rule.stop_position(ledger, ReplayContext(docids=docids, scores=log))
+        line = {"rule": args.rule, "reference": name, "stop": stop, "tarsim": ours}
+        print(json.dumps(line if len(args.ledger) == 1 else {**line, "ledger": path}), flush=True)
 
 
 if __name__ == "__main__":
