@@ -106,56 +106,73 @@ import json, sys, types
 import numpy as np
 from tarexp.ledger import Ledger
 from tarexp.component.stopping import QuantStoppingRule
-data = np.load(sys.argv[1])
-target, nstd = float(sys.argv[2]), float(sys.argv[3])
+target, nstd = float(sys.argv[1]), float(sys.argv[2])
 rule = QuantStoppingRule(target_recall=target, nstd=nstd)
-ledger = Ledger(int(data["n_docs"]))
-positions, relevant = data["positions"], data["relevant"]
-done = 0
-stop = None
-for r, (start, end) in enumerate(data["bounds"]):
-    new = [int(p) for p in positions[start:end]]
-    ledger.annotate(new, [bool(x) for x in relevant[start:end]])
-    checked = np.flatnonzero(data["check_round"] == r)
-    if checked.size:
-        i = int(checked[0])
-        probabilities = 1.0 / (1.0 + np.exp(-data["log_odds"][i].astype(np.float64)))
-        if rule.checkStopping(ledger.freeze(), workflow=types.SimpleNamespace(latest_scores=probabilities)):
-            stop = int(data["judged"][i])
-            break
-print(json.dumps(stop))
+for path in sys.argv[3:]:  # one review each, one line each
+    data = np.load(path)
+    ledger = Ledger(int(data["n_docs"]))
+    positions, relevant = data["positions"], data["relevant"]
+    stop = None
+    for r, (start, end) in enumerate(data["bounds"]):
+        ledger.annotate([int(p) for p in positions[start:end]], [bool(x) for x in relevant[start:end]])
+        checked = np.flatnonzero(data["check_round"] == r)
+        if checked.size:
+            i = int(checked[0])
+            probabilities = 1.0 / (1.0 + np.exp(-data["log_odds"][i].astype(np.float64)))
+            if rule.checkStopping(ledger.freeze(), workflow=types.SimpleNamespace(latest_scores=probabilities)):
+                stop = int(data["judged"][i])
+                break
+    print(json.dumps(stop), flush=True)
 """
 
 
-def run_tarexp(rule, all_checks: list[Check], n_docs: int) -> int | None:
-    if not all_checks:
-        return None
+def _tarexp_inputs(path: Path, all_checks: list[Check], n_docs: int) -> None:
+    """The file one review's TARexp run reads: its rounds, and at each check point the round's log-odds."""
     last = all_checks[-1]
     rounds_of = {tuple(c.bounds[-1]): i for i, c in enumerate(all_checks)}
     check_round = np.full(len(all_checks), -1, dtype=np.int64)
     for r, bound in enumerate(last.bounds):
         if tuple(bound) in rounds_of:
             check_round[rounds_of[tuple(bound)]] = r
+    np.savez(
+        path,
+        n_docs=n_docs,
+        positions=last.positions,
+        relevant=last.relevant,
+        bounds=last.bounds,
+        check_round=check_round,
+        judged=np.array([c.judged for c in all_checks]),
+        log_odds=np.stack([c.log_odds for c in all_checks]),
+    )
+
+
+def run_tarexp_many(rule, reviews: list[tuple[list[Check], int]]) -> list[int | None]:
+    """TARexp's Quant on each review (its check points' inputs, its collection size), in one PEERS process."""
+    stops: list[int | None] = [None] * len(reviews)
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "checks.npz"
-        np.savez(
-            path,
-            n_docs=n_docs,
-            positions=last.positions,
-            relevant=last.relevant,
-            bounds=last.bounds,
-            check_round=check_round,
-            judged=np.array([c.judged for c in all_checks]),
-            log_odds=np.stack([c.log_odds for c in all_checks]),
-        )
-        nstd = getattr(rule, "nstd", 0.0)
-        done = subprocess.run(
-            [PEERS_PYTHON, "-c", TAREXP_SCRIPT, str(path), repr(rule.target), repr(nstd)],
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+        paths, which = [], []
+        for index, (all_checks, n_docs) in enumerate(reviews):
+            if all_checks:
+                path = Path(tmp) / f"review{index}.npz"
+                _tarexp_inputs(path, all_checks, n_docs)
+                paths.append(str(path))
+                which.append(index)
+        if paths:
+            nstd = getattr(rule, "nstd", 0.0)
+            done = subprocess.run(
+                [PEERS_PYTHON, "-c", TAREXP_SCRIPT, repr(rule.target), repr(nstd), *paths],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            for index, line in zip(which, done.stdout.strip().splitlines()[-len(paths) :], strict=True):
+                stops[index] = json.loads(line)
+    return stops
+
+
+def run_tarexp(rule, all_checks: list[Check], n_docs: int) -> int | None:
+    """TARexp's Quant on one review."""
+    return run_tarexp_many(rule, [(all_checks, n_docs)])[0]
 
 
 # ---- destiny-evidence/stopping-methods (apriori, scores, salt) -------------------------------------------------
@@ -289,6 +306,7 @@ def main() -> None:
     if kind not in ("quant", "quantci", "apriori", "scores", "salt", "scoredist"):
         raise SystemExit(f"no reference for {args.rule!r} here")
     collections: dict[str, list[str]] = {}
+    reviews = []
     for path in args.ledger:
         ledger = read_ledger(path)
         log = logged_scores(ledger)
@@ -298,16 +316,18 @@ def main() -> None:
         if collection not in collections:
             collections[collection] = list(load_dataset(collection).collection.docids)
         docids = collections[collection]
-        all_checks = checks(ledger, log, docids)
-        if kind in ("quant", "quantci"):
-            name, stop = "tarexp.QuantStoppingRule", run_tarexp(rule, all_checks, len(docids))
-        elif kind in ("apriori", "scores", "salt"):
-            file = {"apriori": "apriori", "scores": "heuristic_scores", "salt": "salt"}[kind]
-            name = f"destiny-evidence/stopping-methods methods/{file}.py" + (" (as is)" if args.as_is else "")
-            stop = run_destiny(rule, all_checks, len(docids), args.refs, args.as_is)
-        else:
-            name = "dli1/auto-stop-tar score_distribion_feedback_uniform"
-            stop = run_scoredist(rule, all_checks, docids, args.refs)
+        reviews.append((path, ledger, log, docids, checks(ledger, log, docids)))
+    if kind in ("quant", "quantci"):
+        name = "tarexp.QuantStoppingRule"
+        stops = run_tarexp_many(rule, [(all_checks, len(docids)) for _, _, _, docids, all_checks in reviews])
+    elif kind in ("apriori", "scores", "salt"):
+        file = {"apriori": "apriori", "scores": "heuristic_scores", "salt": "salt"}[kind]
+        name = f"destiny-evidence/stopping-methods methods/{file}.py" + (" (as is)" if args.as_is else "")
+        stops = [run_destiny(rule, c, len(d), args.refs, args.as_is) for _, _, _, d, c in reviews]
+    else:
+        name = "dli1/auto-stop-tar score_distribion_feedback_uniform"
+        stops = [run_scoredist(rule, c, d, args.refs) for _, _, _, d, c in reviews]
+    for (path, ledger, log, docids, _), stop in zip(reviews, stops, strict=True):
         ours = rule.stop_position(ledger, ReplayContext(docids=docids, scores=log))
         line = {"rule": args.rule, "reference": name, "stop": stop, "tarsim": ours}
         print(json.dumps(line if len(args.ledger) == 1 else {**line, "ledger": path}), flush=True)
