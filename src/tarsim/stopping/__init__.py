@@ -35,6 +35,10 @@ from tarsim.stopping.rules import (
 )
 from tarsim.stopping.target import TargetSample, draw_target_sample
 
+# isort: split
+# score-based rules (imported to register quant, quantci, apriori, scores, salt, scoredist)
+from tarsim.stopping import prevalence, quant, scoredist  # noqa: F401
+
 __all__ = [
     "ACCEPTED",
     "DEFAULT_STOP_EFFORT_MODELS",
