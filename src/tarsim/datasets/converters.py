@@ -28,6 +28,13 @@ def describe(dataset: Dataset) -> str:
     return ", ".join(f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in counts)
 
 
+def record_counts(dataset: Dataset) -> tuple[int, int]:
+    """(records read, records kept) of a dataset read from files: kept are its documents; read adds the rows of a
+    screening file left out unlabelled."""
+    kept = len(dataset.collection)
+    return kept + len(dataset.unlabelled_rows), kept
+
+
 def screening_archive(source: PathLike, report: Callable[[str], None] | None = None) -> list[Dataset]:
     """One dataset per screening file in a folder or zip; files without a label column are reported, skipped."""
     source = Path(source)
@@ -88,5 +95,7 @@ def convert_collection(
     for dataset, target in targets:
         written.append(write_dataset_directory(dataset, target))
         if report:
-            report(f"{dataset.name}: {describe(dataset)} -> {target}")
+            read, kept = record_counts(dataset)
+            counts = f"{read} record{'' if read == 1 else 's'} read, {kept} kept"
+            report(f"{dataset.name}: {counts}; {describe(dataset)} -> {target}")
     return written
