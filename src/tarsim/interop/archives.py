@@ -14,7 +14,7 @@ import shutil
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -40,13 +40,13 @@ ARCHIVE_ERRORS = (
 """What zipfile, tarfile and their decompressors raise for a damaged archive (EOFError: a truncated gzip stream)."""
 
 
-def open_zip(path: str | os.PathLike[str], handle: IO[bytes], what: str = "a zip archive") -> zipfile.ZipFile:
+def open_zip(path: str | os.PathLike[str], handle: IO[bytes], not_zip: str = "not a zip archive") -> zipfile.ZipFile:
     """The zip archive in an open regular file, its members checked (see the module docstring); a file that is no
-    zip archive is refused saying it is not `what`."""
+    zip archive is refused with the problem `not_zip`."""
     try:
         archive = zipfile.ZipFile(handle)
     except (zipfile.BadZipFile, OSError, ValueError):
-        raise InputError(path, None, f"not {what} (not a zip archive)") from None
+        raise InputError(path, None, not_zip) from None
     try:
         for info in archive.infolist():
             if info.flag_bits & 0x1:
@@ -85,12 +85,14 @@ def copy_zip_member(path: str | os.PathLike[str], archive: zipfile.ZipFile, name
     return target
 
 
-def tar_members(path: str | os.PathLike[str], handle: IO[bytes]) -> Iterator[tuple[str, bytes]]:
-    """(name, bytes) of every regular-file member of a tar archive (plain, gzip, bzip2 or xz), in name order; a
-    truncated or damaged archive is one line naming the file."""
+def tar_members(
+    path: str | os.PathLike[str], handle: IO[bytes], wanted: Callable[[str], bool] = lambda _name: True
+) -> Iterator[tuple[str, bytes]]:
+    """(name, bytes) of every regular-file member of a tar archive (plain, gzip, bzip2 or xz) whose name is
+    `wanted`, in name order; a truncated or damaged archive is one line naming the file."""
     try:
         with tarfile.open(fileobj=handle) as archive:
-            members = sorted((m for m in archive.getmembers() if m.isfile()), key=lambda m: m.name)
+            members = sorted((m for m in archive.getmembers() if m.isfile() and wanted(m.name)), key=lambda m: m.name)
             check_total(path, "the tar archive", sum(member.size for member in members), _size(handle))
             for member in members:
                 extracted = archive.extractfile(member)

@@ -45,7 +45,8 @@ DATA_FOLDER = "data/"
 def read_asreview_project(path: PathLike) -> Ledger:
     """Read the review in an ASReview 3 project file as a ledger whose tool is "asreview" and its model."""
     path = Path(path)
-    with open_regular(path) as handle, open_zip(path, handle, "an ASReview project file") as archive:
+    not_zip = "not an ASReview project file (not a zip archive)"
+    with open_regular(path) as handle, open_zip(path, handle, not_zip) as archive:
         names = set(archive.namelist())
         if PROJECT_JSON not in names or RESULTS_DB not in names:
             raise InputError(path, None, f"not an ASReview 3 project (needs {PROJECT_JSON} and {RESULTS_DB})")
