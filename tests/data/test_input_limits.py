@@ -28,17 +28,21 @@ from asreview_fixtures import write_project
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 
 
+class Blocked(BaseException):
+    """Raised in a reader that blocks; a BaseException, so that no `except OSError` in a reader swallows it."""
+
+
 @pytest.fixture(autouse=True)
 def no_hang():
-    """A reader that blocks fails the test after 10 s instead of hanging the run."""
+    """A reader that blocks fails the test after 10 s (and every second after) instead of hanging the run."""
 
-    def hung(_signum, _frame):
-        raise TimeoutError("the reader blocked")
+    def blocked(_signum, _frame):
+        raise Blocked("the reader blocked")
 
-    previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(10)
+    previous = signal.signal(signal.SIGALRM, blocked)
+    signal.setitimer(signal.ITIMER_REAL, 10, 1)
     yield
-    signal.alarm(0)
+    signal.setitimer(signal.ITIMER_REAL, 0)
     signal.signal(signal.SIGALRM, previous)
 
 
