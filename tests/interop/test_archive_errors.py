@@ -159,6 +159,7 @@ def test_utf16_and_utf32_text_is_named(tmp_path, codec, named, suffix):
     assert str(caught.value) == f"{path}:1: the file is {named} text, not UTF-8; save it as UTF-8"
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="the csv module of Python 3.10 refuses a NUL")
 def test_utf8_with_nul_in_a_field_is_no_utf16(tmp_path):
     path = tmp_path / "set.csv"
     path.write_text("title,abstract,label_included\na\0b,c\0d,1\n", encoding="utf-8")
