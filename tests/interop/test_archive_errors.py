@@ -145,8 +145,8 @@ CSV = "record_id,title,abstract,label_included\n0,a,b,1\n1,c,d,0\n"
         ("utf-16-be", "UTF-16-BE without a byte order mark"),
         ("utf-32-le", "UTF-32-LE without a byte order mark"),
         ("utf-32-be", "UTF-32-BE without a byte order mark"),
-        ("utf-16", "UTF-16-LE (with a byte order mark)"),
-        ("utf-32", "UTF-32-LE (with a byte order mark)"),
+        ("utf-16", "UTF-16-LE with a byte order mark"),
+        ("utf-32", "UTF-32-LE with a byte order mark"),
     ],
 )
 @pytest.mark.parametrize("suffix", [".csv", ".ris"])
@@ -156,7 +156,7 @@ def test_utf16_and_utf32_text_is_named(tmp_path, codec, named, suffix):
     path.write_bytes(text.encode(codec))
     with pytest.raises(InputError) as caught:
         read_screening_file(path)
-    assert str(caught.value) == f"{path}:1: the file is {named} text, not UTF-8; save it as UTF-8"
+    assert str(caught.value) == f"{path}:1: the file is {named.replace(' ', ' text ', 1)}, not UTF-8; save it as UTF-8"
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="the csv module of Python 3.10 refuses a NUL")

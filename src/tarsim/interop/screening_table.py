@@ -69,16 +69,17 @@ _UNITS_CHECKED = 8
 
 
 def wide_encoding(data: bytes) -> str | None:
-    """`UTF-16-LE` and the like when the bytes are UTF-16 or UTF-32 text, by its byte order mark or, without one,
-    by its first characters (ASCII letters with NUL bytes between them); None otherwise."""
+    """`UTF-16-LE text with(out) a byte order mark` and the like when the bytes are UTF-16 or UTF-32 text, by its
+    byte order mark or, without one, by its first characters (ASCII letters with NUL bytes between them); None
+    otherwise."""
     for mark, name in _BOMS:
         if data.startswith(mark):
-            return f"{name} (with a byte order mark)"
+            return f"{name} text with a byte order mark"
     for size, looks, name in _WIDE:
         count = min(_UNITS_CHECKED, len(data) // size)
         units = [data[i * size : (i + 1) * size] for i in range(count)]
         if count >= 2 and all(looks(unit) for unit in units):
-            return f"{name} without a byte order mark"
+            return f"{name} text without a byte order mark"
     return None
 
 
@@ -89,7 +90,7 @@ def decode_text(path: Path) -> str:
         data = raw.read()
     wide = wide_encoding(data)
     if wide is not None:
-        raise InputError(path, 1, f"the file is {wide} text, not UTF-8; save it as UTF-8")
+        raise InputError(path, 1, f"the file is {wide}, not UTF-8; save it as UTF-8")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
