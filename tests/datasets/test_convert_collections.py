@@ -108,7 +108,8 @@ def test_reuters_sgml(tmp_path, capsys, packed):
         (source / "all-topics-strings.lc.txt").write_text("acq\ncocoa\nearn\n")
     code, err = convert(capsys, "reuters21578", source, tmp_path / "out")
     assert code == 0, err
-    assert err == f"reuters21578: 4 documents, 3 topics, 4 relevant pairs -> {tmp_path / 'out'}\n"
+    counts = "4 records read, 4 kept; 4 documents, 3 topics, 4 relevant pairs"
+    assert err == f"reuters21578: {counts} -> {tmp_path / 'out'}\n"
     dataset = load_dataset(tmp_path / "out")
     assert as_tuples(dataset) == REUTERS_DOCS
     assert dataset.qrels == {"earn": {"r2": 1, "r1001": 1}, "acq": {"r2": 1}, "cocoa": {"r1": 1}}

@@ -247,7 +247,8 @@ def test_data_import_writes_a_collection_directory(tmp_path, capsys):
     destination = tmp_path / "collections" / "mine"
     code, err = run_cli(capsys, "data", "import", str(source), str(destination), "--query", "triptans for migraine")
     assert code == 0, err
-    assert sorted(p.name for p in destination.iterdir()) == ["docs.jsonl.gz", "qrels.txt", "topics.tsv"]
+    written = ["docs.jsonl.gz", "manifest.json", "qrels.txt", "topics.tsv"]
+    assert sorted(p.name for p in destination.iterdir()) == written
     assert [p.name for p in destination.parent.iterdir()] == ["mine"]  # no temporary folder left
     assert (destination / "topics.tsv").read_text() == "My_Review\ttriptans for migraine\n"
     assert (destination / "qrels.txt").read_text() == "My_Review 0 0 1\nMy_Review 0 1 0\nMy_Review 0 2 0\n"

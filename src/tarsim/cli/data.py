@@ -9,9 +9,10 @@ from pathlib import Path
 
 from tarsim.data.export import default_query, write_dataset_directory
 from tarsim.datasets.catalogue import REGISTRY, data_dir, describe_size, fetch, get_entry
-from tarsim.datasets.converters import COLLECTIONS, convert_collection, describe
+from tarsim.datasets.converters import COLLECTIONS, convert_collection, describe, record_counts
 from tarsim.interop.screening import load_screening_dataset
 from tarsim.legal.convert import BENCHMARKS, convert
+from tarsim.version import __version__
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -66,17 +67,33 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.name}: files in {folder}", file=sys.stderr)
         return 0
     if args.data_command == "import":
-        dataset = load_screening_dataset(args.file, unlabelled=args.unlabelled)
-        write_dataset_directory(dataset, args.destination, query=args.query)
-        query = args.query or default_query(dataset.name)
-        print(f"{dataset.name}: {describe(dataset)} -> {args.destination} (query: {query!r})", file=sys.stderr)
-        return 0
+        return import_screening_file(args)
     if args.data_command == "sentence-qrels":
         return sentence_qrels(args)
     if args.name == "trec":
         convert_collection("trec", args.source, args.destination, report, qrels=args.qrels, topics=args.topics)
         return 0
     convert(args.name, args.source, args.destination, seed=args.seed, report=report)
+    return 0
+
+
+def import_screening_file(args: argparse.Namespace) -> int:
+    """Write a screening file as a collection directory; say how many records were read and how many kept, on
+    stderr and in the directory's manifest.json."""
+    dataset = load_screening_dataset(args.file, unlabelled=args.unlabelled)
+    read, kept = record_counts(dataset)
+    manifest = {
+        "source": Path(args.file).name,
+        "topic": dataset.name,
+        "records_read": read,
+        "records_kept": kept,
+        "unlabelled_left_out": list(dataset.unlabelled_rows),
+        "tarsim_version": __version__,
+    }
+    write_dataset_directory(dataset, args.destination, query=args.query, manifest=manifest)
+    query = args.query or default_query(dataset.name)
+    counts = f"{read} record{'' if read == 1 else 's'} read, {kept} kept"
+    print(f"{dataset.name}: {counts}; {describe(dataset)} -> {args.destination} (query: {query!r})", file=sys.stderr)
     return 0
 
 

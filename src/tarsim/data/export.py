@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from tarsim.data.collection import write_collection
@@ -29,11 +31,18 @@ def filled_topics(dataset: Dataset, query: str | None = None) -> Topics:
     return topics
 
 
-def write_dataset_directory(dataset: Dataset, destination: PathLike, *, query: str | None = None) -> Path:
+MANIFEST = "manifest.json"
+"""Where a collection directory says where it came from and how many records were read and kept."""
+
+
+def write_dataset_directory(
+    dataset: Dataset, destination: PathLike, *, query: str | None = None, manifest: Mapping[str, object] | None = None
+) -> Path:
     """Write `dataset` to a new folder `destination` (a temporary folder beside it renamed into place).
 
     An existing non-empty destination is refused (nothing is overwritten); topics without query text get
-    `query`, or their name (see default_query), since topics.tsv needs a query on every line.
+    `query`, or their name (see default_query), since topics.tsv needs a query on every line. `manifest`, when
+    given, is written as manifest.json in the same folder (so it comes with the collection or not at all).
     """
     target = Path(destination)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
@@ -44,6 +53,9 @@ def write_dataset_directory(dataset: Dataset, destination: PathLike, *, query: s
         write_collection(temporary / "docs.jsonl.gz", dataset.collection)
         write_qrels(temporary / "qrels.txt", dataset.qrels)
         write_topics(temporary / "topics.tsv", filled_topics(dataset, query))
+        if manifest is not None:
+            text = json.dumps(dict(manifest), indent=2, ensure_ascii=False) + "\n"
+            (temporary / MANIFEST).write_text(text, encoding="utf-8")
         os.chmod(temporary, 0o777 & ~_umask())  # mkdtemp makes 0700; give the folder mkdir's permissions
         os.replace(temporary, target)  # an empty target folder is replaced; POSIX rename is atomic
     except BaseException:

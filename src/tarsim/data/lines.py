@@ -6,25 +6,27 @@ import gzip
 import json
 import os
 import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from tarsim.data.limits import capped, decompression_limit, open_regular, too_large
 from tarsim.errors import InputError
 
 PathLike = str | os.PathLike[str]
 
 
 def open_binary(path: PathLike) -> IO[bytes]:
-    """Open a file for binary reading, transparently decompressing a `.gz` suffix."""
+    """Open a regular file for binary reading, transparently decompressing a `.gz` suffix within the cap of
+    tarsim.data.limits (a FIFO, a device or a directory is refused in one line, see open_regular)."""
     path = Path(path)
-    if not path.exists():
-        raise InputError(path, None, "no such file")
-    if path.is_dir():
-        raise InputError(path, None, "is a directory, expected a file")
-    if path.suffix == ".gz":
-        return gzip.open(path, "rb")
-    return open(path, "rb")
+    raw = open_regular(path)
+    if path.suffix != ".gz":
+        return raw
+    limit = decompression_limit(os.fstat(raw.fileno()).st_size)
+    stream = gzip.GzipFile(fileobj=raw, mode="rb")
+    return capped(stream, limit, lambda: too_large(path, "the gzip file", limit), also_close=(raw,))  # type: ignore[arg-type]
 
 
 def iter_lines(path: PathLike, *, skip_blank: bool = True) -> Iterator[tuple[int, str]]:
@@ -49,7 +51,9 @@ def iter_lines(path: PathLike, *, skip_blank: bool = True) -> Iterator[tuple[int
                 else:
                     seen_content = True
                 yield number, line
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except EOFError:
+            raise InputError(path, None, "truncated gzip file (it ends before its end marker)") from None
+        except (OSError, zlib.error) as exc:  # gzip.BadGzipFile ("CRC check failed ...") is an OSError
             raise InputError(path, None, f"cannot read: {exc}") from None
     if not seen_content:
         raise InputError(path, None, "empty file")
@@ -83,10 +87,11 @@ def split_fields(path: PathLike, number: int, line: str, expected: int, what: st
 
 
 def parse_int(path: PathLike, number: int, value: str, what: str) -> int:
-    """Parse an integer field or raise an InputError naming the column (no `_` separators: Python's int("1_0") is
-    10, while C readers such as trec_eval's stop at the `_`)."""
+    """Parse an integer field or raise an InputError naming the column (ASCII only, no `_` separators: Python's
+    int("1_0") is 10 and int("１２") is 12, while C readers such as trec_eval's stop at the `_` or the first
+    non-ASCII byte)."""
     try:
-        if "_" in value:
+        if "_" in value or not value.isascii():
             raise ValueError(value)
         return int(value)
     except ValueError:
@@ -94,9 +99,10 @@ def parse_int(path: PathLike, number: int, value: str, what: str) -> int:
 
 
 def parse_float(path: PathLike, number: int, value: str, what: str) -> float:
-    """Parse a finite float field or raise an InputError naming the column (no `_` separators, as parse_int)."""
+    """Parse a finite float field or raise an InputError naming the column (ASCII only, no `_` separators, as
+    parse_int: Python's float reads full-width digits `１２` and other scripts' digits, trec_eval does not)."""
     try:
-        if "_" in value:
+        if "_" in value or not value.isascii():
             raise ValueError(value)
         parsed = float(value)
     except ValueError:

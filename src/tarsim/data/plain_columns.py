@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tarsim.data.limits import open_regular
 from tarsim.data.lines import PathLike
+from tarsim.errors import InputError
 
 _BLOCK = 1 << 24
 """Bytes checked at a time, so that the temporary masks stay small however large the file."""
@@ -55,9 +57,9 @@ def read_plain_columns(path: PathLike, names: list[str], types: dict):
     if Path(path).suffix == ".gz":
         return None
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO or a device is refused (not waited on) by the line reader
             data = handle.read()
-    except OSError:
+    except (OSError, InputError):
         return None
     layout = plain_layout(data)
     if layout is None:

@@ -4,14 +4,15 @@ files (SGML or one document per file, with TREC qrels and topics)."""
 from __future__ import annotations
 
 import tempfile
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 from tarsim.data.dataset import Dataset
 from tarsim.data.export import write_dataset_directory
+from tarsim.data.limits import open_regular
 from tarsim.data.lines import PathLike
 from tarsim.errors import ConfigError, InputError
+from tarsim.interop.archives import ARCHIVE_ERRORS, open_zip
 from tarsim.interop.newsgroups import read_20newsgroups
 from tarsim.interop.reuters_sgml import read_reuters_sgml
 from tarsim.interop.screening import MissingLabelColumn, find_screening_files, load_screening_dataset
@@ -28,16 +29,24 @@ def describe(dataset: Dataset) -> str:
     return ", ".join(f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in counts)
 
 
+def record_counts(dataset: Dataset) -> tuple[int, int]:
+    """(records read, records kept) of a dataset read from files: kept are its documents; read adds the rows of a
+    screening file left out unlabelled."""
+    kept = len(dataset.collection)
+    return kept + len(dataset.unlabelled_rows), kept
+
+
 def screening_archive(source: PathLike, report: Callable[[str], None] | None = None) -> list[Dataset]:
     """One dataset per screening file in a folder or zip; files without a label column are reported, skipped."""
     source = Path(source)
     with tempfile.TemporaryDirectory() as tmp:
         if source.is_file():
-            try:
-                with zipfile.ZipFile(source) as archive:
+            not_zip = "not a zip archive or folder of screening files"
+            with open_regular(source) as handle, open_zip(source, handle, not_zip) as archive:
+                try:  # within the decompression cap, every member readable (tarsim.interop.archives)
                     archive.extractall(tmp)
-            except zipfile.BadZipFile:
-                raise InputError(source, None, "not a zip archive or folder of screening files") from None
+                except ARCHIVE_ERRORS as exc:
+                    raise InputError(source, None, f"damaged zip archive: {' '.join(str(exc).split())}") from None
             folder = Path(tmp)
         else:
             folder = source
@@ -88,5 +97,7 @@ def convert_collection(
     for dataset, target in targets:
         written.append(write_dataset_directory(dataset, target))
         if report:
-            report(f"{dataset.name}: {describe(dataset)} -> {target}")
+            read, kept = record_counts(dataset)
+            counts = f"{read} record{'' if read == 1 else 's'} read, {kept} kept"
+            report(f"{dataset.name}: {counts}; {describe(dataset)} -> {target}")
     return written

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sqlite3
 import tempfile
 import warnings
@@ -28,13 +27,17 @@ import zipfile
 from pathlib import Path
 
 from tarsim.data.ledger import Ledger
+from tarsim.data.limits import open_regular
 from tarsim.data.lines import PathLike
 from tarsim.errors import InputError, InputWarning
+from tarsim.interop.archives import copy_zip_member, open_zip, read_zip_member
 from tarsim.interop.order import foreign_ledger
 from tarsim.interop.screening import record_names
 
 PROJECT_JSON = "project.json"
 RESULTS_DB = "results.db"
+KNOWN_INCLUDED = (0, 1, None, -1)
+"""The record table's `included` values read: 0, 1, and unknown (NULL or -1: not included)."""
 DATA_FOLDER = "data/"
 """Where ASReview 3 keeps the imported data file in a project (Project.add_dataset copies it there)."""
 
@@ -42,27 +45,31 @@ DATA_FOLDER = "data/"
 def read_asreview_project(path: PathLike) -> Ledger:
     """Read the review in an ASReview 3 project file as a ledger whose tool is "asreview" and its model."""
     path = Path(path)
-    try:
-        with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
-            if PROJECT_JSON not in names or RESULTS_DB not in names:
-                raise InputError(path, None, f"not an ASReview 3 project (needs {PROJECT_JSON} and {RESULTS_DB})")
-            config = json.loads(archive.read(PROJECT_JSON).decode("utf-8"))
-            with tempfile.TemporaryDirectory() as tmp:
-                database = Path(archive.extract(RESULTS_DB, tmp))
-                records, results, models, rows = _read_tables(path, database)
-            names = _tarsim_names(path, archive, config, rows)
-    except zipfile.BadZipFile:
-        raise InputError(path, None, "not an ASReview project file (not a zip archive)") from None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise InputError(path, None, f"{PROJECT_JSON} is not valid JSON") from None
+    not_zip = "not an ASReview project file (not a zip archive)"
+    with open_regular(path) as handle, open_zip(path, handle, not_zip) as archive:
+        names = set(archive.namelist())
+        if PROJECT_JSON not in names or RESULTS_DB not in names:
+            raise InputError(path, None, f"not an ASReview 3 project (needs {PROJECT_JSON} and {RESULTS_DB})")
+        try:
+            config = json.loads(read_zip_member(path, archive, PROJECT_JSON).decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise InputError(path, None, f"{PROJECT_JSON} is not valid JSON") from None
+        with tempfile.TemporaryDirectory() as tmp:
+            database = copy_zip_member(path, archive, RESULTS_DB, Path(tmp) / RESULTS_DB)
+            records, results, models, rows = _read_tables(path, database)
+        names = _tarsim_names(path, archive, config, rows)
     name = str(config.get("name") or path.stem) if isinstance(config, dict) else path.stem
     topic = re.sub(r"\s+", "_", name.strip()) or path.stem  # as tarsim names a screening file's topic: they pair
+    for record_id, flag in records:
+        if flag not in KNOWN_INCLUDED:
+            raise InputError(path, None, f"results.db: record {record_id} has included={flag!r}, not 0 or 1")
     included = {record_id: int(flag == 1) for record_id, flag in records}
     docids, labels, truth, prior = [], [], [], []
     for record_id, label, querier in results:
         if record_id not in included:
             raise InputError(path, None, f"results.db labels record {record_id}, which its record table does not hold")
+        if label not in (0, 1):  # 2 or 'yes' would read as 0: a relevant record counted as irrelevant
+            raise InputError(path, None, f"results.db: record {record_id} is labelled {label!r}, not 0 or 1")
         docids.append(names.get(record_id, str(record_id)))
         labels.append(int(label == 1))
         truth.append(included[record_id])
@@ -189,9 +196,7 @@ def _read_names(archive: zipfile.ZipFile, member: str) -> tuple[str, ...] | None
     the reader); its problems become _Unnamed naming the file in the project; its warnings (a byte order mark) are
     about reviewing the file, not naming its records, and are left out."""
     with tempfile.TemporaryDirectory() as tmp:
-        copy = Path(tmp) / Path(member).name
-        with archive.open(member) as source, open(copy, "wb") as target:
-            shutil.copyfileobj(source, target)
+        copy = copy_zip_member(archive.filename or "", archive, member, Path(tmp) / Path(member).name)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", InputWarning)

@@ -9,15 +9,16 @@ qrels list its own messages as relevant.
 from __future__ import annotations
 
 import re
-import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from tarsim.data.collection import Collection, Document
 from tarsim.data.dataset import Dataset
+from tarsim.data.limits import open_regular, read_regular
 from tarsim.data.lines import PathLike
 from tarsim.data.qrels import Qrels
 from tarsim.errors import InputError
+from tarsim.interop.archives import is_tar, tar_members
 
 _MESSAGE = re.compile(r"(?:^|/)20news-bydate-(train|test)/([^/]+)/(\d+)$")
 _SPLITS = {"train": 0, "test": 1}
@@ -28,19 +29,16 @@ def _messages(source: Path) -> Iterator[tuple[tuple[str, str, str], bytes]]:
     if source.is_dir():
         for path in source.rglob("*"):
             match = _MESSAGE.search(path.as_posix())
-            if match and path.is_file():
-                yield (match.group(1), match.group(2), match.group(3)), path.read_bytes()
+            if match and not path.is_dir():  # a FIFO or a device is refused by read_regular, not skipped
+                yield (match.group(1), match.group(2), match.group(3)), read_regular(path)
         return
-    try:
-        with tarfile.open(source) as archive:
-            for member in archive:
-                match = _MESSAGE.search(member.name)
-                if match and member.isfile():
-                    handle = archive.extractfile(member)
-                    if handle is not None:
-                        yield (match.group(1), match.group(2), match.group(3)), handle.read()
-    except (tarfile.TarError, EOFError, OSError) as exc:
-        raise InputError(source, None, f"cannot read as a tar archive (.tar, .tar.gz): {type(exc).__name__}") from None
+    with open_regular(source) as handle:
+        if not is_tar(handle):
+            raise InputError(source, None, "not a tar archive (.tar, .tar.gz) nor a folder of 20news-bydate messages")
+        for name, data in tar_members(source, handle, lambda name: _MESSAGE.search(name) is not None):
+            match = _MESSAGE.search(name)
+            assert match is not None
+            yield (match.group(1), match.group(2), match.group(3)), data
 
 
 def parse_message(raw: bytes) -> tuple[str, str]:

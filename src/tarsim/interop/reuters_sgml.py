@@ -9,16 +9,17 @@ LEWISSPLIT and the other attributes are ignored. This is the layout of ../shared
 from __future__ import annotations
 
 import re
-import tarfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 from tarsim.data.collection import Collection, Document
 from tarsim.data.dataset import Dataset
+from tarsim.data.limits import open_regular, read_regular
 from tarsim.data.lines import PathLike
 from tarsim.data.qrels import Qrels
 from tarsim.errors import InputError
+from tarsim.interop.archives import is_tar, tar_members
 
 FILE_PATTERN = re.compile(r"(^|/)reut2-\d+\.sgm$")
 _STORY = re.compile(r"<REUTERS\b([^>]*)>(.*?)</REUTERS>", re.S)
@@ -41,19 +42,13 @@ def _sgml_files(source: Path) -> Iterator[tuple[str, bytes]]:
     if source.is_dir():
         files = sorted(p for p in source.rglob("reut2-*.sgm") if FILE_PATTERN.search(p.as_posix()))
         for path in files:
-            yield str(path), path.read_bytes()
+            yield str(path), read_regular(path)
         return
-    try:
-        with tarfile.open(source) as archive:
-            members = sorted(
-                (m for m in archive.getmembers() if m.isfile() and FILE_PATTERN.search(m.name)), key=lambda m: m.name
-            )
-            for member in members:
-                handle = archive.extractfile(member)
-                if handle is not None:
-                    yield f"{source}:{member.name}", handle.read()
-    except (tarfile.TarError, EOFError, OSError) as exc:
-        raise InputError(source, None, f"cannot read as a tar archive (.tar, .tar.gz): {type(exc).__name__}") from None
+    with open_regular(source) as handle:
+        if not is_tar(handle):
+            raise InputError(source, None, "not a tar archive (.tar, .tar.gz) nor a folder of reut2-*.sgm files")
+        for name, data in tar_members(source, handle, lambda name: FILE_PATTERN.search(name) is not None):
+            yield f"{source}:{name}", data
 
 
 def read_reuters_sgml(source: PathLike) -> Dataset:

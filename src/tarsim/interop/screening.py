@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import io
 import re
 import warnings
 from collections.abc import Sequence
@@ -21,7 +22,38 @@ from tarsim.data.collection import Collection, Document
 from tarsim.data.dataset import Dataset
 from tarsim.data.lines import PathLike, open_binary
 from tarsim.data.qrels import Qrels
-from tarsim.errors import ConfigError, InputError, InputWarning, require
+from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.interop.ris import RIS_NOTES, read_ris
+from tarsim.interop.screening_table import (
+    LABEL_COLUMNS,
+    RECORD_ID_COLUMN,
+    TEXT_COLUMNS,
+    MissingLabelColumn,
+    Table,
+    decode_text,
+)
+from tarsim.interop.screening_table import shown as _shown
+from tarsim.interop.xlsx import read_xlsx
+
+__all__ = [
+    "LABEL_COLUMNS",
+    "RECORD_ID_COLUMN",
+    "RIS_NOTES",
+    "SCREENING_SUFFIXES",
+    "TEXT_COLUMNS",
+    "UNLABELLED_CHOICES",
+    "MissingLabelColumn",
+    "ScreeningSet",
+    "Table",
+    "decode_text",
+    "find_screening_files",
+    "is_screening_file",
+    "load_screening_dataset",
+    "read_screening_file",
+    "read_table",
+    "record_names",
+    "topic_name",
+]
 
 DELIMITED_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 """ASReview's CSV reader takes .csv, .tsv and .tab and sniffs the delimiter; the suffix gives the fallback."""
@@ -30,24 +62,6 @@ RIS_SUFFIXES = (".ris", ".txt")
 """ASReview reads .txt files as RIS (its RIS reader claims .txt; no tabular reader does)."""
 SCREENING_SUFFIXES = (*DELIMITED_SUFFIXES, *EXCEL_SUFFIXES, *RIS_SUFFIXES)
 
-LABEL_COLUMNS = (
-    "asreview_label",
-    "included",
-    "label",
-    "final_included",
-    "label_included",
-    "included_label",
-    "included_final",
-    "included_flag",
-    "include",
-)
-"""ASReview 3's accepted names of the inclusion-label column (data/base.py), in its order of preference."""
-TEXT_COLUMNS = {
-    "title": ("title", "primary_title"),
-    "abstract": ("abstract", "notes_abstract", "abstract note"),
-}
-"""ASReview 3's synonyms of the text columns, first found wins (as in ASReview)."""
-RECORD_ID_COLUMN = "record_id"
 UNLABELLED_CHOICES = ("error", "skip")
 LABEL_WORDS = {"yes": 1, "y": 1, "no": 0, "n": 0}
 """Label words ASReview maps to 0/1 (lowercase only, as ASReview's standardize_included_label)."""
@@ -55,23 +69,10 @@ LABEL_BOOLEANS = {"True": 1, "TRUE": 1, "true": 1, "False": 0, "FALSE": 0, "fals
 """Booleans as pandas (so ASReview) reads them in a label column whose every label is one, as pandas and Excel
 write them; tarsim takes them in any label column."""
 ACCEPTED_LABELS = "0, 1 (1.0 and the like), yes/no, y/n, true/false (True/False, TRUE/FALSE)"
-RIS_NOTES = {"ASReview_relevant": 1, "ASReview_irrelevant": 0, "ASReview_not_seen": None}
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-_RIS_START = re.compile(r"^TY  - ")
-
-
-class MissingLabelColumn(InputError):
-    """A table without a label column: not a screening set for simulation."""
-
-
-@dataclass(frozen=True)
-class Table:
-    """A file's rows as text cells: the header and, per row, the line (or sheet row) where it starts."""
-
-    header: tuple[str, ...]
-    rows: tuple[tuple[int | None, tuple[str, ...]], ...]
-    unit: str = "line"
-    header_line: int | None = 1
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""The only line ends of a CSV/TSV file (as pandas and the csv module read it): not str.splitlines's U+0085,
+U+2028, U+2029, \\x0b, \\x0c or \\x1c-\\x1e, which are characters inside a field."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,8 @@ class ScreeningSet:
     collection: Collection
     qrels: Qrels
     skipped: tuple[int, ...] = ()
+    read: int = 0
+    """Records read from the file (kept ones and those left out), counted by the file's own parser."""
 
 
 def is_screening_file(path: PathLike) -> bool:
@@ -183,7 +186,11 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
         # allowed (ASReview screens such files too), but say so
         where = "no abstract column" if "abstract" not in columns else "every abstract is empty"
         warnings.warn(f"{path}: {where}: the records are screened by their titles alone", InputWarning, stacklevel=2)
-    return ScreeningSet(topic, Collection(documents, source=str(path)), {topic: labels}, tuple(skipped))
+    if len(documents) + len(skipped) != len(table.rows):  # every record read is either kept or named as left out
+        counted = len(documents) + len(skipped)
+        raise InputError(path, None, f"{len(table.rows)} records read but {counted} kept or left out")
+    collection = Collection(documents, source=str(path))
+    return ScreeningSet(topic, collection, {topic: labels}, tuple(skipped), read=len(table.rows))
 
 
 def warn_empty_records(path: Path, table: Table, columns: dict, lines: Sequence[int | None]) -> None:
@@ -262,12 +269,6 @@ def _column_position(path: Path, table: Table, names: list[str], field: str, syn
     return None
 
 
-def _shown(header: Sequence[str]) -> str:
-    """Header names for a one-line message (line breaks inside quoted names flattened, long headers cut)."""
-    names = [" ".join(name.split()) or "''" for name in header[:20]]
-    return ", ".join(names) + (" ..." if len(header) > 20 else "")
-
-
 def parse_label(path: Path, line: int | None, where: str, column: str, text: str) -> int | None:
     """0 or 1 from a label cell (`1`, `1.0`, `yes`, `y`, `True`, ...); None when empty; anything else is an error
     naming the accepted forms."""
@@ -292,30 +293,17 @@ def parse_label(path: Path, line: int | None, where: str, column: str, text: str
 # ---- readers: each returns a Table of text cells ----------------------------------------------------------------
 
 
-def decode_text(path: Path) -> str:
-    """The whole file as text (UTF-8, BOM allowed); undecodable bytes are an error naming their line."""
-    with open_binary(path) as raw:
-        data = raw.read()
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError(
-            path, line, f"undecodable bytes (not UTF-8) at byte {exc.start}; save the file as UTF-8"
-        ) from None
-
-
 def read_delimited(path: Path, fallback: str) -> Table:
     """CSV or TSV: the delimiter sniffed from the header line as ASReview (pandas `sep=None`) does."""
     text = decode_text(path)
     if not text.strip():
         raise InputError(path, None, "empty file")
-    first_line = text.lstrip("\r\n").splitlines()[0]
+    first_line = _LINE_BREAK.split(text.lstrip("\r\n"), maxsplit=1)[0]
     try:
         delimiter = csv.Sniffer().sniff(first_line, delimiters=",;\t|").delimiter
     except csv.Error:
         delimiter = fallback
-    lines = text.splitlines(keepends=True)
+    lines = file_lines(text)
     last_line = len(lines)
     reader = csv.reader(lines, delimiter=delimiter)
     rows: list[tuple[int | None, tuple[str, ...]]] = []
@@ -343,9 +331,17 @@ def read_delimited(path: Path, fallback: str) -> Table:
             rows.append((start, tuple(fields)))
     except csv.Error as exc:
         raise InputError(path, reader.line_num, f"cannot parse as delimited text: {exc}") from None
+    if reader.line_num != last_line:  # the parser's own line count against the file's \r and \n line ends
+        raise InputError(path, reader.line_num, f"the CSV parser stopped at line {reader.line_num} of {last_line}")
     if header and _starts_with_bom(path):
         warn_byte_order_mark(path, header[0])
     return Table(header or (), tuple(rows), header_line=header_line)
+
+
+def file_lines(text: str) -> list[str]:
+    """The lines of a text with their ends, split at \\r\\n, \\r and \\n only (never str.splitlines: it also splits
+    at Unicode line breaks that pandas, the csv module and ASReview keep inside a field)."""
+    return list(io.StringIO(text, newline=""))
 
 
 def _quote_left_open(lines: list[str], delimiter: str) -> bool:
@@ -380,129 +376,6 @@ def warn_byte_order_mark(path: Path, first: str) -> None:
         InputWarning,
         stacklevel=3,
     )
-
-
-def _cell_text(value: object) -> str:
-    """An Excel cell as text: integral numbers without `.0`, booleans as 1/0, empty as ''."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def read_xlsx(path: Path) -> Table:
-    """Excel .xlsx: the sheet whose header names most of ASReview's columns (as ASReview chooses it)."""
-    openpyxl = require("openpyxl", "xlsx", "reading an Excel .xlsx file")
-    open_binary(path).close()  # one-line errors for a missing file or a directory
-    try:
-        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except Exception as exc:  # openpyxl raises zip, XML, key and value errors for damaged files
-        problem = " ".join(str(exc).split()) or type(exc).__name__
-        raise InputError(path, None, f"cannot read as an Excel .xlsx workbook: {problem}") from None
-    try:
-        sheets = [(sheet.title, [tuple(row) for row in sheet.iter_rows(values_only=True)]) for sheet in workbook]
-    except Exception as exc:
-        raise InputError(path, None, f"cannot read as an Excel .xlsx workbook: {exc}") from None
-    finally:
-        workbook.close()
-    wanted = {RECORD_ID_COLUMN, "authors", "keywords", "year", "doi", "url", *LABEL_COLUMNS}
-    wanted.update(name for synonyms in TEXT_COLUMNS.values() for name in synonyms)
-    best: list[tuple] = []
-    best_score = -1
-    for _title, rows in sheets:
-        header = {_cell_text(v).strip().lower() for v in rows[0]} if rows else set()
-        score = len(header & wanted)
-        if score > best_score:
-            best, best_score = rows, score
-    if not best or not any(_cell_text(v).strip() for v in best[0]):
-        raise InputError(path, None, "empty file (no header row in the workbook)")
-    header = tuple(_cell_text(v) for v in best[0])
-    rows = tuple(
-        (number, tuple(_cell_text(v) for v in row))
-        for number, row in enumerate(best[1:], start=2)
-        if any(_cell_text(v).strip() for v in row)
-    )
-    return Table(header, rows, unit="row")
-
-
-def read_ris(path: Path, *, require_labels: bool = True) -> Table:
-    """RIS via rispy; labels from ASReview's notes, a table with ASReview's column names (union of tags). A file
-    without any label note is refused unless `require_labels` is False."""
-    import rispy
-
-    text = decode_text(path)
-    if not text.strip():
-        raise InputError(path, None, "empty file")
-    try:
-        entries = rispy.loads(text, skip_unknown_tags=True)
-    except Exception as exc:  # rispy raises on malformed tags
-        raise InputError(path, None, f"cannot read as RIS: {' '.join(str(exc).split())}") from None
-    starts = [number for number, line in enumerate(text.splitlines(), start=1) if _RIS_START.match(line)]
-    _check_ris_records(path, text)
-    if len(starts) != len(entries):
-        raise InputError(
-            path, None, f"{len(starts)} RIS records start with 'TY  - ' but {len(entries)} end with 'ER  - '"
-        )
-    keys: dict[str, None] = {}
-    for entry in entries:
-        keys.update(dict.fromkeys(key for key in entry if key not in ("notes", "label")))
-    header = (*keys, "notes")
-    rows = []
-    for line, entry in zip(starts, entries, strict=True):
-        cells = [_ris_value(entry.get(key)) for key in keys]
-        label = _ris_label(entry.get("notes"))
-        cells.append("" if label is None else str(label))
-        rows.append((line, tuple(cells)))
-    if require_labels and not any(_ris_label(entry.get("notes")) is not None for entry in entries):
-        raise MissingLabelColumn(
-            path, None, "no record has an ASReview_relevant or ASReview_irrelevant note (the RIS labels)"
-        )
-    # The notes column holds the labels; name it as a label column so the shared checks find it.
-    return Table((*header[:-1], "included"), tuple(rows), unit="record", header_line=None)
-
-
-def _ris_tag(line: str) -> str | None:
-    """The tag of a RIS line (`TY` of `TY  - JOUR`) as rispy reads it, else None (a continuation line)."""
-    return line[:2] if line[2:5] == "  -" and line[:2].isupper() and line[:1].isalpha() else None
-
-
-def _check_ris_records(path: Path, text: str) -> None:
-    """Every record that a `TY  - ` line opens is closed by an `ER  - ` line before the next one opens: rispy would
-    silently merge it into the next record (or drop it at the end of the file). The error names its TY line."""
-    opened: int | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
-        tag = _ris_tag(line)
-        if tag == "TY" and _RIS_START.match(line):
-            if opened is not None:
-                problem = f"RIS record has no 'ER  - ' line before the next record (line {number})"
-                raise InputError(path, opened, problem)
-            opened = number
-        elif tag == "ER":
-            opened = None
-    if opened is not None:
-        raise InputError(path, opened, "RIS record has no 'ER  - ' line before the end of the file")
-
-
-def _ris_value(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, list):
-        return ";".join(str(v) for v in value)
-    return str(value)
-
-
-def _ris_label(notes: object) -> int | None:
-    """ASReview's reading of the notes: the first note naming a label decides."""
-    if not isinstance(notes, list):
-        return None
-    for note in notes:
-        for key, label in RIS_NOTES.items():
-            if key in str(note):
-                return label
-    return None
 
 
 def warn_skipped(path: PathLike, skipped: Sequence[int]) -> None:

@@ -14,28 +14,29 @@
 
 from __future__ import annotations
 
-import gzip
 import re
-import tarfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from tarsim.data.collection import Collection, Document
 from tarsim.data.dataset import Dataset, check_topics_cover_qrels
+from tarsim.data.limits import decompress_gzip, open_regular, read_regular
 from tarsim.data.lines import PathLike
 from tarsim.data.qrels import check_qrels_in_collection, read_qrels
 from tarsim.data.topics import Topics
 from tarsim.errors import InputError
+from tarsim.interop.archives import is_tar, open_zip, read_zip_member, tar_members
 
 TITLE_TAGS = ("HEADLINE", "TITLE", "HEAD")
 """Elements read as a document's title, the first present wins."""
 TEXT_TAG = "TEXT"
-_DOC = re.compile(r"<DOC>(.*?)</DOC>", re.S | re.I)
+_DOC_TAG = re.compile(r"<(/?)DOC>", re.I)
 _DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)
 _MARKUP = re.compile(r"<[^<>]*>")
 _TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
-_NUM = re.compile(r"<num>\s*(?:Number:)?\s*([^\s<]+)", re.I)
+_NUM = re.compile(r"<num>([^<]*)", re.I)
+_NUMBER_LABEL = re.compile(r"^\s*Number:", re.I)
 _TITLE_FIELD = re.compile(r"<title>(.*?)(?=<[a-z/]|\Z)", re.S | re.I)
 _SPACE = re.compile(r"\s+")
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -54,9 +55,9 @@ def _blank_markup(text: str) -> str:
     return _MARKUP.sub(lambda match: " " * len(match.group(0)), text)
 
 
-def _decode(data: bytes) -> str:
+def _decode(name: str, data: bytes) -> str:
     if data[:2] == _GZIP_MAGIC:
-        data = gzip.decompress(data)
+        data = decompress_gzip(name, data)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -64,34 +65,60 @@ def _decode(data: bytes) -> str:
 
 
 def source_files(source: PathLike) -> Iterator[tuple[str, str]]:
-    """(name, text) of every file of a folder (recursively), a tar or zip archive, or one file; in name order."""
+    """(name, text) of every file of a folder (recursively), a tar or zip archive, or one file; in name order. Only
+    regular files are read (a FIFO or a device in the folder is refused, not skipped), archives within the
+    decompression cap, and a damaged or truncated archive is one line naming it."""
     source = Path(source)
     if not source.exists():
         raise InputError(source, None, "no such file or directory")
     if source.is_dir():
-        for path in sorted(p for p in source.rglob("*") if p.is_file() and not p.name.startswith(".")):
-            yield str(path), _decode(path.read_bytes())
-    elif zipfile.is_zipfile(source):
-        with zipfile.ZipFile(source) as archive:
-            for name in sorted(n for n in archive.namelist() if not n.endswith("/")):
-                yield f"{source}:{name}", _decode(archive.read(name))
-    elif tarfile.is_tarfile(source):
-        with tarfile.open(source) as archive:
-            for member in sorted((m for m in archive.getmembers() if m.isfile()), key=lambda m: m.name):
-                handle = archive.extractfile(member)
-                if handle is not None:
-                    yield f"{source}:{member.name}", _decode(handle.read())
-    else:
-        yield str(source), _decode(source.read_bytes())
+        for path in sorted(p for p in source.rglob("*") if not p.is_dir() and not p.name.startswith(".")):
+            yield str(path), _decode(str(path), read_regular(path))
+        return
+    with open_regular(source) as handle:
+        if zipfile.is_zipfile(handle):
+            handle.seek(0)
+            with open_zip(source, handle) as archive:
+                for name in sorted(n for n in archive.namelist() if not n.endswith("/")):
+                    member = f"{source}:{name}"
+                    yield member, _decode(member, read_zip_member(source, archive, name))
+        elif is_tar(handle):
+            for name, data in tar_members(source, handle):
+                yield f"{source}:{name}", _decode(f"{source}:{name}", data)
+        else:
+            yield str(source), _decode(str(source), handle.read())
+
+
+def doc_bodies(name: str, text: str) -> Iterator[tuple[int, str]]:
+    """(line, body) of every <DOC>...</DOC> of an SGML text, by the balance of the two tags: a <DOC> opened inside
+    another (its </DOC> missing), a <DOC> never closed and a </DOC> without its <DOC> are refused naming the line,
+    where a search for <DOC>.*?</DOC> would merge two documents into one."""
+    opened: re.Match[str] | None = None
+    opened_line = 0
+    line, position = 1, 0
+    for tag in _DOC_TAG.finditer(text):
+        line += text.count("\n", position, tag.start())
+        position = tag.start()
+        if not tag.group(1):
+            if opened is not None:
+                raise InputError(name, line, f"<DOC> inside the <DOC> of line {opened_line} (its </DOC> is missing)")
+            opened, opened_line = tag, line
+        elif opened is None:
+            raise InputError(name, line, "</DOC> without a <DOC> before it")
+        else:
+            yield opened_line, text[opened.end() : tag.start()]
+            opened = None
+    if opened is not None:
+        raise InputError(name, opened_line, "<DOC> without a </DOC> before the end of the file")
 
 
 def parse_sgml(name: str, text: str) -> Iterator[Document]:
-    """The <DOC>s of one SGML file; a DOC without a DOCNO is an error at its line."""
-    for match in _DOC.finditer(text):
-        body = match.group(1)
+    """The <DOC>s of one SGML file, counted by the balance of <DOC> and </DOC>; a DOC without a DOCNO is an error
+    at its line."""
+    for line, body in doc_bodies(name, text):
         docno = _DOCNO.search(body)
         if docno is None or not docno.group(1):
-            raise InputError(name, text.count("\n", 0, match.start()) + 1, "<DOC> without a <DOCNO>")
+            raise InputError(name, line, "<DOC> without a <DOCNO>")
         title = next((m.group(1) for pattern in _TITLES if (m := pattern.search(body))), "")
         texts = [m.group(1) for m in _TEXTS.finditer(body)]
         if not texts:  # no TEXT element: everything but the DOCNO and the title
@@ -110,7 +137,7 @@ def read_trec_documents(source: PathLike) -> Collection:
     """Every document of an SGML file, folder or archive; files without <DOC> are one document each."""
     documents: list[Document] = []
     for name, text in source_files(source):
-        if _DOC.search(text):
+        if _DOC_TAG.search(text):
             documents.extend(parse_sgml(name, text))
         else:
             documents.append(Document(docid=Path(name.rsplit(":", 1)[-1]).name, text=text))
@@ -121,20 +148,24 @@ def read_trec_documents(source: PathLike) -> Collection:
 
 def read_trec_topics(path: PathLike) -> Topics:
     """Topic number -> title of a TREC topic file (<top> ... </top>); a topic without number or title is an error."""
-    text = _decode(Path(path).read_bytes())
+    text = _decode(str(path), read_regular(path))
     topics: Topics = {}
     for match in _TOP.finditer(text):
         line = text.count("\n", 0, match.start()) + 1
-        number, title = _NUM.search(match.group(1)), _TITLE_FIELD.search(match.group(1))
-        if number is None:
+        num, title = _NUM.search(match.group(1)), _TITLE_FIELD.search(match.group(1))
+        if num is None:
             raise InputError(path, line, "<top> without a <num>")
+        fields = _NUMBER_LABEL.sub("", num.group(1)).split()  # `<num> Number: 301`: the id is 301
+        if not fields:
+            raise InputError(path, line, f"<num> without a topic number: {' '.join(num.group(0).split())!r}")
+        number = fields[0]
         query = _SPACE.sub(" ", title.group(1)).strip() if title else ""
         query = re.sub(r"^Topic:\s*", "", query, flags=re.I)
         if not query:
-            raise InputError(path, line, f"topic {number.group(1)} has no <title> text")
-        if number.group(1) in topics:
-            raise InputError(path, line, f"duplicate topic {number.group(1)!r}")
-        topics[number.group(1)] = query
+            raise InputError(path, line, f"topic {number} has no <title> text")
+        if number in topics:
+            raise InputError(path, line, f"duplicate topic {number!r}")
+        topics[number] = query
     if not topics:
         raise InputError(path, None, "no <top> topic found")
     return topics
