@@ -6,6 +6,7 @@ Errors name the file, the line (for CSV, the line where the record starts) and t
 from __future__ import annotations
 
 import csv
+import io
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -34,7 +35,7 @@ def iter_csv(path: PathLike, columns: Sequence[str]) -> Iterator[tuple[int, dict
             raise InputError(path, None, f"undecodable bytes (not UTF-8) at byte {exc.start}") from None
     if not text.strip():
         raise InputError(path, None, "empty file")
-    reader = csv.DictReader(text.splitlines(keepends=True))
+    reader = csv.DictReader(io.StringIO(text, newline=""))  # \r and \n only, as csv reads (not str.splitlines)
     header = reader.fieldnames or []
     missing = [column for column in columns if column not in header]
     if missing:
