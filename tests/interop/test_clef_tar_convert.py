@@ -4,6 +4,7 @@ bad input reported in one line naming the file and the line."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -145,11 +146,18 @@ def write_2018_release(root: Path) -> Path:
     (root / "topics").mkdir(parents=True)
     (root / "qrels").mkdir()
     (root / "topics" / "CD008122").write_text(TOPIC_2018, encoding="utf-8")
-    (root / "qrels" / "qrel_abs_task2").write_bytes(
-        b"CD008122     0  9557953      1  \r\nCD008122     0  18509532     1  \r\n"
+    (root / "topics" / "CD010680").write_text(
+        "Topic: CD010680 \n\nTitle: Ankle brachial index for the diagnosis of lower limb peripheral arterial disease "
+        "\n\nQuery: \nAnkle Brachial Index/\n\nPids: \n    19366974 \n    11943002 \n",
+        encoding="utf-8",
     )
+    (root / "qrels" / "qrel_abs_task2").write_bytes(
+        b"CD008122     0  9557953      1  \r\nCD008122     0  18509532     1  \r\nCD010680     0  19366974     1  \r\n"
+    )
+    # relevant-only at the content level: CD010680, without a relevant document, has no line (as in the release)
     (root / "qrels" / "qrel_content_task2").write_bytes(b"CD008122     0  18509532     1  \r\n")
     full = "".join(f"CD008122\t0\t{pid}\t{int(pid in ('9557953', '18509532'))}\n" for pid in TOPIC_2018.split()[-5:])
+    full += "CD010680\t0\t19366974\t1\nCD010680\t0\t11943002\t0\n"
     (root / "qrels" / "full.test.abs.2018.qrels").write_text(full, encoding="utf-8")
     return root
 
@@ -169,7 +177,8 @@ def test_2018_task2_layout_relevant_only_qrels(tmp_path, capsys):
     assert judged == {"19164769": 0, "9557953": 1, "7688346": 0, "18509532": 1, "17912355": 0}  # unlisted: 0
     code, err = convert(capsys, release, tmp_path / "content", "--texts", JSONL, "--level", "content")
     assert code == 0, err
-    assert "1 relevant at the content level" in err  # the one content file found by its name
+    assert "CD008122: 5 pmids listed" in err and "1 relevant at the content level" in err  # found by its name
+    assert "CD010680: 2 pmids listed, 0 texts found (0 title only), 2 without text (kept empty), 0 relevant" in err
 
 
 def test_2019_layout_per_review_type_full_qrels(tmp_path, capsys):
@@ -231,6 +240,22 @@ def test_pubmed_xml_reader_keeps_the_citation_pmid():
     records = list(iter_pubmed_xml(XML))
     assert [r.pmid for r in records] == ["18082473", "18058656", "21624583", "99999991"]  # not CommentsCorrections'
     assert [r.line for r in records] == [4, 26, 37, 45]
+
+
+def test_texts_folder_of_extensionless_and_gzip_files(tmp_path, capsys):
+    """auto-stop-tar's `doctexts/<topic>` files have no extension, PubMed's baseline files are .xml.gz: a folder of
+    both reads by content."""
+    topic = "Topic: CD008760\n\nTitle: Capsule endoscopy\n\nQuery:\nx\n\nPids:\n    18082473\n    23593613\n    1\n"
+    release = small_release(tmp_path / "rel", topic, "CD008760 0 18082473 1\n")
+    folder = tmp_path / "doctexts"
+    folder.mkdir()
+    (folder / "CD008760").write_bytes(JSONL.read_bytes())
+    with gzip.open(folder / "pubmed23n0001.xml.gz", "wb") as out:
+        out.write(XML.read_bytes().replace(b"18082473", b"1"))
+    code, err = convert(capsys, release, tmp_path / "out", "--texts", folder)
+    assert code == 0, err
+    assert "CD008760: 3 pmids listed, 3 texts found (0 title only), 0 without text (kept empty), 1 relevant" in err
+    assert docs(tmp_path / "out" / "CD008760")["1"][1].startswith("BACKGROUND: Varices are common in cirrhosis.")
 
 
 # ---- bad input: one line naming the file and the line --------------------------------------------------------

@@ -28,7 +28,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     convert_parser.add_argument("source", type=Path, help="published files (folder, zip or tar.gz)")
     convert_parser.add_argument("destination", type=Path, help="directory to write (srd: one folder per set)")
     convert_parser.add_argument("--seed", type=int, default=0, help="split seed (reuters-doc2doc)")
-    convert_parser.add_argument("--qrels", type=Path, metavar="FILE", help="TREC qrels (trec)")
+    convert_parser.add_argument("--qrels", type=Path, metavar="FILE", help="TREC qrels (trec, clef-tar)")
     convert_parser.add_argument("--topics", type=Path, metavar="FILE", help="TREC topic file, <top>...</top> (trec)")
     clef = convert_parser.add_argument_group("clef-tar (docs/clef.md); --qrels defaults to SOURCE's qrels/ file")
     clef.add_argument("--texts", type=Path, action="append", default=[], metavar="FILE", help="PubMed XML or JSONL")

@@ -4,7 +4,8 @@ Each topic's pool is its topic file's pids, in the file's order; each pid is a d
 title and abstract a texts source gives (tarsim.interop.clef_texts). A pid no source has is kept with an empty
 title and text, as ASReview screens a record without title and abstract: leaving it out would change the topic's
 N (and R, when it is relevant). qrels.txt lists every pid, 1 when relevant at the chosen level, else 0 (pids a
-qrels file does not list, or lists as unjudged, are non-relevant); judgments of pmids outside the pool (CLEF's
+qrels file does not list, or lists as unjudged, are non-relevant; so is every pid of a topic a relevant-only file
+leaves out); judgments of pmids outside the pool (CLEF's
 relevant studies the Boolean query missed) are left out and counted. topics.tsv holds the review's title as the
 query, as ../shared/datasets/clef2017 does.
 """
@@ -137,7 +138,7 @@ def convert_clef_tar(
         report(f"texts: {found.records} records read, {len(found.by_pmid)} of the topics' pmids found")
         if found.replaced:
             report(f"texts: {found.replaced} pmid(s) found again with another text; the last one kept")
-    built = [topic_dataset(topic, judged[topic.topic], found) for topic in chosen]
+    built = [topic_dataset(topic, judged.get(topic.topic, {}), found) for topic in chosen]
     written = []
     for (dataset, counts), target in zip(built, targets, strict=True):
         written.append(write_dataset_directory(dataset, target))
