@@ -308,6 +308,7 @@ def test_bad_qrels_grade_and_columns(tmp_path, capsys):
         ('{"title": "no id"}\n', ":1:", 'no "id"'),
         ('{"id": "1"}\n{not json\n', ":2:", "invalid JSON"),
         ("PMID 1\n", ":1:", "neither PubMed XML"),
+        ("\n", ": ", "empty file"),
         (
             '<?xml version="1.0"?>\n<!DOCTYPE PubmedArticleSet [\n<!ENTITY a "aaaa">\n<!ENTITY b "&a;&a;&a;">\n]>\n'
             "<PubmedArticleSet><PubmedArticle>&b;</PubmedArticle></PubmedArticleSet>\n",

@@ -225,4 +225,5 @@ def check_qrels_topics(qrels: Qrels, topics: Sequence[ClefTopic], path: PathLike
     known = {topic.topic for topic in topics}
     unknown = next((topic for topic in qrels if topic not in known), None)
     if unknown is not None:
-        raise InputError(path, first_line(path, unknown), f"topic {unknown} has no topic file among the topics given")
+        problem = f"topic {unknown} has no topic file among the topics given (for some topics: the folder, --topic-id)"
+        raise InputError(path, first_line(path, unknown), problem)

@@ -40,6 +40,8 @@ def text_format(path: PathLike) -> str:
         except (OSError, EOFError) as exc:
             raise InputError(path, None, f"cannot read: {exc}") from None
     first = head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1]
+    if not first:
+        raise InputError(path, None, "empty file (no texts)")
     if first == b"<":
         return "xml"
     if first == b"{":
