@@ -29,8 +29,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     convert_parser.add_argument("source", type=Path, help="published files (folder, zip or tar.gz)")
     convert_parser.add_argument("destination", type=Path, help="directory to write (srd: one folder per set)")
     convert_parser.add_argument("--seed", type=int, default=0, help="split seed (reuters-doc2doc)")
-    convert_parser.add_argument("--qrels", type=Path, metavar="FILE", help="TREC qrels (trec)")
+    convert_parser.add_argument("--qrels", type=Path, metavar="FILE", help="TREC qrels (trec, clef-tar)")
     convert_parser.add_argument("--topics", type=Path, metavar="FILE", help="TREC topic file, <top>...</top> (trec)")
+    clef = convert_parser.add_argument_group("clef-tar (docs/clef.md); --qrels defaults to SOURCE's qrels/ file")
+    clef.add_argument("--texts", type=Path, action="append", default=[], metavar="FILE", help="PubMed XML or JSONL")
+    clef.add_argument("--level", choices=["abstract", "content"], default="abstract", help="qrels level")
+    clef.add_argument("--topic-id", action="append", default=[], metavar="ID", help="convert only this topic")
     sentence_parser = sub.add_parser(
         "sentence-qrels", help="passage judgments (HARD 2004: topic docid offset length) to sentence qrels"
     )
@@ -72,6 +76,10 @@ def run(args: argparse.Namespace) -> int:
         return sentence_qrels(args)
     if args.name == "trec":
         convert_collection("trec", args.source, args.destination, report, qrels=args.qrels, topics=args.topics)
+        return 0
+    if args.name == "clef-tar":
+        options = {"qrels": args.qrels, "texts": args.texts, "level": args.level, "topic_ids": args.topic_id}
+        convert_collection("clef-tar", args.source, args.destination, report, **options)
         return 0
     convert(args.name, args.source, args.destination, seed=args.seed, report=report)
     return 0

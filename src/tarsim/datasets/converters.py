@@ -1,16 +1,17 @@
 """`tarsim data convert` for review collections: Reuters-21578 SGML, 20 Newsgroups, screening-set archives, TREC
-files (SGML or one document per file, with TREC qrels and topics)."""
+files (SGML or one document per file, with TREC qrels and topics), CLEF TAR topics with qrels and texts."""
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tarsim.data.dataset import Dataset
 from tarsim.data.export import write_dataset_directory
 from tarsim.data.limits import open_regular
 from tarsim.data.lines import PathLike
+from tarsim.datasets.clef_tar import convert_clef_tar
 from tarsim.errors import ConfigError, InputError
 from tarsim.interop.archives import ARCHIVE_ERRORS, open_zip
 from tarsim.interop.newsgroups import read_20newsgroups
@@ -18,7 +19,7 @@ from tarsim.interop.reuters_sgml import read_reuters_sgml
 from tarsim.interop.screening import MissingLabelColumn, find_screening_files, load_screening_dataset
 from tarsim.interop.trec import read_trec_dataset
 
-COLLECTIONS = ("reuters21578", "20newsgroups", "srd", "trec")
+COLLECTIONS = ("reuters21578", "20newsgroups", "srd", "trec", "clef-tar")
 """Registry names whose published files convert to collection directories."""
 
 
@@ -75,14 +76,23 @@ def convert_collection(
     *,
     qrels: PathLike | None = None,
     topics: PathLike | None = None,
+    texts: Sequence[PathLike] = (),
+    level: str = "abstract",
+    topic_ids: Sequence[str] = (),
 ) -> list[Path]:
-    """Write DESTINATION (reuters21578, 20newsgroups, trec) or DESTINATION/<set> per screening set (srd).
+    """Write DESTINATION (reuters21578, 20newsgroups, trec) or DESTINATION/<set> per screening set (srd) or per
+    topic (clef-tar).
 
-    `trec` needs `qrels` (TREC qrels) and `topics` (a TREC topic file): tarsim.interop.trec.
+    `trec` needs `qrels` (TREC qrels) and `topics` (a TREC topic file): tarsim.interop.trec. `clef-tar` needs
+    `texts` and takes `qrels`, `level` and `topic_ids`: tarsim.datasets.clef_tar.
     """
     source, destination = Path(source), Path(destination)
     if not source.exists():
         raise InputError(source, None, "no such file or directory")
+    if name == "clef-tar":
+        return convert_clef_tar(
+            source, destination, texts=texts, qrels=qrels, level=level, topic_ids=topic_ids, report=report
+        )
     if name == "trec":
         if qrels is None or topics is None:
             raise ConfigError("convert trec needs --qrels FILE and --topics FILE (TREC qrels and topic files)")
