@@ -57,3 +57,12 @@ __all__ = [
     "recorded_rules",
     "slope_ratio",
 ]
+
+# label-only rules: importing their modules registers them (tarsim list stopping)
+from tarsim.stopping.buscar import BuscarRule, CMHRule  # noqa: E402
+from tarsim.stopping.counting import CurveFitRule, IPPRule  # noqa: E402
+from tarsim.stopping.round_checks import RoundEndRule  # noqa: E402
+from tarsim.stopping.sampled import QBCBRule  # noqa: E402
+
+__all__ += ["BuscarRule", "CMHRule", "CurveFitRule", "IPPRule", "QBCBRule", "RoundEndRule"]
+# end of label-only rules
