@@ -2,9 +2,10 @@
 
     python benchmarks/references/label_refs.py --rule SPEC --ledger PATH --refs /work/refs [--collection DIR]
 
-prints `{"rule": SPEC, "reference": NAME, "stop": int|null}`: the number of judgments reviewed when the reference
-first says stop, asked at the check points tarsim's rule is asked at (the end of each training round, read from
-the ledger's `round` column, and the ledger's end when the pool was exhausted). SPEC is tarsim's spec of the rule:
+prints `{"rule": SPEC, "reference": NAME, "stop": int|null}` (a line for each --rule, which may be repeated): the
+number of judgments reviewed when the reference first says stop, asked at the check points tarsim's rule is asked at
+(the end of each training round, read from the ledger's `round` column, and the ledger's end when the pool was
+exhausted). SPEC is tarsim's spec of the rule:
 
 - `cmh[:target=T,confidence=C]`: TARexp 0.1.4's CHMHeuristicsStoppingRule(target_recall=T, alpha=1 - C), asked
   with the review's rounds annotated into a tarexp Ledger (run with /work/PEERS/bin/python, which has TARexp);
@@ -113,15 +114,27 @@ def run_cmh(ledger: dict, params: dict, refs: Path) -> tuple[str, int | None]:
     return "TARexp 0.1.4 CHMHeuristicsStoppingRule", None
 
 
-def run_buscar(ledger: dict, params: dict, refs: Path) -> tuple[str, int | None]:
-    try:
-        import matplotlib.pyplot  # noqa: F401 - buscarpy imports it for its plots
-    except ImportError:
+def buscarpy(refs: Path) -> types.ModuleType:
+    """buscarpy from REFS; it imports matplotlib for its plots only, so an empty stand-in serves while it is
+    imported when matplotlib is missing (and is taken away again: TARexp tells a missing matplotlib apart)."""
+    if "buscarpy" in sys.modules:
+        return sys.modules["buscarpy"]
+    sys.path.insert(0, str(refs / "mcallaghan+buscarpy"))
+    stand_in = None
+    if importlib.util.find_spec("matplotlib") is None:
         stand_in = types.ModuleType("matplotlib")
         stand_in.pyplot = types.ModuleType("matplotlib.pyplot")
         sys.modules.update({"matplotlib": stand_in, "matplotlib.pyplot": stand_in.pyplot})
-    sys.path.insert(0, str(refs / "mcallaghan+buscarpy"))
-    from buscarpy import calculate_h0
+    try:
+        import buscarpy as module
+    finally:
+        if stand_in is not None:
+            del sys.modules["matplotlib"], sys.modules["matplotlib.pyplot"]
+    return module
+
+
+def run_buscar(ledger: dict, params: dict, refs: Path) -> tuple[str, int | None]:
+    calculate_h0 = buscarpy(refs).calculate_h0
 
     for point in check_points(ledger):
         p = calculate_h0(ledger["labels"][:point], ledger["size"], params["target"], params["bias"])
@@ -180,7 +193,7 @@ def run_qbcb(ledger: dict, params: dict, refs: Path, collection: str | None) -> 
     spec.loader.exec_module(target)
     folder = Path(collection)
     docs = folder / "docs.jsonl"
-    with (gzip.open(folder / "docs.jsonl.gz", "rt") if not docs.exists() else open(docs)) as handle:
+    with gzip.open(folder / "docs.jsonl.gz", "rt") if not docs.exists() else open(docs) as handle:
         docids = [json.loads(line)["docid"] for line in handle if line.strip()]
     topic = ledger["header"]["topic"]
     judged: dict[str, int] = {}
@@ -208,29 +221,30 @@ def run_qbcb(ledger: dict, params: dict, refs: Path, collection: str | None) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rule", required=True)
+    parser.add_argument("--rule", required=True, action="append", help="a rule's spec (repeatable: a line each)")
     parser.add_argument("--ledger", required=True)
     parser.add_argument("--refs", default="/work/refs")
     parser.add_argument("--collection", default=None, help="collection directory (qbcb)")
     parser.add_argument("--python", default=PEERS_PYTHON, help="Python to re-run with when a reference needs it")
     args = parser.parse_args()
     warnings.simplefilter("ignore")  # the references' fit warnings; they change no result
-    name, params = parse_spec(args.rule)
-    needed = NEEDS.get(name)
-    if needed and importlib.util.find_spec(needed) is None:
-        other = os.path.realpath(Path(args.python).parent.parent)  # the venv of --python
-        if other == os.path.realpath(sys.prefix) or not os.path.exists(args.python):
-            raise SystemExit(f"label_refs: {name} needs {needed}, which {args.python} lacks")
-        os.execv(args.python, [args.python, __file__, *sys.argv[1:]])
+    rules = [(spec, *parse_spec(spec)) for spec in args.rule]
+    for name in {name for _, name, _ in rules}:
+        needed = NEEDS.get(name)
+        if needed and importlib.util.find_spec(needed) is None:
+            other = os.path.realpath(Path(args.python).parent.parent)  # the venv of --python
+            if other == os.path.realpath(sys.prefix) or not os.path.exists(args.python):
+                raise SystemExit(f"label_refs: {name} needs {needed}, which {args.python} lacks")
+            os.execv(args.python, [args.python, __file__, *sys.argv[1:]])
     ledger = read_ledger(args.ledger)
     refs = Path(args.refs)
-    if name == "qbcb":
-        reference, stop = run_qbcb(ledger, params, refs, args.collection)
-    else:
-        reference, stop = {"cmh": run_cmh, "buscar": run_buscar, "ipp": run_ipp, "curvefit": run_curvefit}[name](
-            ledger, params, refs
-        )
-    print(json.dumps({"rule": args.rule, "reference": reference, "stop": stop}))
+    runners = {"cmh": run_cmh, "buscar": run_buscar, "ipp": run_ipp, "curvefit": run_curvefit}
+    for spec, name, params in rules:
+        if name == "qbcb":
+            reference, stop = run_qbcb(ledger, params, refs, args.collection)
+        else:
+            reference, stop = runners[name](ledger, params, refs)
+        print(json.dumps({"rule": spec, "reference": reference, "stop": stop}), flush=True)
 
 
 if __name__ == "__main__":

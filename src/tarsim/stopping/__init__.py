@@ -59,10 +59,10 @@ __all__ = [
 ]
 
 # label-only rules: importing their modules registers them (tarsim list stopping)
-from tarsim.stopping.buscar import BuscarRule, CMHRule  # noqa: E402
-from tarsim.stopping.counting import CurveFitRule, IPPRule  # noqa: E402
-from tarsim.stopping.round_checks import RoundEndRule  # noqa: E402
-from tarsim.stopping.sampled import QBCBRule  # noqa: E402
+from tarsim.stopping.buscar import BuscarRule, CMHRule
+from tarsim.stopping.counting import CurveFitRule, IPPRule
+from tarsim.stopping.round_checks import RoundEndRule
+from tarsim.stopping.sampled import QBCBRule
 
 __all__ += ["BuscarRule", "CMHRule", "CurveFitRule", "IPPRule", "QBCBRule", "RoundEndRule"]
 # end of label-only rules

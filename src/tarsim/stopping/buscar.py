@@ -83,7 +83,7 @@ class BuscarRule(RoundEndRule):
     params: ClassVar[tuple[Param, ...]] = (
         target_param(),
         confidence_param(),
-        Param("bias", float, 1.0, "odds of drawing a relevant over a non-relevant document (1: unbiased)", low=0, low_open=True),
+        Param("bias", float, 1.0, "odds of drawing a relevant document over a non-relevant one", low=0, low_open=True),
     )
     examples: ClassVar[tuple[str, ...]] = ("buscar", "buscar:target=0.9,confidence=0.9")
 

@@ -130,7 +130,7 @@ class CurveFitRule(RoundEndRule):
                 warnings.simplefilter("ignore")  # a poor fit's warnings, and rates of empty windows (inf, nan)
                 y = np.array([np.sum(labels[start:end]) / size for start, end in edges])
                 (a, k, b), _ = curve_fit(_exponential, x, y, [0.1, 0.001, 1])
-                expected = int(round(np.sum(_exponential(np.arange(1, len(labels) + 1), a, k, b))))
+                expected = round(np.sum(_exponential(np.arange(1, len(labels) + 1), a, k, b)))
                 if not found >= self.target * expected:
                     return False
                 total = ledger.collection_size
@@ -142,7 +142,7 @@ class CurveFitRule(RoundEndRule):
 
 
 def _poisson_bound(confidence: float, total: int, mu: float) -> int:
-    """The smallest i in 0..total with Poisson(mu).cdf(i) >= confidence, else total (the reference's loop)."""
-    reached = np.flatnonzero(poisson.cdf(np.arange(total + 1), mu) >= confidence)
+    """The smallest i in 0..total with Poisson(mu).cdf(i) not below confidence, else total (the reference's loop,
+    which also ends at a cdf that is nan: 0 when mu < 0)."""
+    reached = np.flatnonzero(~(poisson.cdf(np.arange(total + 1), mu) < confidence))
     return int(reached[0]) if reached.size else total
-
