@@ -152,6 +152,11 @@ def test_buscar_p_value_and_bias():
     rule = parse_stopping_rule("buscar:target=0.5")
     assert rule.p_value([1, 1, 1, 1, 0, 1] + [0] * 14, 40) == pytest.approx(0.028819900899989884, rel=1e-12)
     assert rule.p_value([], 40) is None
+    # the urns that end before a relevant label hold the smallest p: the same as computing every urn
+    labels = LABELS_B[:300]
+    for spec in ("buscar", "buscar:target=0.8", "buscar:target=0.5,confidence=0.9"):
+        quick = parse_stopping_rule(spec)
+        assert quick.p_value(labels, 600) == quick.p_value(labels, 600, every_urn=True)
     biased = parse_stopping_rule("buscar:target=0.5,bias=2")
     # an urn that favours relevant documents makes none drawn less likely under H0
     assert biased.p_value([1, 1, 1, 1, 0, 1] + [0] * 14, 40) < rule.p_value([1, 1, 1, 1, 0, 1] + [0] * 14, 40)

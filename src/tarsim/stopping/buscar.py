@@ -87,14 +87,25 @@ class BuscarRule(RoundEndRule):
     )
     examples: ClassVar[tuple[str, ...]] = ("buscar", "buscar:target=0.9,confidence=0.9")
 
-    def p_value(self, labels: np.ndarray, collection_size: int) -> float | None:
-        """buscarpy's p for H0 (recall target missed) after the judgments `labels` (1 relevant, 0 not), or None."""
+    def p_value(self, labels: np.ndarray, collection_size: int, every_urn: bool = False) -> float | None:
+        """buscarpy's p for H0 (recall target missed) after the judgments `labels` (1 relevant, 0 not), or None.
+
+        Unbiased, only the urns that end just before a relevant label (counting back) and the whole review are
+        computed, unless `every_urn`: an urn grown by a non-relevant judgment keeps its relevant count and H0's,
+        and its population grows with it, so p can only fall (the unscreened documents, a fixed number, hold
+        fewer of H0's relevant ones); the smallest p is at one of those urns. A p scipy cannot compute is nan
+        first at the smallest urn (H0's count less the population's only falls as urns grow), computed always."""
         labels = np.asarray(labels, dtype=np.int64)
         if not labels.size:
             return None
         seen = int(labels.sum())
-        urn_relevant = np.cumsum(labels[::-1])  # relevant labels among the last 1, 2, ... judgments
+        urns = labels[::-1]  # the last 1, 2, ... judgments
+        urn_relevant = np.cumsum(urns)
         urn_size = np.arange(1, labels.size + 1)
+        if self.bias == 1 and not every_urn:
+            ends = np.concatenate([urns[1:] > 0, [True]])  # the next judgment back is relevant, or none is left
+            ends[0] = True
+            urn_relevant, urn_size = urn_relevant[ends], urn_size[ends]
         population = collection_size - (labels.size - urn_size)
         h0_relevant = np.floor(seen / self.target + 1 - (seen - urn_relevant))
         if self.bias == 1:

@@ -115,7 +115,7 @@ class CurveFitRule(RoundEndRule):
         confidence_param(),
         Param("windows", int, 10, "the reference's n_windows", low=2),
     )
-    examples: ClassVar[tuple[str, ...]] = ("curvefit", "curvefit:target=0.8")
+    examples: ClassVar[tuple[str, ...]] = ("curvefit:target=0.7", "curvefit:target=0.7,windows=5")
 
     def fires(self, ledger: Ledger, context: ReplayContext, points: Sequence[int]) -> bool:
         labels = _labels(ledger, points[-1])
