@@ -1,8 +1,11 @@
-"""Stopping rules for high-recall review, replayed on finished ledgers.
+"""Stopping rules for high-recall review, replayed on finished ledgers or followed during a review.
 
-`parse_stopping_rule(spec)` validates a spec (`budget:2R+100`, `budget:500`, `knee`, `knee:6`, `target:10`,
-`nonrel:50`, `oracle`); `evaluate_stopping(ledger, rule, ...)` returns a StopOutcome: whether the rule fired,
-judgments reviewed at the stop, recall there, effort in every effort model, and whether a recall target was met.
+`parse_stopping_rule(spec)` validates a spec (`knee`, `budget:2R+100`, `quant:target=0.9`, `any(knee,cmh)`, ...:
+`tarsim list stopping` lists every rule); `evaluate_stopping(ledger, rule, ...)` returns a StopOutcome: whether the
+rule fired, judgments reviewed at the stop, recall there, effort in every effort model, and whether a recall target
+was met; `measure_stop` adds the stopping literature's measures (docs/stopping.md). The rule modules register
+themselves when imported (components.kinds lists them); study and aggregate import pandas and scipy, so they are
+imported from their modules.
 """
 
 from tarsim.stopping.evaluate import (
@@ -17,8 +20,6 @@ from tarsim.stopping.evaluate import (
     evaluate_stopping,
     recorded_rules,
 )
-
-# measures and study (tarsim.stopping.study and .aggregate import pandas and scipy: imported from their modules)
 from tarsim.stopping.measures import COST_STRUCTURES, ReviewFacts, measure_stop, optimistic_cost
 from tarsim.stopping.rules import (
     ACCEPTED,
@@ -35,12 +36,9 @@ from tarsim.stopping.rules import (
 )
 from tarsim.stopping.target import TargetSample, draw_target_sample
 
-# isort: split
-# score-based rules (imported to register quant, quantci, apriori, scores, salt, scoredist)
-from tarsim.stopping import prevalence, quant, scoredist  # noqa: F401
-
 __all__ = [
     "ACCEPTED",
+    "COST_STRUCTURES",
     "DEFAULT_STOP_EFFORT_MODELS",
     "DEFAULT_TARGET_RECALL",
     "SAMPLE_COSTS",
@@ -52,6 +50,7 @@ __all__ = [
     "NonRelevantRunRule",
     "OracleRule",
     "ReplayContext",
+    "ReviewFacts",
     "StopOutcome",
     "StoppingRule",
     "TargetRule",
@@ -60,9 +59,9 @@ __all__ = [
     "draw_target_sample",
     "evaluate_recorded_rules",
     "evaluate_stopping",
+    "measure_stop",
+    "optimistic_cost",
     "parse_stopping_rule",
     "recorded_rules",
     "slope_ratio",
 ]
-# measures and study
-__all__ += ["COST_STRUCTURES", "ReviewFacts", "measure_stop", "optimistic_cost"]

@@ -18,7 +18,6 @@ from tarsim.stopping.rules import (
     missing_scores_message,
     needs_scores,
     parse_stopping_rule,
-    target_rules,
 )
 
 DEFAULT_STOP_EFFORT_MODELS = ("judge", "sent", "lambda:0.5", "seconds")
@@ -123,9 +122,9 @@ def evaluate_stopping(
     increments = {key: float(ledger.effort[key][:position].sum()) for key in EFFORT_KEYS}
     sample_size = None
     sample_cost = None
-    targets = target_rules(rule)  # also inside any(...), all(...), notbefore: the sample is drawn before review
-    if targets:
-        sampled = list(dict.fromkeys(d for target in targets for d in target.sample(ledger, context).sampled))
+    samplers = sampling_rules(rule)  # also inside any(...), all(...), notbefore: the sample is drawn before review
+    if samplers:
+        sampled = list(dict.fromkeys(d for sampler in samplers for d in sampler.sample(ledger, context).sampled))
         sample_size = len(sampled)
         seen = set(ledger.docids[:position])
         unseen = [docid for docid in sampled if docid not in seen]
@@ -150,6 +149,14 @@ def evaluate_stopping(
         sample_cost=sample_cost,
         config=ledger.header.get("config", {}),
     )
+
+
+def sampling_rules(rule: StoppingRule) -> list[StoppingRule]:
+    """The rules in a rule (also inside any(...), all(...) and notbefore) that draw a random sample before review:
+    those with a `sample(ledger, context)` method whose result's `.sampled` docids are judged (target:T, qbcb)."""
+    if callable(getattr(rule, "sample", None)):
+        return [rule]
+    return [sampler for inner in getattr(rule, "rules", ()) for sampler in sampling_rules(inner)]
 
 
 def replay_scores(ledger: Ledger, rule: StoppingRule) -> ScoreLog | None:
