@@ -21,6 +21,7 @@ from tarsim.data.ledger import (
     Ledger,
     ends_with_end_record,
     iter_ledger_paths,
+    judgment_line,
     ledger_from_lines,
     read_ledger,
 )
@@ -169,6 +170,24 @@ def _first_difference(recorded: dict, expected: dict, what: str) -> str:
     part = {"configuration": "config", "learner": "learner", "collection": "inputs"}[what]
     differences = sorted(header_differences(recorded, expected), key=lambda d: d[0].split(".")[0] != part)
     return describe_first(differences) if differences else f"its {what} differs"
+
+
+def check_judged_grades(ledger: Ledger, grades: np.ndarray, position: dict[str, int], path: Path) -> None:
+    """Refuse a ledger kept by --resume whose judgments disagree with the qrels: each judged document must be in the
+    collection and its recorded truth grade the one the qrels give (a ledger edited by hand, or one whose end record
+    has no digest to catch the edit), naming the first such judgment's line."""
+    rows = np.array([position.get(docid, -1) for docid in ledger.docids], dtype=np.int64)
+    expected = np.where(rows >= 0, grades[np.maximum(rows, 0)], 0) if len(rows) else rows
+    bad = (rows < 0) | (ledger.truth != expected)
+    if not bad.any():
+        return
+    first = int(np.argmax(bad))
+    docid = ledger.docids[first]
+    if rows[first] < 0:
+        problem = f"judgment of document {docid!r}, which is not in the collection"
+    else:
+        problem = f"judgment of {docid!r} records truth {ledger.truth[first]}, but the qrels give {expected[first]}"
+    raise InputError(path, judgment_line(path, first), f"{problem} (--resume keeps only a ledger of these qrels)")
 
 
 def keep_scores(simulation: ReviewSimulation, ledger: Ledger, path: Path | None) -> Ledger:
@@ -400,6 +419,7 @@ def _review_each_topic(
         if resume and path is not None and path.exists():
             existing = read_ledger(path)
             if matches_header(existing, header) and scores_kept(existing, path):
+                check_judged_grades(existing, grades, position, path)
                 batch.outcomes.append(TopicOutcome(topic, ledger=existing, resumed=True))
                 if progress:
                     progress(topic)
