@@ -378,6 +378,13 @@ def ends_with_end_record(path: PathLike) -> bool:
         return False
 
 
+def first_line(path: PathLike) -> str:
+    """A ledger file's first line (its header), undecodable bytes replaced; InputError when the file is not a regular
+    file (a FIFO would block, /dev/zero never end the line) or cannot be opened."""
+    with open_regular(path) as handle:
+        return handle.readline().decode("utf-8", errors="replace")
+
+
 def ledger_file_lines(path: PathLike) -> Iterator[tuple[int, str]]:
     """(line number, line without its newline) of a ledger file, blank lines skipped, streaming: a regular file only
     (a FIFO would block, /dev/zero fill the memory: InputError, one line), gzip-compressed when named `.gz`."""

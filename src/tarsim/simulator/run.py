@@ -20,6 +20,7 @@ from tarsim.data.digests import collection_digest, text_digest, topic_qrels_dige
 from tarsim.data.ledger import (
     Ledger,
     ends_with_end_record,
+    first_line,
     iter_ledger_paths,
     judgment_line,
     ledger_from_lines,
@@ -137,11 +138,10 @@ def check_output_ledgers(
     expected = config.to_dict()
     seen: dict[str, str] = {}
     for path in iter_ledger_paths(directory) if directory.is_dir() else []:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            try:
-                header = json.loads(handle.readline())
-            except json.JSONDecodeError:
-                raise InputError(path, 1, "not a ledger (its first line is not JSON)") from None
+        try:
+            header = json.loads(first_line(path))
+        except json.JSONDecodeError:
+            raise InputError(path, 1, "not a ledger (its first line is not JSON)") from None
         if not isinstance(header, dict) or header.get("type") != "header":
             raise InputError(path, 1, "not a ledger (its first line is not a header record)")
         same_config = normalise_config(header.get("config", {})) == expected
