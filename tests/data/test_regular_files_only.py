@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 
 import ledger_factory
+import tarsim
 from tarsim.cli import main
 from tarsim.data.ledger import read_ledger
 from tarsim.errors import InputError
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+SRC = str(Path(tarsim.__file__).resolve().parents[1])  # the tarsim under test
 SECONDS = 60
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -48,15 +49,25 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
 
 
 def _escape(text: str) -> str:
-    return "%" + "".join(f"{b:02X}" for b in text.encode())
+    return "%" + "".join(f"{b:02X}" for b in text.encode("utf-8", "surrogatepass"))
+
+
+LONGEST_NAME = 200
+"""Longest ledger file name before `.jsonl`, in bytes: file systems take 255, and the writer's partial file
+(`.NAME.jsonl.PID.RANDOM.partial`) and score log need room around it."""
 
 
 def ledger_name(topic: str) -> str:
     """A file name for a topic's ledger: unsafe characters and a leading dot %-escaped, so distinct topics never
-    collide and no ledger is a hidden file (`.hidden` -> `%2Ehidden.jsonl`; names already safe are unchanged)."""
+    collide and no ledger is a hidden file (`.hidden` -> `%2Ehidden.jsonl`; names already safe are unchanged). An
+    escaped name longer than LONGEST_NAME bytes (a 300-character or a long CJK topic id) is cut and ends with `~` and
+    16 hex digits of the topic's SHA-256: `~` is never part of an escaped name, so it collides with no other."""
     name = _UNSAFE.sub(lambda m: _escape(m.group()), topic)
     if name.startswith("."):
         name = _escape(".") + name[1:]
+    if len(name) > LONGEST_NAME:  # ASCII after escaping: characters are bytes
+        digest = hashlib.sha256(topic.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        name = f"{name[: LONGEST_NAME - len(digest) - 1]}~{digest}"
     return (name or "%") + ".jsonl"  # "%" alone is never an escape, so the empty topic id has its own name
 
 
