@@ -191,3 +191,22 @@ def test_cache_clear_removes_only_what_tarsim_wrote_and_names_the_rest(tmp_path,
     assert "removed 1 file(s)" in out and f"left {len(left)} file(s) tarsim did not write: " in out
     assert all(name in out for name in left)
     assert "a named pipe (FIFO)" in out and f"a symlink to {elsewhere}" in out
+
+
+def test_a_sentence_store_that_is_a_fifo_is_passed_over(tmp_path, demo):
+    from tarsim.data.digests import collection_digest
+    from tarsim.features.cache import cached_features, sentence_store_path
+    from tarsim.features.matrices import FeatureSettings
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    settings = FeatureSettings()
+    store = sentence_store_path(cache, collection_digest(demo.collection), settings.digest())
+    os.mkfifo(store)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        features = finishes(lambda: cached_features(demo.collection, cache, settings, sentences=False), [store])
+        finishes(lambda: features.sentence_words_of(0), [store])
+        finishes(features.lazy.save, [store])
+    assert any(str(store) in str(w.message) and "not a regular file" in str(w.message) for w in caught)
+    assert store.is_file()  # the store this run segmented, written in its place
