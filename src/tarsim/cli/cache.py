@@ -10,7 +10,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     for name, handler, help_text in (
         ("info", info, "where the feature cache is, its entries, their sizes and collections"),
-        ("clear", clear, "remove every entry of the feature cache (other files in the folder are left alone)"),
+        ("clear", clear, "remove every file tarsim wrote in the feature cache (any other file is left, and named)"),
     ):
         action = actions.add_parser(name, help=help_text, description=help_text)
         action.add_argument(
@@ -72,12 +72,20 @@ def clear(args: argparse.Namespace) -> int:
     from tarsim.features.cache import clear_cache, resolve_cache_dir
 
     directory = resolve_cache_dir(args.cache_dir)
-    removed, freed, kept = clear_cache(directory)
-    print(f"removed {removed} file(s), {_size(freed)}, from {directory}")
-    if kept:
-        names = ", ".join(path.name for path in kept)
+    cleared = clear_cache(directory)
+    print(f"removed {cleared.removed} file(s), {_size(cleared.freed)}, from {directory}")
+    if cleared.kept:
+        names = ", ".join(path.name for path in cleared.kept)
         print(
-            f"kept {len(kept)} temporary file(s) written in the last hour, perhaps by a run still at work: {names} "
-            "(run `tarsim cache clear` again later, or delete them when no tarsim run is active)"
+            f"kept {len(cleared.kept)} temporary file(s) written in the last hour, perhaps by a run still at work: "
+            f"{names} (run `tarsim cache clear` again later, or delete them when no tarsim run is active)"
         )
+    if cleared.left:
+        shown = "; ".join(f"{path.name} ({reason})" for path, reason in cleared.left[:_NAMED])
+        more = f"; and {len(cleared.left) - _NAMED} more" if len(cleared.left) > _NAMED else ""
+        print(f"left {len(cleared.left)} file(s) tarsim did not write: {shown}{more}")
     return 0
+
+
+_NAMED = 10
+"""`cache clear` names this many of the files it left, then counts the rest."""

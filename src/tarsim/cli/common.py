@@ -1,9 +1,16 @@
-"""Helpers every CLI module may import (and no other CLI module's internals): argument types."""
+"""Helpers every CLI module may import (and no other CLI module's internals): argument types and checks of paths
+given as options."""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import math
+import os
+import stat
+from pathlib import Path
+
+from tarsim.errors import ConfigError
 
 
 def float_list(text: str) -> list[float]:
@@ -18,3 +25,43 @@ def float_list(text: str) -> list[float]:
     if bad:
         raise argparse.ArgumentTypeError(f"expected finite numbers, got {bad[0]!r} in {text!r}")
     return values
+
+
+def symlink_problem(path: Path) -> str | None:
+    """What is wrong with a path whose symlinks cannot be followed, naming the link: a loop (mkdir said only "File
+    exists") or a link to nothing; None when every symlink on the way leads somewhere."""
+    for part in (path, *path.parents):
+        if not part.is_symlink():
+            continue
+        try:
+            os.stat(part)
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                return f"{part} is a symlink loop (it leads back to itself)"
+            if error.errno == errno.ENOENT:
+                return f"{part} is a symlink to {os.readlink(part)}, which does not exist"
+            return f"{part}: {error.strerror}"
+    return None
+
+
+def check_out_folder(text: str, option: str = "--out") -> None:
+    """Refuse an output folder that cannot be made because of a symlink on its way (a loop, a dangling link), in
+    one line naming the link, before any work."""
+    problem = symlink_problem(Path(text))
+    if problem is not None:
+        raise ConfigError(f"{option} {text}: {problem}")
+
+
+def check_input_file(text: str, option: str, what: str = "a file") -> None:
+    """Refuse an input file given as an option that exists but is no regular file (/dev/null, a FIFO, a folder) or
+    sits behind a symlink loop, naming what it is; a missing file is left to the reader to name."""
+    from tarsim.data.regular_files import not_regular_problem
+
+    path = Path(text)
+    problem = symlink_problem(path)
+    if problem is None and path.exists():
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            problem = f"{not_regular_problem(path, mode)}; give {what}"
+    if problem is not None:
+        raise ConfigError(f"{option} {text}: {problem}")

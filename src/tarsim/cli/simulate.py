@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tarsim.cli.common import check_input_file, check_out_folder
 from tarsim.cli.progress import TerminalProgress
+from tarsim.components import kind as component_kind
 from tarsim.components import validate
 from tarsim.components.schema import add_options, option_values
 from tarsim.config.presets import apply_preset, check_query_seeding, default_preset
@@ -91,12 +93,19 @@ def run(args: argparse.Namespace) -> int:
     if args.seeding:
         check_query_seeding(args.collection, args.seeding)
     values["seeding"] = SeedingChoice(args.seeding or "query", tuple(args.seed_doc or ()))
-    values = apply_preset(values.pop("preset", None) or default_preset(args.collection), values)
+    preset = values.pop("preset", None)
+    if preset is not None and not preset.strip():  # `--preset ''` used to mean the default preset, without a word
+        raise ConfigError(f"--preset is empty; accepted: {component_kind('preset').accepted()}")
+    oracle = values.get("sentence_oracle")
+    if oracle is not None and oracle.strip() not in component_kind("oracle").names():  # a file: /dev/null is none
+        check_input_file(oracle, "--sentence-oracle", "a sentence qrels file")
+    values = apply_preset(preset if preset is not None else default_preset(args.collection), values)
     config = ReviewConfig(**values, max_effort_model=effort[0])  # validates everything before any data is read
     for model in effort[1:]:
         validate("effort", model)
     if args.collection and (args.docs or args.qrels or args.topics):
         raise ConfigError("give either --collection DIR or --docs/--qrels/--topics files, not both")
+    check_out_folder(args.out)  # a symlink loop on the way was reported as "File exists"
     out = check_output_path(args.out, "--out", directory=True)
     if args.cache_dir is not None:
         resolve_cache_dir(args.cache_dir)  # a blank --cache-dir or a file is refused before anything is written

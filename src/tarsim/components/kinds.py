@@ -4,6 +4,7 @@ built-ins' signatures (for option help without importing them; tests/runtime/tes
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from tarsim.components.registry import KINDS, Kind, declare_kind
@@ -169,6 +170,7 @@ PRESET = declare_kind(
         "preset",
         ("tarsim.config.presets",),
         "tarsim.presets",
+        attributes={"settings": Mapping},  # ReviewConfig values by field name (tarsim.config.presets.Preset)
         forms=("bmi", "asreview-default", "asreview-logistic", "asreview-logistic-warm-start", "tarexp-default"),
     )
 )

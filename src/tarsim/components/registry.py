@@ -13,7 +13,7 @@ import importlib
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, TypeVar
 
 from tarsim.components.params import Param
@@ -35,6 +35,7 @@ class Kind:
     shorthand: Callable[[str], Spec | None] | None = None
     forms: tuple[str, ...] = ()  # the built-ins' signatures, in declaration order, for --help without imports
     interface: tuple[str, ...] = ()  # the methods every component of this kind defines (checked when registered)
+    attributes: dict[str, type] = field(default_factory=dict)  # class attributes it holds, with their types (checked)
     components: dict[str, type] = field(default_factory=dict)
     loaded: bool = False
     plugins_loaded: bool = False
@@ -48,26 +49,39 @@ class Kind:
         if plugins and not self.plugins_loaded:
             self.plugins_loaded = True
             for point in entry_points(group=self.group):
-                if point.name in self.components:
-                    continue
-                try:
-                    cls = point.load()
-                except Exception as exc:  # a broken plugin must not break tarsim: say so and go on
-                    warnings.warn(
-                        f"plugin {point.name!r} ({point.value}) failed to load: {exc}", InputWarning, stacklevel=2
-                    )
-                    continue
-                if getattr(cls, "name", None) != point.name:
-                    warnings.warn(
-                        f"plugin {point.name!r} ({point.value}) is not a component named {point.name!r}",
-                        InputWarning,
-                        stacklevel=2,
-                    )
-                    continue
-                try:
-                    self.add(cls)
-                except TypeError as exc:  # e.g. a policy listed as a learner: refused here, not at its first use
-                    warnings.warn(f"plugin {point.name!r} ({point.value}) {exc}", InputWarning, stacklevel=2)
+                self._load_plugin(point)
+
+    def _load_plugin(self, point: EntryPoint) -> None:
+        """Register one entry point's component, or say in one warning (naming the plugin, its distribution and its
+        target) why not: a name taken by a built-in (never imported then), an import that raises or calls
+        sys.exit, an object that is no component of this kind. tarsim goes on either way."""
+        plugin = _describe(point)
+        earlier = self.components.get(point.name)
+        if earlier is not None:
+            if f"{earlier.__module__}:{earlier.__qualname__}" != point.value:  # not the same plugin listed twice
+                owner = f"a built-in {self.label}" if earlier.__module__ in self.modules else _qualified(earlier)
+                warnings.warn(
+                    f"{plugin} is refused: {point.name!r} is already the name of {owner}",
+                    InputWarning,
+                    stacklevel=4,
+                )
+            return
+        try:
+            cls = point.load()
+        except SystemExit as exc:  # a plugin calling sys.exit() on import must not end tarsim
+            warnings.warn(f"{plugin} failed to load: it called sys.exit({exc.code!r})", InputWarning, stacklevel=4)
+            return
+        except Exception as exc:  # a broken plugin must not break tarsim: say so and go on
+            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            warnings.warn(f"{plugin} failed to load: {reason}", InputWarning, stacklevel=4)
+            return
+        if getattr(cls, "name", None) != point.name:
+            warnings.warn(f"{plugin} is not a component named {point.name!r}", InputWarning, stacklevel=4)
+            return
+        try:
+            self.add(cls)
+        except TypeError as exc:  # e.g. a policy listed as a learner: refused here, not at its first use
+            warnings.warn(f"{plugin} {exc}", InputWarning, stacklevel=4)
 
     def add(self, cls: type) -> type:
         """Register a component class (it needs a `name` and a docstring; `params` defaults to none)."""
@@ -84,6 +98,13 @@ class Kind:
             raise TypeError(
                 f"{cls.__name__} is not a {self.label}: it does not define {', '.join(f'{m}()' for m in missing)}"
             )
+        for attribute, expected in self.attributes.items():
+            value = getattr(cls, attribute, None)
+            if not isinstance(value, expected):
+                got = "none" if value is None else f"a {type(value).__name__}"
+                raise TypeError(
+                    f"{cls.__name__} is not a {self.label}: its {attribute!r} must be a {expected.__name__}, got {got}"
+                )
         earlier = self.components.get(name)
         if earlier is not None and earlier is not cls and not _same_declaration(earlier, cls):
             raise TypeError(f"{self.key} {name!r} is declared twice ({_qualified(earlier)}, {_qualified(cls)})")
@@ -149,6 +170,13 @@ class Kind:
         text = spec.text if isinstance(spec, Spec) else str(spec).strip()
         create = getattr(cls, "create", None)
         return create(text, **params, **context) if create is not None else cls(**params, **context)
+
+
+def _describe(point: EntryPoint) -> str:
+    """`plugin 'name' of distribution 'dist' (module:attr)`, for a warning about an entry point."""
+    dist = getattr(point, "dist", None)
+    of = f" of distribution {dist.name!r}" if dist is not None and getattr(dist, "name", None) else ""
+    return f"plugin {point.name!r}{of} ({point.value})"
 
 
 def _defines(cls: type, method: str) -> bool:

@@ -7,10 +7,16 @@ reviewer's label, the qrels label, effort increments); the last line is an `end`
 by tarsim.simulator.ledger.LedgerWriter to a hidden partial file of its own (`.NAME.jsonl.PID.RANDOM.partial`) and
 renamed into place when the review ends, so a ledger file that exists is complete. Readers take every `*.jsonl`
 file of a ledgers folder (hidden names included); only tarsim's own partial and temporary files are skipped.
+
+The end record carries `body_sha256`, the SHA-256 of every line between the header and the end record (each line's
+UTF-8 bytes and its newline, as written), so a reader refuses a ledger whose judgment or round lines were edited
+after it was written; a ledger whose end record has no digest (written before it was added) is read unverified.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import os
 import re
@@ -22,11 +28,34 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from tarsim.data.lines import PathLike, iter_lines
+from tarsim.data.lines import PathLike
+from tarsim.data.regular_files import open_regular
 from tarsim.errors import InputError
 
 LEDGER_FORMAT = 1
 EFFORT_KEYS = ("judge", "sent", "words", "seconds")
+BODY_DIGEST = "body_sha256"
+"""The end record's field holding the SHA-256 (hex) of the ledger's body: every line between header and end."""
+
+
+class BodyDigest:
+    """The running SHA-256 of a ledger's body lines, each hashed as its UTF-8 bytes and a newline (what the writer
+    puts in the file), so writer and reader compute the same digest from the same lines."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+
+    def add(self, line: str) -> None:
+        """Hash one body line (without its newline)."""
+        self._hash.update(line.encode("utf-8"))
+        self._hash.update(b"\n")
+
+    def add_text(self, text: str) -> None:
+        """Hash several body lines at once: `text` is the lines joined and ended by newlines."""
+        self._hash.update(text.encode("utf-8"))
+
+    def hexdigest(self) -> str:
+        return self._hash.hexdigest()
 
 
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
@@ -214,8 +243,27 @@ def _check_numbering(seq: list, lines: list[int], end: dict | None, end_line: in
             )
 
 
+def _check_body_digest(end: dict | None, end_line: int, body: BodyDigest, source: str) -> None:
+    """Refuse a ledger whose body lines do not hash to the end record's `body_sha256` (they were edited or damaged
+    after the review wrote them); an end record without the field (an older ledger) is not checked."""
+    if end is None or BODY_DIGEST not in end:
+        return
+    said = end[BODY_DIGEST]
+    if not isinstance(said, str) or re.fullmatch(r"[0-9a-f]{64}", said) is None:
+        raise InputError(source, end_line, f"end record {BODY_DIGEST} is {said!r}; it must be 64 hex digits")
+    if body.hexdigest() != said:
+        raise InputError(
+            source,
+            end_line,
+            "the judgment and round lines do not match the end record's digest (body_sha256): the ledger was "
+            "edited or damaged after it was written",
+        )
+
+
 def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> Ledger:
-    """Parse numbered ledger lines; every malformed line is reported with its number."""
+    """Parse numbered ledger lines; every malformed line is reported with its number, and a body that does not match
+    the end record's digest is refused (after every more specific check)."""
+    body = BodyDigest()
     header: dict | None = None
     header_line = 1
     rounds: list[dict] = []
@@ -235,17 +283,20 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
             if record.get("format") != LEDGER_FORMAT:
                 raise InputError(source, number, f"unsupported ledger format {record.get('format')!r}")
             header, header_line = record, number
-        elif end is not None:
+            continue
+        if end is not None:
             raise InputError(source, number, "record after the end record")
-        elif kind == "judgment":
+        if kind == "end":
+            end, end_line = record, number
+            continue
+        body.add(line)
+        if kind == "judgment":
             if not isinstance(record.get("docid"), str):
                 raise InputError(source, number, f"judgment docid must be a string, got {record.get('docid')!r}")
             judgments.append(record)
             judgment_lines.append(number)
         elif kind == "round":
             rounds.append(record)
-        elif kind == "end":
-            end, end_line = record, number
         else:
             raise InputError(source, number, f"unknown record type {kind!r}")
     if header is None:
@@ -282,6 +333,7 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
         raise InputError(
             source, None, f"header says relevant={relevant} but {len(found)} judged documents are relevant"
         )
+    _check_body_digest(end, end_line, body, source)
     return ledger
 
 
@@ -314,8 +366,9 @@ def check_header(header: dict, source: str, line: int = 1) -> int:
 
 def ends_with_end_record(path: PathLike) -> bool:
     """Whether a ledger file's last line is its end record (a finished review), read from the end of the file:
-    ledgers run to hundreds of MB, and a complete read would parse every judgment."""
-    with open(path, "rb") as handle:
+    ledgers run to hundreds of MB, and a complete read would parse every judgment. A FIFO or device is refused
+    (InputError), never read."""
+    with open_regular(path) as handle:
         handle.seek(0, os.SEEK_END)
         handle.seek(max(0, handle.tell() - 65536))
         lines = [line for line in handle.read().splitlines() if line.strip()]
@@ -325,9 +378,55 @@ def ends_with_end_record(path: PathLike) -> bool:
         return False
 
 
+def first_line(path: PathLike) -> str:
+    """A ledger file's first line (its header), undecodable bytes replaced; InputError when the file is not a regular
+    file (a FIFO would block, /dev/zero never end the line) or cannot be opened."""
+    with open_regular(path) as handle:
+        return handle.readline().decode("utf-8", errors="replace")
+
+
+def ledger_file_lines(path: PathLike) -> Iterator[tuple[int, str]]:
+    """(line number, line without its newline) of a ledger file, blank lines skipped, streaming: a regular file only
+    (a FIFO would block, /dev/zero fill the memory: InputError, one line), gzip-compressed when named `.gz`."""
+    source = os.fspath(path)
+    seen = False
+    with open_regular(path) as raw:
+        handle = gzip.GzipFile(fileobj=raw) if source.endswith(".gz") else raw
+        try:
+            for number, data in enumerate(handle, start=1):
+                try:
+                    line = data.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError as exc:
+                    raise InputError(source, number, f"undecodable bytes (not UTF-8) at byte {exc.start}") from None
+                if number == 1 and line.startswith("\ufeff"):
+                    line = line[1:]
+                if line.strip():
+                    seen = True
+                    yield number, line
+        except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
+            raise InputError(source, None, f"cannot read: {exc}") from None
+    if not seen:
+        raise InputError(source, None, "empty file")
+
+
 def read_ledger(path: PathLike) -> Ledger:
     """Read a ledger file written by LedgerWriter."""
-    return parse_ledger(iter_lines(path), source=str(path))
+    return parse_ledger(ledger_file_lines(path), source=str(path))
+
+
+def judgment_line(path: PathLike, index: int) -> int | None:
+    """The line number of a ledger file's judgment record number `index` (0-based), for an error about it; None
+    when the file has fewer judgments or cannot be read again."""
+    try:
+        count = 0
+        for number, line in ledger_file_lines(path):
+            if '"type":"judgment"' in line or json.loads(line).get("type") == "judgment":
+                if count == index:
+                    return number
+                count += 1
+    except (InputError, ValueError, AttributeError):
+        return None
+    return None
 
 
 def ledger_from_lines(lines: list[str]) -> Ledger:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import struct
 import warnings
 import zipfile
@@ -20,6 +21,7 @@ from tarsim.data.atomic import atomic_write
 from tarsim.data.cache_files import arrays_checksum, cache_write_failure_warned, failure_reason
 from tarsim.data.collection import Collection
 from tarsim.data.digests import collection_digest
+from tarsim.data.regular_files import is_regular_file, not_regular_problem, open_regular
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.features.build import build_features, cache_label, with_lazy_sentences
 from tarsim.features.matrices import FEATURES_FORMAT, Features, FeatureSettings
@@ -83,13 +85,22 @@ _META_KEYS = frozenset({"format", "collection", "settings", "arrays", "source"})
 def read_cache_meta(path: Path) -> dict:
     """The meta record of a cache file, unverified and without reading its arrays (for `tarsim cache info`)."""
     try:
-        with np.load(path, allow_pickle=False) as stored:
+        with _open_entry(path) as handle, np.load(handle, allow_pickle=False) as stored:
             meta = json.loads(str(stored["meta"][()]))
     except _CACHE_READ_ERRORS as error:
         raise CacheError.reading(path, error) from None
     if not isinstance(meta, dict):
         raise CacheError(path, "no valid meta record")
     return meta
+
+
+def _open_entry(path: Path):
+    """A cache entry opened for reading, when it is a regular file: a FIFO would block the read forever and a device
+    such as /dev/zero fill the memory (CacheError naming what it is)."""
+    try:
+        return open_regular(path)
+    except InputError as error:
+        raise CacheError(path, error.problem) from None
 
 
 def _cache_file(cache_dir: Path, digest: str, settings: FeatureSettings, documents_only: bool = False) -> Path:
@@ -151,11 +162,77 @@ def cache_files(cache_dir: Path) -> list[Path]:
     return sorted({p for pattern in CACHE_FILE_PATTERNS for p in directory.glob(pattern) if p.is_file()})
 
 
-def clear_cache(cache_dir: Path) -> tuple[int, int, list[Path]]:
-    """Remove tarsim's files from a cache folder (other files stay); return (files removed, bytes freed, the
-    temporary files kept: written in the last hour, perhaps by a run still at work)."""
-    removed, freed, kept = 0, 0, []
-    for path in cache_files(cache_dir):
+_ENTRY_NAME = re.compile(r"(?:features|tfidf|sentences)-[0-9a-f]{24}-[0-9a-f]{16}(?:-docs)?-v[0-9]+\.npz")
+"""The exact names of cache entries (tarsim.features, tarsim.features.tfidf, tarsim.text.sentences' stores)."""
+_DOCIDS_NAME = re.compile(r"docids-[0-9a-f]{24}-v[0-9]+\.json")
+"""The exact names of a sweep's docid lists (tarsim.sweep.docids)."""
+_TEMPORARY_NAME = re.compile(r"\.(?P<target>.+)\.[a-z0-9_]+\.tmp")
+"""tarsim.data.atomic.atomic_write's temporary files: `.TARGET.RANDOM.tmp`."""
+_ZIP_LOCAL_HEADER = struct.Struct("<4s22xHH")
+"""A zip member's local header: signature, then (past version, flags, method, time, date, CRC and sizes) the
+lengths of its name and extra field; the name follows."""
+
+
+def _npz_starts_with_meta(head: bytes) -> bool:
+    """Whether bytes start an .npz as tarsim writes it: a zip whose first member is `meta.npy`."""
+    if len(head) < _ZIP_LOCAL_HEADER.size:
+        return False
+    signature, name_length, _ = _ZIP_LOCAL_HEADER.unpack_from(head)
+    start = _ZIP_LOCAL_HEADER.size
+    return signature == b"PK\x03\x04" and head[start : start + name_length] == b"meta.npy"
+
+
+def not_written_by_tarsim(path: Path) -> str | None:
+    """None when `path` is a file tarsim writes in a cache folder, else why it is not (in words): an entry or a docid
+    list by its exact name and the start of its content (an .npz whose first member is `meta.npy`, a JSON record
+    starting with `format`); a temporary file of a writer of one by its exact name (a killed writer's may be cut
+    anywhere). A symlink, FIFO or device never is: tarsim writes regular files only."""
+    temporary = _TEMPORARY_NAME.fullmatch(path.name)
+    name = temporary.group("target") if temporary else path.name
+    if _ENTRY_NAME.fullmatch(name):
+        valid = _npz_starts_with_meta
+    elif _DOCIDS_NAME.fullmatch(name):
+        valid = lambda head: head.startswith(b'{"format": ')  # noqa: E731 - json.dumps of the docid record
+    else:
+        return "not a name tarsim gives a cache file"
+    if path.is_symlink():
+        return f"a symlink to {os.path.realpath(path)}; tarsim writes no symlink"
+    try:
+        with open_regular(path) as handle:
+            head = handle.read(64)
+    except InputError as error:
+        return error.problem
+    if temporary is not None:  # a killed writer's, cut anywhere: its name, exact to the target's, says whose
+        return None
+    return None if valid(head) else "its content is not what tarsim writes under this name"
+
+
+class ClearedCache(tuple):
+    """What clear_cache did: (files removed, bytes freed, temporary files kept as perhaps still being written,
+    files left because tarsim did not write them, each with why)."""
+
+    removed: int
+    freed: int
+    kept: list[Path]
+    left: list[tuple[Path, str]]
+
+    def __new__(cls, removed: int, freed: int, kept: list[Path], left: list[tuple[Path, str]]) -> ClearedCache:
+        self = super().__new__(cls, (removed, freed, kept, left))
+        self.removed, self.freed, self.kept, self.left = removed, freed, kept, left
+        return self
+
+
+def clear_cache(cache_dir: Path) -> ClearedCache:
+    """Remove the files tarsim wrote in a cache folder (exact name and content start: not_written_by_tarsim), never
+    another: a file named like an entry that is not one, a symlink, a FIFO is left and named in `left`. Temporary
+    files written in the last hour are kept: a run may still be writing them."""
+    directory = Path(cache_dir)
+    removed, freed, kept, left = 0, 0, [], []
+    for path in sorted(directory.iterdir()) if directory.is_dir() else []:
+        reason = not_written_by_tarsim(path)
+        if reason is not None:
+            left.append((path, reason))
+            continue
         try:
             size = path.stat().st_size
             if is_recent_temporary(path):
@@ -165,7 +242,7 @@ def clear_cache(cache_dir: Path) -> tuple[int, int, list[Path]]:
         except FileNotFoundError:  # removed meanwhile by another process
             continue
         removed, freed = removed + 1, freed + size
-    return removed, freed, kept
+    return ClearedCache(removed, freed, kept, left)
 
 
 def is_recent_temporary(path: Path) -> bool:
@@ -228,18 +305,21 @@ def save_features(path: Path, features: Features, collection_sha: str = "", sour
 
 
 def _read_cache(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
-    """The meta record and the arrays of a cache file, every CRC checked; CacheError when damaged."""
-    with zipfile.ZipFile(path) as archive:
-        damaged = archive.testzip()  # reads every member: a flipped bit fails here, before numpy parses headers
-        if damaged is not None:
-            raise CacheError(path, f"bad CRC-32 for {damaged}")
-        names = {name.removesuffix(".npy") for name in archive.namelist()}
-    if names != {*_CACHE_ARRAYS, "meta"}:
-        missing = sorted({*_CACHE_ARRAYS, "meta"} - names)
-        raise CacheError(path, f"missing {', '.join(missing)}" if missing else "unexpected arrays")
-    with np.load(path, allow_pickle=False) as stored:
-        arrays = {name: stored[name] for name in _CACHE_ARRAYS}
-        meta = json.loads(str(stored["meta"][()]))
+    """The meta record and the arrays of a cache file, every CRC checked; CacheError when damaged, or when it is no
+    regular file (never read)."""
+    with _open_entry(path) as handle:
+        with zipfile.ZipFile(handle) as archive:
+            damaged = archive.testzip()  # reads every member: a flipped bit fails here, before numpy parses headers
+            if damaged is not None:
+                raise CacheError(path, f"bad CRC-32 for {damaged}")
+            names = {name.removesuffix(".npy") for name in archive.namelist()}
+        if names != {*_CACHE_ARRAYS, "meta"}:
+            missing = sorted({*_CACHE_ARRAYS, "meta"} - names)
+            raise CacheError(path, f"missing {', '.join(missing)}" if missing else "unexpected arrays")
+        handle.seek(0)
+        with np.load(handle, allow_pickle=False) as stored:
+            arrays = {name: stored[name] for name in _CACHE_ARRAYS}
+            meta = json.loads(str(stored["meta"][()]))
     for name, kind in _CACHE_ARRAYS.items():  # so that the checks below and scipy cannot be fed odd types
         dtype = arrays[name].dtype
         if arrays[name].ndim != 1 or (dtype.kind if len(kind) == 1 else dtype.name) != kind:
@@ -366,7 +446,10 @@ def cached_entry(
     full, documents_only = entry(directory, digest, False), entry(directory, digest, True)
     damaged: list[CacheError] = []
     for path in (full,) if sentences else (full, documents_only):
-        if not path.exists():
+        if not path.exists() and not path.is_symlink():
+            continue
+        if not is_regular_file(path):  # a FIFO would block every reader, /dev/zero fill the memory: never read
+            damaged.append(CacheError(path, _not_regular(path)))
             continue
         try:
             features = load(path, digest)
@@ -383,6 +466,14 @@ def cached_entry(
     if not path.exists():  # the cache folder is unwritable (warned once): no sentence store either
         return features
     return _with_store(features, collection, directory, digest)
+
+
+def _not_regular(path: Path) -> str:
+    """What a cache path that is no regular file is, in words (a dangling symlink, a FIFO, a device)."""
+    try:
+        return not_regular_problem(path, os.stat(path).st_mode)
+    except OSError as error:
+        return f"a symlink that cannot be followed ({error.strerror})"
 
 
 def _warn_damaged(damaged: list[CacheError], rebuilding: bool) -> None:
@@ -408,6 +499,8 @@ def _with_store(features: Features, collection: Collection, cache_dir: Path, dig
     if features.has_all_sentences:
         return features
     store = sentence_store_path(cache_dir, digest, features.settings.digest())
+    if (store.exists() or store.is_symlink()) and not is_regular_file(store):  # never read (a FIFO would block)
+        _warn_damaged([CacheError(store, _not_regular(store))], rebuilding=True)
     if features.lazy is not None:  # just built: keep its segmenting (perhaps begun in the background)
         features.lazy.keep_in(store, digest)
         return features

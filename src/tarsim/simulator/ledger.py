@@ -1,5 +1,7 @@
 """Writing the append-only JSONL ledger (format: tarsim.data.ledger): to disk, flushed once per training round,
-or to memory for the Python API without an output directory."""
+or to memory for the Python API without an output directory. Both writers put the SHA-256 of the body lines (every
+line between header and end) in the end record's `body_sha256`, so a reader can tell an edited ledger; the digest
+depends only on the lines, so the same review still gives the same bytes."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from tarsim.data.ledger import LEDGER_FORMAT, encode, encode_judgment, partial_path
+from tarsim.data.ledger import BODY_DIGEST, LEDGER_FORMAT, BodyDigest, encode, encode_judgment, partial_path
 from tarsim.data.lines import PathLike
 
 
@@ -21,8 +23,9 @@ class LedgerWriter:
         self._partial = partial_path(self.path)
         self._handle = open(self._partial, "w", encoding="utf-8", newline="\n")  # noqa: SIM115 - open for the review
         self._pending: list[str] = []
-        self.write({"type": "header", "format": LEDGER_FORMAT, **header})
-        self.flush()
+        self._body = BodyDigest()
+        self._handle.write(encode({"type": "header", "format": LEDGER_FORMAT, **header}) + "\n")
+        self._handle.flush()
 
     def write(self, record: dict) -> None:
         """Queue one record; it reaches the disk at the next flush."""
@@ -35,14 +38,17 @@ class LedgerWriter:
     def flush(self) -> None:
         """Write what is pending (called once per training round)."""
         if self._pending:
-            self._handle.write("\n".join(self._pending) + "\n")
+            text = "\n".join(self._pending) + "\n"
+            self._handle.write(text)
+            self._body.add_text(text)
             self._pending.clear()
             self._handle.flush()
 
     def finish(self, end: dict) -> None:
-        """Write the end record, sync, and rename the ledger into place."""
-        self.write({"type": "end", **end})
+        """Write the end record (with the body's digest), sync, and rename the ledger into place."""
         self.flush()
+        self._handle.write(encode({"type": "end", **end, BODY_DIGEST: self._body.hexdigest()}) + "\n")
+        self._handle.flush()
         os.fsync(self._handle.fileno())
         self._handle.close()
         os.replace(self._partial, self.path)
@@ -72,7 +78,11 @@ class MemoryLedgerWriter:
         """Nothing to do: every line is already in memory."""
 
     def finish(self, end: dict) -> None:
-        self.write({"type": "end", **end})
+        """The end record, with the digest of every line after the header (as LedgerWriter writes it)."""
+        body = BodyDigest()
+        for line in self.lines[1:]:
+            body.add(line)
+        self.write({"type": "end", **end, BODY_DIGEST: body.hexdigest()})
 
     def abort(self) -> None:
         self.lines.clear()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -20,7 +21,9 @@ from tarsim.data.digests import collection_digest, text_digest, topic_qrels_dige
 from tarsim.data.ledger import (
     Ledger,
     ends_with_end_record,
+    first_line,
     iter_ledger_paths,
+    judgment_line,
     ledger_from_lines,
     read_ledger,
 )
@@ -46,15 +49,25 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
 
 
 def _escape(text: str) -> str:
-    return "%" + "".join(f"{b:02X}" for b in text.encode())
+    return "%" + "".join(f"{b:02X}" for b in text.encode("utf-8", "surrogatepass"))
+
+
+LONGEST_NAME = 200
+"""Longest ledger file name before `.jsonl`, in bytes: file systems take 255, and the writer's partial file
+(`.NAME.jsonl.PID.RANDOM.partial`) and score log need room around it."""
 
 
 def ledger_name(topic: str) -> str:
     """A file name for a topic's ledger: unsafe characters and a leading dot %-escaped, so distinct topics never
-    collide and no ledger is a hidden file (`.hidden` -> `%2Ehidden.jsonl`; names already safe are unchanged)."""
+    collide and no ledger is a hidden file (`.hidden` -> `%2Ehidden.jsonl`; names already safe are unchanged). An
+    escaped name longer than LONGEST_NAME bytes (a 300-character or a long CJK topic id) is cut and ends with `~` and
+    16 hex digits of the topic's SHA-256: `~` is never part of an escaped name, so it collides with no other."""
     name = _UNSAFE.sub(lambda m: _escape(m.group()), topic)
     if name.startswith("."):
         name = _escape(".") + name[1:]
+    if len(name) > LONGEST_NAME:  # ASCII after escaping: characters are bytes
+        digest = hashlib.sha256(topic.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        name = f"{name[: LONGEST_NAME - len(digest) - 1]}~{digest}"
     return (name or "%") + ".jsonl"  # "%" alone is never an escape, so the empty topic id has its own name
 
 
@@ -136,11 +149,10 @@ def check_output_ledgers(
     expected = config.to_dict()
     seen: dict[str, str] = {}
     for path in iter_ledger_paths(directory) if directory.is_dir() else []:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            try:
-                header = json.loads(handle.readline())
-            except json.JSONDecodeError:
-                raise InputError(path, 1, "not a ledger (its first line is not JSON)") from None
+        try:
+            header = json.loads(first_line(path))
+        except json.JSONDecodeError:
+            raise InputError(path, 1, "not a ledger (its first line is not JSON)") from None
         if not isinstance(header, dict) or header.get("type") != "header":
             raise InputError(path, 1, "not a ledger (its first line is not a header record)")
         same_config = normalise_config(header.get("config", {})) == expected
@@ -169,6 +181,24 @@ def _first_difference(recorded: dict, expected: dict, what: str) -> str:
     part = {"configuration": "config", "learner": "learner", "collection": "inputs"}[what]
     differences = sorted(header_differences(recorded, expected), key=lambda d: d[0].split(".")[0] != part)
     return describe_first(differences) if differences else f"its {what} differs"
+
+
+def check_judged_grades(ledger: Ledger, grades: np.ndarray, position: dict[str, int], path: Path) -> None:
+    """Refuse a ledger kept by --resume whose judgments disagree with the qrels: each judged document must be in the
+    collection and its recorded truth grade the one the qrels give (a ledger edited by hand, or one whose end record
+    has no digest to catch the edit), naming the first such judgment's line."""
+    rows = np.array([position.get(docid, -1) for docid in ledger.docids], dtype=np.int64)
+    expected = np.where(rows >= 0, grades[np.maximum(rows, 0)], 0) if len(rows) else rows
+    bad = (rows < 0) | (ledger.truth != expected)
+    if not bad.any():
+        return
+    first = int(np.argmax(bad))
+    docid = ledger.docids[first]
+    if rows[first] < 0:
+        problem = f"judgment of document {docid!r}, which is not in the collection"
+    else:
+        problem = f"judgment of {docid!r} records truth {ledger.truth[first]}, but the qrels give {expected[first]}"
+    raise InputError(path, judgment_line(path, first), f"{problem} (--resume keeps only a ledger of these qrels)")
 
 
 def keep_scores(simulation: ReviewSimulation, ledger: Ledger, path: Path | None) -> Ledger:
@@ -400,6 +430,7 @@ def _review_each_topic(
         if resume and path is not None and path.exists():
             existing = read_ledger(path)
             if matches_header(existing, header) and scores_kept(existing, path):
+                check_judged_grades(existing, grades, position, path)
                 batch.outcomes.append(TopicOutcome(topic, ledger=existing, resumed=True))
                 if progress:
                     progress(topic)

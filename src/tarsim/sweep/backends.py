@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from tarsim.errors import ConfigError, TarsimError, require
 from tarsim.runtime.pools import fork_is_safe, forked_workers, local_parallel
+from tarsim.runtime.signals import Terminated
 
 __all__ = ["BACKENDS", "POOL_STOPPED", "dask_client", "run_dask", "run_joblib"]
 
@@ -89,40 +90,72 @@ def _run_forked(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult,
     sweep's features in memory, where fresh loky workers each import everything and load every collection.
 
     Runs are handed out one per free worker, so Ctrl-C (KeyboardInterrupt here; the workers ignore SIGINT) stops
-    the sweep after the runs in flight, whose ledgers are kept (tarsim.runtime.pools.forked_workers). A worker that
+    the sweep after the runs in flight, whose ledgers are kept (tarsim.runtime.pools.forked_workers); it says so at
+    once, with how many runs it waits for (stopping_notice), and a second Ctrl-C ends them now (their partial
+    ledgers are removed: a ledger that exists is still complete). A worker that
     dies (killed, out of memory) breaks the pool: the runs in progress fail (WORKER_DIED) and the runs not yet
     handed out are reported as not started (NOT_STARTED); the finished ones stand.
     """
-    from concurrent.futures import FIRST_COMPLETED, wait
-    from concurrent.futures.process import BrokenProcessPool
-
     import tarsim.learners.estimators  # noqa: F401  (scikit-learn imported once, here, not in every worker)
 
     waiting = iter(tasks)
     running: dict = {}
     with forked_workers(jobs, ignore_interrupt=True) as pool:  # runs in flight finish, so their ledgers are whole
-        while True:
-            for task in itertools.islice(waiting, jobs - len(running)):
-                try:
-                    running[pool.submit(_guarded, runner, task)] = task
-                except BrokenProcessPool:  # a worker died: the pool takes no more runs
-                    for lost in (task, *waiting):
-                        on_failure(lost, NOT_STARTED)
-                    break
-            if not running:
-                return
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                task = running.pop(future)
-                try:
-                    ok, value = future.result()
-                except BrokenProcessPool:
-                    on_failure(task, WORKER_DIED)
-                    continue
-                if ok:
-                    on_result(value)
-                else:
-                    on_failure(*value)
+        try:
+            _hand_out(pool, runner, waiting, running, jobs, on_result, on_failure)
+        except Terminated:  # SIGTERM: the workers are ended at once, nothing to wait for
+            raise
+        except KeyboardInterrupt:  # Ctrl-C: said at once, before the wait for the runs in flight (forked_workers)
+            announce_stopping(len(running), len(list(waiting)))
+            raise
+
+
+def stopping_notice(running: int, not_started: int) -> str:
+    """What a sweep says at once on Ctrl-C: that it stops, how many runs it waits for, and how to end them now."""
+    runs = lambda n: f"{n} run{'' if n == 1 else 's'}"  # noqa: E731
+    left = f"; {runs(not_started)} not started" if not_started else ""
+    return (
+        f"tarsim: stopping: waiting for the {runs(running)} in progress to finish (their ledgers are kept){left}; "
+        "press Ctrl-C again to end them now"
+    )
+
+
+def announce_stopping(running: int, not_started: int) -> None:
+    """Print stopping_notice on stderr when runs are in progress (with none, the sweep ends at once: nothing to say)."""
+    if running:
+        print(stopping_notice(running, not_started), file=sys.stderr, flush=True)
+
+
+def _hand_out(
+    pool, runner: Runner, waiting: Iterator, running: dict, jobs: int, on_result: OnResult, on_failure: OnFailure
+) -> None:
+    """Hand runs out one per free worker and report each as it finishes, until every run is done; `running` holds
+    the runs in flight (future -> task) at every moment, so Ctrl-C can say how many it waits for."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    while True:
+        for task in itertools.islice(waiting, jobs - len(running)):
+            try:
+                running[pool.submit(_guarded, runner, task)] = task
+            except BrokenProcessPool:  # a worker died: the pool takes no more runs
+                for lost in (task, *waiting):
+                    on_failure(lost, NOT_STARTED)
+                break
+        if not running:
+            return
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in done:
+            task = running.pop(future)
+            try:
+                ok, value = future.result()
+            except BrokenProcessPool:
+                on_failure(task, WORKER_DIED)
+                continue
+            if ok:
+                on_result(value)
+            else:
+                on_failure(*value)
 
 
 @contextlib.contextmanager
