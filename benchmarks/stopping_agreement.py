@@ -53,6 +53,9 @@ TARGETS = (0.95, 0.8)  # target-aware rules are checked at the default target an
 PAIRS: list[tuple[str, str]] = [
     ("knee", "heuristic_refs"),
     ("knee:6", "heuristic_refs"),
+    ("knee", "autostop_tar_refs"),  # dli1/auto-stop-tar's knee_method (rho 'dynamic', and rho 6)
+    ("knee:6", "autostop_tar_refs"),
+    ("target:10", "autostop_tar_refs"),  # its target_method (target_rel_num 10), given tarsim's sample
     ("2399", "heuristic_refs"),
     ("2399:alpha=1.0", "heuristic_refs"),
     ("reviewhalf", "heuristic_refs"),
@@ -119,6 +122,50 @@ EXPLANATIONS: dict[tuple[str, str, str], str] = {
         "curve: on ACEInhibitors seed 0 its largest ratio over all checks is 5.76 < 6), while tarsim's `knee:6` (the "
         "paper's slope ratio on the raw curve, threshold 6) fires on 59. The rules differ by design; tarsim follows "
         "Cormack & Grossman, not this variant."
+    ),
+    ("knee", "auto-stop-tar", "aligned"): (
+        "auto-stop-tar's knee_method finds its knee with Satopaa et al.'s Kneedle (detect_knee) on the gain curve "
+        "sampled at its batch ends only (each point averaged with the one before it, min-max scaled, local maxima of "
+        "y - x; its flatness step is 0 here, as it subtracts the raw first x, 1 judgment, from the scaled last x, 1) "
+        "and takes the last knee found, where Cormack & Grossman (and tarsim) take the judgment farthest above the "
+        "chord from the origin; the slope ratio at the knee is the same formula, compared strictly (> rho; tarsim "
+        ">=). `knee` (rho 'dynamic'): neither fires on any review. The reference's dynamic threshold is set once, at "
+        "the first check that finds a knee (156 - relret there: 120 to 155 on these reviews), and then kept (`rho` "
+        "is overwritten by the number); recomputed at every check it would fire on none either. `knee:6`: in all 29 "
+        "disagreements the two knees are different points. In 24 tarsim fires first, where the reference's knee (a "
+        "batch end) gives a ratio below 6 (e.g. Opiods seeds 0, 1, 4 at 302: tarsim's knee at 80 gives 6.94, the "
+        "reference's at 94 gives 5.53, and it fires one round later, at 343, as in 14 of the 24); in 4 only tarsim "
+        "fires (AtypicalAntipsychotics seeds 0 and 3 at 1105: the reference's knee gives 5.96 and 5.98); in 1 only "
+        "the reference (Antihistamines seed 0 at 310: its later knee, at 202, gives 8.55 where tarsim's, at 113, "
+        "gives 5.67). The strict comparison moves one reference stop (Kitchenham seed 3: ratio exactly 6 at 560, so "
+        "it fires at 630), still after tarsim's 497. A recomputation of the reference's arithmetic with its "
+        "detect_knee gives the same stops."
+    ),
+    ("knee", "auto-stop-tar", "native"): (
+        "knee_method's own batch sizes (1, 2, ..., then +ceil(b / 10)) are BMI's, so it checks at tarsim's round ends "
+        "as in the aligned row; natively it stops after more than stopping_beta = 100 judgments (its default) rather "
+        "than 150, which moves two `knee:6` stops earlier than tarsim's, ADHD seeds 0 and 1 (111 and 130, where "
+        "tarsim waits and fires at 151 and 175); the other disagreements are the aligned row's."
+    ),
+    ("target", "auto-stop-tar", "aligned"): (
+        "Given tarsim's sample as its target set (the reference draws 100 documents at a time until it holds 10 "
+        "relevant ones, tarsim one at a time), auto-stop-tar's target_method stops when every relevant document of "
+        "the target set has been assessed, as tarsim does, or when the documents assessed and the target set together "
+        "cover the collection (`sampled_num >= total_num`: it counts the sample's documents as judged). The latter "
+        "makes all 6 disagreements: SkeletalMuscleRelaxants has 9 relevant documents (fewer than 10), so the sample "
+        "is the whole collection (1643 documents) and the reference stops at its first check, after 1 judgment, "
+        "where tarsim reviews until the last of the 9 is presented (1373; the sample's judgments are charged as "
+        "effort either way); on OralHypoglycemics seed 2 the review's last document (the 503rd), a target, is in the "
+        "sample, so the reference stops at 502 and tarsim at 503, when that target is presented. tarsim measures "
+        "recall on the reviewed documents only, so it stops only when the review itself has presented every target; "
+        "the reference's run file counts the target set as shown."
+    ),
+    ("target", "auto-stop-tar", "native"): (
+        "The reference checks after each of its own batches (100, then +ceil(b / 10): at 100, 210, 331, 465, 613, "
+        "776, 956, 1154, 1372, 1612, 1876, 2167, 2488 judgments, or the collection's end), tarsim after every "
+        "judgment: on 64 reviews the reference stops at the end of its batch holding tarsim's stop; on "
+        "SkeletalMuscleRelaxants it stops after its first batch (100; the sample is the whole collection, see "
+        "aligned); they agree on OralHypoglycemics seed 2 (503, the collection's end)."
     ),
     ("2399", "TARexp", "native"): _ROUND_END_CHECK
     + " The rule fires only on ACEInhibitors (2544 documents: 1.2 r + 2399 is reached at 2449, inside the last BMI "
