@@ -14,8 +14,8 @@ at tarsim's check points (rules.check_points: the end of each training round), w
   HT/HH x AP-prior/power-law/mixture/uniform), driven as its `autostop_method` loop drives them (sample size
   1, then n += ceil(n / 10); `sample(t, ranked_dids, n, condition)`, `estimate(t, condition, sampled_state)`)
   with the ranking of the score log's latest round at each check point instead of its own ranker, `np.random`
-  seeded as tarsim seeds the rule's stream; "found" is the relevant documents the reviewer labelled plus the
-  relevant ones sampled (dli1's running_true_r counts its sample, which is its whole review).
+  seeded as tarsim seeds the rule's stream; "found" is dli1's running_true_r, the relevant documents sampled
+  (found=all adds those the reviewer labelled relevant).
 - chao: mpbron/allib's estimators (allib/estimation/mhmodel.py: BiasFallbackVariance for chao1987, Chao2006)
   and stop criteria (allib/stopcriterion/estimation.py: Conservative for bound=upper, Optimistic for
   bound=point) called through stand-in learners, one per training round, whose labelled sets are the round's
@@ -166,9 +166,10 @@ def run_autostop(rule, ledger, refs: Path, docids: list[str], qrels: dict) -> in
             state[docid] = True
         total, var1, var2 = sampler.estimate(t, rule.condition, state)
         batch += math.ceil(batch / 10)
-        found = len(reviewed_relevant | {d for d, s in state.items() if s and did2label[d]})
-        if found <= 0:
+        sampled_relevant = {d for d, s in state.items() if s and did2label[d]}
+        if not sampled_relevant:  # dli1: `if running_true_r > 0`
             continue
+        found = len(sampled_relevant) if rule.found == "sample" else len(reviewed_relevant | sampled_relevant)
         if rule.condition == "loose":
             stop = found >= rule.target * total
         else:
@@ -287,8 +288,8 @@ def run_chao(rule, ledger, refs: Path, docids: list[str]) -> int | None:
         labeled_all = set(ledger.docids[:end])
         env = Env(labeled_all, Labels(frozenset(relevant)), ledger.collection_size)
         ensemble = Ensemble(env, [Member(c) for c in captures])
-        if not relevant:
-            continue
+        if not relevant or len(captures) < 2 or end < rule.min_reviewed:
+            continue  # allib's fstats need two occasions (its ensembles have five); it checks from min_read_docs
         criterion.update(ensemble)
         if criterion.stop_criterion:
             return end

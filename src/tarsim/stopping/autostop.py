@@ -8,8 +8,11 @@ uniform), judges them, and estimates R with Horvitz-Thompson (inclusion probabil
 or Hansen-Hurwitz (the mean of y / p over the draws). On a tarsim CAL review the sample runs beside the review:
 at the end of each training round it draws from the ranking of the learner's latest scores, with dli1's sample
 sizes (1, 2, 3, ..., n += ceil(n / 10): the round sizes of a `bmi` batch schedule), from the review's own seeded
-stream; the sampled documents are judged by the qrels and charged as effort (`sample()`), and the relevant
-documents found are those the reviewer labelled relevant plus the relevant ones sampled.
+stream; the sampled documents are judged by the qrels and charged as effort (`sample()`). The stopping condition
+compares, as dli1's does, the relevant documents of the sample (its running_true_r: dli1's review is its sample)
+with target x the estimate (`found=sample`); `found=all` counts those the reviewer labelled relevant too, which
+stops earlier but compares a sample estimate with counts the sample did not make (it still waits, as dli1 does,
+for a relevant document in the sample).
 """
 
 from __future__ import annotations
@@ -87,10 +90,10 @@ class AutoStopRule(StoppingRule):
     from the ranking of the learner's latest scores with rank probabilities from `sampler` (approprior:
     log((N + 1) / i); powerlaw: i^beta; mixture: the top n share 1 - epsilon; uniform), from the review's seeded
     stream; their qrels judgments are charged as effort. R is estimated by `estimator` ht (Horvitz-Thompson) or hh
-    (Hansen-Hurwitz); stop when the relevant documents found (labelled relevant by the reviewer, or sampled and
-    relevant) reach target x the estimate (`condition=loose`), or target x (estimate + nstd x its standard
-    deviation) with dli1's variance 1 (strict1) or 2 (strict2, ht only). Needs the learner's scores (--log-scores)
-    and the collection with its qrels.
+    (Hansen-Hurwitz); stop when the relevant documents of the sample (`found=sample`, dli1's; `found=all` adds
+    those the reviewer labelled relevant) reach target x the estimate (`condition=loose`), or target x (estimate
+    + nstd x its standard deviation) with dli1's variance 1 (strict1) or 2 (strict2, ht only), once the sample
+    holds a relevant document. Needs the learner's scores (--log-scores) and the collection with its qrels.
     """
 
     target: float = 0.95
@@ -100,6 +103,7 @@ class AutoStopRule(StoppingRule):
     nstd: float = 1.0
     beta: float = -0.1
     epsilon: float = 0.5
+    found: str = "sample"
     name: ClassVar[str] = "autostop"
     needs_scores: ClassVar[bool] = True
     params: ClassVar[tuple[Param, ...]] = (
@@ -112,8 +116,19 @@ class AutoStopRule(StoppingRule):
         Param(
             "epsilon", float, 0.5, "the mixture's share outside the top n", low=0, high=1, low_open=True, high_open=True
         ),
+        Param(
+            "found",
+            str,
+            "sample",
+            "relevant documents counted: the sample's or also the review's",
+            choices=("sample", "all"),
+        ),
     )
-    examples: ClassVar[tuple[str, ...]] = ("autostop", "autostop:target=0.8,condition=strict1")
+    examples: ClassVar[tuple[str, ...]] = (
+        "autostop:found=all",
+        "autostop:target=0.8,found=all",
+        "autostop:target=0.8,estimator=hh",
+    )
 
     @classmethod
     def create(cls, spec: str, **params: Any) -> AutoStopRule:
@@ -200,9 +215,9 @@ class AutoStopRule(StoppingRule):
         return self._horvitz_thompson(state) if self.estimator == "ht" else self._hansen_hurwitz(state)
 
     # ---- the rule --------------------------------------------------------------------------------------------
-    def found(self, state: AutoStopState, ledger: Ledger, judged: int) -> int:
-        """Relevant documents known after `judged` judgments: labelled relevant by the reviewer, or sampled and
-        relevant (by the qrels)."""
+    def counted(self, state: AutoStopState, ledger: Ledger, judged: int) -> tuple[int, int]:
+        """Relevant documents in the sample, and those counted by the condition after `judged` judgments: the
+        sample's (found=sample), or those the reviewer labelled relevant too (found=all)."""
         for docid, label in zip(
             ledger.docids[state.reviewed : judged], ledger.label[state.reviewed : judged], strict=True
         ):
@@ -210,15 +225,17 @@ class AutoStopRule(StoppingRule):
                 state.found_review.add(docid)
         state.reviewed = judged
         sampled_relevant = {state.docids[p] for p in state.sampled if state.relevant[p]}
-        return len(state.found_review | sampled_relevant)
+        if self.found == "sample":
+            return len(sampled_relevant), len(sampled_relevant)
+        return len(sampled_relevant), len(state.found_review | sampled_relevant)
 
     def fires(self, state: AutoStopState, ledger: Ledger, context: ReplayContext, judged: int) -> bool:
         scores = self.scores_at(ledger, context, judged)
         if scores is None:
             return False
         self._draw(state, scores.scores)
-        found = self.found(state, ledger, judged)
-        if found == 0:
+        in_sample, found = self.counted(state, ledger, judged)
+        if in_sample == 0:  # dli1: `if running_true_r > 0`
             return False
         total, variance = self.estimate(state)
         if self.condition == "loose":

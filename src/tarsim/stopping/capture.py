@@ -144,8 +144,8 @@ class ChaoRule(StoppingRule):
 
     def fires(self, state: _Captures, ledger: Ledger, context: ReplayContext, judged: int) -> bool:
         self._close_batch(state, ledger, context, judged)
-        if judged < self.min_reviewed or not state.counts:
-            return False
+        if judged < self.min_reviewed or not state.counts or state.occasions < 2:
+            return False  # capture-recapture needs two occasions (allib's fstats have keys 1..t, t >= 2)
         found = len(state.judged_relevant)
         chao = self.estimate(state)
         estimate = chao.upper if self.bound == "upper" else chao.point
