@@ -187,7 +187,8 @@ def test_autostop_sample_stops_with_the_rule():
     # holds every check's draw.
     case = all_relevant_case()
     rule = parse_stopping_rule("autostop:estimator=hh,sampler=uniform,found=all,target=0.45")
-    assert 1 <= len(rule.sample(case.ledger, case.context).sampled) <= 3
+    sample = rule.sample(case.ledger, case.context)
+    assert 1 <= len(sample.sampled) <= 3 and sample.drawn_at[0] == 1 and set(sample.drawn_at) <= {1, 5}
     none = make_case(list(range(28)), set(), 60, bmi_rounds(28), {j: np.zeros(60, np.float32) for j in (0, 1, 3)})
     nothing = parse_stopping_rule("autostop")
     assert stops(none, "autostop") is None

@@ -68,16 +68,19 @@ class AutoStopState:
     log_miss: np.ndarray | None = None  # per document: sum_t n_t log(1 - p_it) (Horvitz-Thompson)
     history: list[tuple[int, np.ndarray]] = field(default_factory=list)  # (n_t, p_t per document), for var1
     hh_draws: list[tuple[int, float]] = field(default_factory=list)  # (position, p) of every draw (Hansen-Hurwitz)
-    sampled: dict[int, None] = field(default_factory=dict)  # positions sampled, in first-draw order
+    sampled: dict[int, int] = field(default_factory=dict)  # position -> judgments at its first draw, in draw order
     found_review: set[str] = field(default_factory=set)  # docids the reviewer labelled relevant
     reviewed: int = 0
 
 
 @dataclass(frozen=True)
 class AutoStopSample:
-    """The documents AutoStop sampled up to its stop (or the review's end), in first-draw order."""
+    """The documents AutoStop sampled up to its stop (or the review's end), in first-draw order, and for each the
+    judgments reviewed when it was first drawn (a rule inside any(...) that stopped earlier drew only those at or
+    before its stop)."""
 
     sampled: tuple[str, ...]
+    drawn_at: tuple[int, ...] = ()
 
 
 @register("stopping")
@@ -149,7 +152,7 @@ class AutoStopRule(StoppingRule):
                 relevant[positions[docid]] = True
         return AutoStopState(list(context.docids), relevant, autostop_random_state(ledger))  # type: ignore[arg-type]
 
-    def _draw(self, state: AutoStopState, scores: np.ndarray) -> None:
+    def _draw(self, state: AutoStopState, scores: np.ndarray, judged: int) -> None:
         """One round's draw from the ranking of `scores` (collection order), and the estimators' bookkeeping."""
         size = len(scores)
         ranking = np.argsort(-scores, kind="stable")  # dli1: sorted(..., reverse=True) keeps ties in collection order
@@ -166,7 +169,7 @@ class AutoStopRule(StoppingRule):
         else:
             state.hh_draws.extend((int(d), float(per_document[d])) for d in drawn)
         for position in drawn.tolist():
-            state.sampled.setdefault(position, None)
+            state.sampled.setdefault(position, judged)
         state.draws += 1
         state.size += math.ceil(state.size / 10)
 
@@ -233,7 +236,7 @@ class AutoStopRule(StoppingRule):
         scores = self.scores_at(ledger, context, judged)
         if scores is None:
             return False
-        self._draw(state, scores.scores)
+        self._draw(state, scores.scores, judged)
         in_sample, found = self.counted(state, ledger, judged)
         if in_sample == 0:  # dli1: `if running_true_r > 0`
             return False
@@ -256,7 +259,7 @@ class AutoStopRule(StoppingRule):
         state = self.follow(ledger, context).state
         if state is None:
             return AutoStopSample(())
-        return AutoStopSample(tuple(state.docids[p] for p in state.sampled))
+        return AutoStopSample(tuple(state.docids[p] for p in state.sampled), tuple(state.sampled.values()))
 
     def online_check(self) -> CheckFollower:
         return CheckFollower(self)
