@@ -9,7 +9,11 @@ model of each round captures the documents its ranking puts at or above the lowe
 selected (the batch itself and every earlier-judged document it ranks that high), which is what an allib learner
 that had selected that batch would hold. The difference: allib's occasions are concurrent learners of different
 kinds, tarsim's are successive models of one learner trained on nested label sets, so their captures depend more
-strongly on each other (capture-recapture assumes independent occasions; neither setting has them).
+strongly on each other (capture-recapture assumes independent occasions; neither setting has them). Each model
+was trained on every earlier find and ranks it above its batch, so a document's capture count is about the number
+of rounds since it was found: f1 and f2 are mostly the finds of the last two rounds, and the estimate falls to the
+count found once a round finds none. The rule then stops early, as allib's does whenever its learners agree (e.g.
+with a single relevant document found, which every occasion captures: N = n, upper bound n + 0.01).
 """
 
 from __future__ import annotations
