@@ -36,6 +36,10 @@ from tarsim.stopping.rules import (
 )
 from tarsim.stopping.target import TargetSample, draw_target_sample
 
+# sampling and capture-recapture rules (imported to register them: autostop, chao, scal)
+# isort: split
+from tarsim.stopping import autostop, capture, scal  # noqa: F401
+
 __all__ = [
     "ACCEPTED",
     "COST_STRUCTURES",
