@@ -122,9 +122,9 @@ def evaluate_stopping(
     increments = {key: float(ledger.effort[key][:position].sum()) for key in EFFORT_KEYS}
     sample_size = None
     sample_cost = None
-    samplers = sampling_rules(rule)  # also inside any(...), all(...), notbefore: the sample is drawn before review
+    samplers = sampling_rules(rule)  # also inside any(...), all(...), notbefore
     if samplers:
-        sampled = list(dict.fromkeys(d for sampler in samplers for d in sampler.sample(ledger, context).sampled))
+        sampled = list(dict.fromkeys(d for sampler in samplers for d in _drawn_by(sampler, ledger, context, position)))
         sample_size = len(sampled)
         seen = set(ledger.docids[:position])
         unseen = [docid for docid in sampled if docid not in seen]
@@ -149,6 +149,16 @@ def evaluate_stopping(
         sample_cost=sample_cost,
         config=ledger.header.get("config", {}),
     )
+
+
+def _drawn_by(sampler: StoppingRule, ledger: Ledger, context: ReplayContext, position: int) -> list[str]:
+    """The documents a rule's sample holds at the stop: all of a sample drawn before review (target:T, qbcb), and of
+    one drawn during it (autostop, whose sample says when each was drawn) those drawn by `position` judgments."""
+    sample = sampler.sample(ledger, context)
+    drawn_at = getattr(sample, "drawn_at", ())
+    if not drawn_at:
+        return list(sample.sampled)
+    return [docid for docid, at in zip(sample.sampled, drawn_at, strict=True) if at <= position]
 
 
 def sampling_rules(rule: StoppingRule) -> list[StoppingRule]:
