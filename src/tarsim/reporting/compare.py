@@ -19,6 +19,7 @@ from tarsim.data.ledger import Ledger, is_temporary
 from tarsim.data.lines import PathLike
 from tarsim.data.qrels import Qrels
 from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.interop.order import looks_like_order
 from tarsim.interop.reviews import read_review
 from tarsim.metrics.insights import given_estimator, tool_of
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
@@ -49,16 +50,24 @@ def _is_ledger(path: Path) -> bool:
     return isinstance(record, dict) and record.get("type") == "header"
 
 
+def _is_review_file(path: Path) -> bool:
+    """Whether a file found in a folder search is a review: a ledger, an ASReview project or an order file."""
+    if path.suffix == ".jsonl":
+        return _is_ledger(path)
+    return path.suffix == ".asreview" or (path.suffix == ".txt" and looks_like_order(path))
+
+
 def ledger_paths(paths: Iterable[PathLike]) -> list[Path]:
-    """Ledger files among `paths`: files as given; directories searched recursively (hidden folders and names
-    included: a topic id or a collection may start with a dot), skipping only tarsim's own partial and temporary
-    files and JSONL files that are not ledgers (docs.jsonl), in sorted order."""
+    """Review files among `paths`: files as given; directories searched recursively (hidden folders and names
+    included: a topic id or a collection may start with a dot) for ledgers, ASReview projects (.asreview) and order
+    files (.txt whose first record reads `docid 0|1`) alike, skipping only tarsim's own partial and temporary files,
+    JSONL files that are not ledgers (docs.jsonl) and text files that are not orders, in sorted order."""
     found: list[Path] = []
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            candidates = sorted(p for p in path.rglob("*.jsonl") if not is_temporary(p.name) and p.is_file())
-            found.extend(p for p in candidates if _is_ledger(p))
+            candidates = sorted(p for p in path.rglob("*") if not is_temporary(p.name) and p.is_file())
+            found.extend(p for p in candidates if _is_review_file(p))
         elif path.is_file():
             found.append(path)
         else:
