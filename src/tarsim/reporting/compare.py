@@ -120,6 +120,18 @@ def _flat_config(ledger: Ledger) -> dict[str, str]:
     return flat
 
 
+def header_fields(ledger: Ledger) -> dict[str, str]:
+    """A review's header fields that can name a group besides its config (`relevant`, `tarsim`, a sweep's
+    `sweep.collection`), and `tool`, as `tarsim metrics` names the run (group_by may name any of them)."""
+    fields = {"tool": tool_of(ledger)}
+    for key, value in ledger.header.items():
+        if key == "sweep" and isinstance(value, dict):
+            fields.update({f"sweep.{k}": str(v) for k, v in value.items()})
+        elif key not in ("config", "type") and not isinstance(value, dict | list):
+            fields[key] = str(value)
+    return fields
+
+
 def grouping_keys(ledgers: Sequence[Ledger]) -> list[str]:
     """Config fields whose values differ between tarsim's ledgers (policy and strategy first), seed and stopping
     aside; reviews of other tools are named by their tool (group_label)."""
@@ -137,7 +149,7 @@ def group_label(ledger: Ledger, keys: Sequence[str]) -> str:
     by what it is (`asreview -c svm -q max -b balanced -e tfidf`, an order file's tool)."""
     if is_foreign(ledger):
         return tool_of(ledger)
-    flat = _flat_config(ledger)
+    flat = {**header_fields(ledger), **_flat_config(ledger)}
     if not keys:
         return f"{flat.get('policy', '?')}, {flat.get('strategy', '?')}"
     parts = [flat.get(key, "-") if key in ("policy", "strategy") else f"{key}={flat.get(key, '-')}" for key in keys]
@@ -148,7 +160,9 @@ def group_ledgers(ledgers: Sequence[Ledger], by: Sequence[str] | None = None) ->
     """Ledgers by group label, groups in first-seen order; `by` names the config fields to group on (default: the
     fields that differ between ledgers)."""
     keys = list(by) if by else grouping_keys(ledgers)
-    known = set().union(*(_flat_config(ledger) for ledger in ledgers)) if ledgers else set()
+    known = (
+        set().union(*({**header_fields(ledger), **_flat_config(ledger)} for ledger in ledgers)) if ledgers else set()
+    )
     unknown = [key for key in keys if key not in known]
     if unknown:
         raise ConfigError(
@@ -390,7 +404,7 @@ def compare(
         runs_of.setdefault(row.group, {})[key] = (row.topic, row.priors, bool(row.foreign))
         if row.value is not None and not (isinstance(row.value, float) and math.isnan(row.value)):
             table.setdefault((row.group, row.measure), {})[key] = float(row.value)
-    pairings = {group: _pairing(runs_of[base], runs_of[group]) for group in groups if group != base}
+    pairings = {group: run_pairing(runs_of[base], runs_of[group]) for group in groups if group != base}
     rows = []
     for measure in measures:
         for group in groups:
@@ -415,7 +429,7 @@ def compare(
     return Comparison(rows, groups, measures, base, effort_model, recall, priors)
 
 
-def _pairing(
+def run_pairing(
     base: dict[str, tuple[str, str, bool]], other: dict[str, tuple[str, str, bool]]
 ) -> tuple[dict[str, str], dict[str, str]]:
     """Which runs of two groups pair: run key -> pair key for each. tarsim's runs pair by collection, topic and seed;
