@@ -132,18 +132,19 @@ def grouped_comparison(
     recall: str = "presented",
     seed: int = 0,
     n_resamples: int = 10000,
+    tests: bool = True,
 ) -> list[dict]:
     """Tidy rows (one per dataset x measure x group): the dataset fields, group, measure, runs, n, mean, sd, ci_low,
     ci_high, and against the baseline (within the dataset, paired as compare pairs runs): pairs, diff (group -
     baseline), p_t (paired t-test), p_rand (randomisation test) and p_holm (p_t adjusted by Holm over every
-    comparison of that measure)."""
+    comparison of that measure). Without `tests`, the summaries alone (the baseline is then not looked up)."""
     from tarsim.metrics.significance import paired_tests
 
     fields = list(group_by) if group_by else None
     scores = run_scores(ledgers, effort_model, group_by=fields, recall=recall)
     wanted = _measures(list(dict.fromkeys(scores["measure"])), measures)
     place = _strata_of_runs(ledgers, fields, strata)
-    base = resolve_baseline(baseline, list(dict.fromkeys(scores["group"])))
+    base = resolve_baseline(baseline, list(dict.fromkeys(scores["group"]))) if tests else None
     values: dict[tuple, dict[str, dict[str, float]]] = {}  # (stratum, measure) -> group -> run key -> value
     runs: dict[tuple, dict[str, dict[str, tuple]]] = {}  # stratum -> group -> run key -> (topic, priors, foreign)
     for row in scores.itertuples(index=False):
