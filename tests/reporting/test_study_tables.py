@@ -125,3 +125,25 @@ def test_metrics_table_has_no_mean_of_one_row_and_rounds_mean_counts(tmp_path, c
 def test_renderers_escape_what_their_format_needs():
     assert latex_escape("docs_to_95 & 50% ± 1") == r"docs\_to\_95 \& 50\% $\pm$ 1"
     assert render(["a", "b"], [["x|y", "1"]], "markdown", numeric_from=1).splitlines()[2] == r"| x\|y | 1 |"
+
+
+def test_the_side_by_side_table_has_intervals_holm_and_rounded_efforts(study, capsys):
+    """Before: mean ± sd only, no Holm column, efforts to three decimals."""
+    assert main(["compare", str(study), "--baseline", "A", "--group-by", "preset"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("Mean ± sd [95% bootstrap CI] over topics and seeds")
+    [recall] = [line for line in lines if line.startswith("Recall@1R+0 ")]
+    a = describe(RECALL[("t1", "A")] + RECALL[("t2", "A")])  # 5/6, sd sqrt(1/15): by hand
+    b = describe(RECALL[("t1", "B")] + RECALL[("t2", "B")])  # 1/4, sd sqrt(0.075)
+    assert (a["mean"], a["sd"], b["mean"], b["sd"]) == pytest.approx((5 / 6, math.sqrt(1 / 15), 0.25, math.sqrt(0.075)))
+    assert recall.split()[1:] == [
+        f"{a['mean']:.3f}", "±", f"{a['sd']:.3f}", f"[{a['ci_low']:.3f},", f"{a['ci_high']:.3f}]",
+        f"{b['mean']:.3f}", "±", f"{b['sd']:.3f}", f"[{b['ci_low']:.3f},", f"{b['ci_high']:.3f}]",
+    ]  # fmt: skip
+    effort = next(line for line in lines if line.startswith("effort to 95% recall "))
+    assert all(len(number.split(".")[-1]) == 1 for number in effort.split()[4:7] if "." in number)
+    assert "p_holm" in next(line for line in lines if line.strip().startswith("measure"))
+    assert main(["compare", str(study), "--baseline", "A", "--group-by", "preset", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    tested = [row for row in rows if row["p_t"] is not None]
+    assert tested and all(row["p_holm"] == pytest.approx(row["p_t"]) for row in tested)  # one group tested per measure

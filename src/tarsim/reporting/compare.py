@@ -354,15 +354,21 @@ class Comparison:
 
 
 def _summary(values: list[float]) -> dict:
+    """n, mean, sd, min, max and the mean's 95% percentile-bootstrap interval (tarsim.stopping.aggregate's)."""
+    from tarsim.stopping.aggregate import mean_interval
+
     data = np.array(values, dtype=np.float64)
     if not len(data):
-        return {"n": 0, "mean": None, "sd": None, "min": None, "max": None}
+        return {"n": 0, "mean": None, "sd": None, "min": None, "max": None, "ci_low": None, "ci_high": None}
+    _, low, high = mean_interval(data)
     return {
         "n": len(data),
         "mean": math.fsum(data) / len(data),
         "sd": float(np.std(data, ddof=1)) if len(data) > 1 else None,  # no spread from one value
         "min": float(data.min()),
         "max": float(data.max()),
+        "ci_low": low,
+        "ci_high": high,
     }
 
 
@@ -411,7 +417,7 @@ def compare(
             values = table.get((group, measure), {})
             runs = int(((scores["group"] == group) & (scores["measure"] == measure)).sum())
             row = {"measure": measure, "group": group, "runs": runs, **_summary(list(values.values()))}
-            row.update(pairs=None, diff=None, t=None, p_t=None, p_rand=None)
+            row.update(pairs=None, diff=None, t=None, p_t=None, p_rand=None, p_holm=None)
             if group != base:
                 pairing = pairings[group]
                 reference = {pairing[0][k]: v for k, v in table.get((base, measure), {}).items() if k in pairing[0]}
@@ -425,8 +431,20 @@ def compare(
                     (key,) = shared
                     row["diff"] = mine[key] - reference[key]
             rows.append(row)
+    _holm(rows)
     priors = bool((scores["priors"] != "").any())
     return Comparison(rows, groups, measures, base, effort_model, recall, priors)
+
+
+def _holm(rows: list[dict]) -> None:
+    """Each tested row's p_holm: its t-test's p adjusted by Holm's step-down method over the groups tested on the
+    same measure (many groups: many chances of a small p)."""
+    from tarsim.stopping.aggregate import holm
+
+    for measure in dict.fromkeys(row["measure"] for row in rows):
+        tested = [r for r in rows if r["measure"] == measure and r["p_t"] is not None and math.isfinite(r["p_t"])]
+        for row, adjusted in zip(tested, holm([r["p_t"] for r in tested]), strict=True):
+            row["p_holm"] = adjusted
 
 
 def run_pairing(
@@ -467,28 +485,31 @@ def priors_line(measures: Sequence[str]) -> str:
 def format_comparison(result: Comparison) -> str:
     """Side by side: one row per measure, one column per group with mean ± sd, then each group's paired test; runs
     with prior records add a line on how each measure counts them."""
+    from tarsim.reporting.table_formats import digits_for, mean_cell
+
     cells: dict[str, dict[str, str]] = {}
-    for row in result.rows:
-        cell = _number(row["mean"]) + (f" ± {_number(row['sd'])}" if row["sd"] is not None else "")
+    digits = {m: digits_for([r["mean"] for r in result.rows if r["measure"] == m]) for m in result.measures}
+    for row in result.rows:  # shares to 3 decimals, efforts to 1 (121.6 documents, not 121.556)
+        cell = mean_cell(row["mean"], row["sd"], row["ci_low"], row["ci_high"], digits[row["measure"]])
         if row["n"] < row["runs"]:
             cell += f" ({row['n']}/{row['runs']})"
         cells.setdefault(row["measure"], {})[row["group"]] = cell
     side = pd.DataFrame.from_dict(cells, orient="index")[result.groups]
     runs = max((row["runs"] for row in result.rows), default=0)
     lines = [
-        f"Mean ± sd over topics and seeds (effort model {result.effort_model}; recall {result.recall}; "
-        f"up to {runs} runs per group; (n/m): measure known in n of m runs: recall level not reached, or Recall@E "
-        "beyond a run's effort budget)",
+        f"Mean ± sd [95% bootstrap CI] over topics and seeds (effort model {result.effort_model}; "
+        f"recall {result.recall}; up to {runs} runs per group; (n/m): measure known in n of m runs: recall level not "
+        "reached, or Recall@E beyond a run's effort budget)",
         *([priors_line(result.measures)] if result.priors else []),
         side.to_string(),
         "",
         f"Paired tests against the baseline {result.baseline!r} (pairs: same collection, topic and seed; another "
         "tool's reviews: same topic and priors, else same topic; diff = group - baseline; p_t: paired t-test; "
-        "p_rand: randomisation test)",
+        "p_holm: p_t adjusted by Holm over the groups tested on a measure; p_rand: randomisation test)",
     ]
     tests = pd.DataFrame(
         [
-            {k: row[k] for k in ("measure", "group", "pairs", "diff", "p_t", "p_rand")}
+            {k: row[k] for k in ("measure", "group", "pairs", "diff", "p_t", "p_holm", "p_rand")}
             for row in result.rows
             if row["group"] != result.baseline
         ]
@@ -499,6 +520,7 @@ def format_comparison(result: Comparison) -> str:
         formatted = tests.assign(
             diff=[_number(v) for v in tests["diff"]],
             p_t=[_number(v, 4) for v in tests["p_t"]],
+            p_holm=[_number(v, 4) for v in tests["p_holm"]],
             p_rand=[_number(v, 4) for v in tests["p_rand"]],
         )
         lines.append(formatted.to_string(index=False))
