@@ -77,6 +77,9 @@ def test_a_sweep_over_two_presets_runs_each_and_ends_with_the_group_table(tmp_pa
         ("bmi", "bmi"),
         ("bmi", "bmi"),
     ]
+    results = (out / "results.csv").read_text().splitlines()
+    assert results[0].startswith("run_id,collection,topic,preset,policy,")
+    assert {line.split(",")[3] for line in results[1:]} == {"asreview-logistic", "bmi"}
     lines = captured.out.splitlines()
     table = lines[lines.index(next(line for line in lines if line.startswith("Mean ± sd"))) + 1 :]
     assert table[0].split()[:2] == ["group", "n"] and "WSS@95" in table[0]
