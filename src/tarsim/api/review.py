@@ -27,6 +27,7 @@ from tarsim.reporting.tables import (
     summary_frame,
     write_simulation_reports,
 )
+from tarsim.runtime.threads import thread_limit
 from tarsim.simulator.run import review_topics
 
 if TYPE_CHECKING:  # pandas and scikit-learn are imported where needed, not on `tarsim simulate`'s import path
@@ -143,6 +144,7 @@ def simulate(
     unlabelled: str = "error",
     cache_dir: PathLike | None = None,
     recall: str = "presented",
+    threads: int | None = None,
     **settings,
 ) -> SimulationResult:
     """Simulate the review of each topic and return its ledgers and Recall@E tables.
@@ -155,9 +157,19 @@ def simulate(
     other topics an earlier run of this configuration reviewed into it too (`SimulationResult.earlier`), and count
     recall as `recall` says (`presented`, or `found`: presented and labelled relevant). `unlabelled="skip"` leaves
     out the unlabelled records of a screening file (default: they are an error). Features are cached per user: in
-    `cache_dir`, else $TARSIM_CACHE_DIR, else platformdirs' user cache dir (`tarsim cache info`).
+    `cache_dir`, else $TARSIM_CACHE_DIR, else platformdirs' user cache dir (`tarsim cache info`). The review uses
+    `threads` BLAS/OpenMP threads (default: $TARSIM_THREADS, else 1; tarsim.runtime.threads says why), the limit
+    lifted when it returns.
     """
     check_tables(effort, recall)
+    with thread_limit(threads):
+        return _simulate(dataset, docs, qrels, topics, topic, config, effort, out, learner, resume, progress,
+                         unlabelled, cache_dir, recall, settings)  # fmt: skip
+
+
+def _simulate(dataset, docs, qrels, topics, topic, config, effort, out, learner, resume, progress, unlabelled,
+              cache_dir, recall, settings) -> SimulationResult:  # fmt: skip
+    """simulate(), inside its thread limit."""
     config, learner = review_config(dataset, config, learner, settings)
     wanted = [topic] if isinstance(topic, str) else topic
     cache = resolve_cache_dir(cache_dir) if cache_dir is not None else None  # a blank one or a file: refused now

@@ -26,6 +26,7 @@ from tarsim.data.output_lock import writing_to
 from tarsim.errors import ConfigError
 from tarsim.features.cache import resolve_cache_dir
 from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, write_simulation_reports
+from tarsim.runtime.threads import DEFAULT_THREADS, checked_threads, configured_threads, thread_limit
 from tarsim.simulator.rounds import RoundState
 from tarsim.simulator.run import (
     cached_review_features,
@@ -56,6 +57,7 @@ def review_rounds(
     cache_dir: PathLike | None = None,
     effort: Sequence[str] = DEFAULT_EFFORT_MODELS,
     recall: str = "presented",
+    threads: int | None = None,
     **settings,
 ) -> ReviewSteps:
     """Review `topic` round by round: ReviewSteps, an iterator of RoundState, one per training round's batch.
@@ -64,9 +66,11 @@ def review_rounds(
     OUT/ledgers/<topic>.jsonl and OUT's tables are written anew over every ledger there (as simulate writes them,
     `effort` models and `recall` kind included); the output folder is locked, for this process too, until the steps
     end or are closed. The settings, the dataset and the topic are checked at once; features are built at the first
-    step.
+    step. Each step uses `threads` BLAS/OpenMP threads (default: $TARSIM_THREADS, else 1), the caller's own code
+    between steps none of this limit.
     """
     check_tables(effort, recall)
+    threads = configured_threads() if threads is None else checked_threads(threads, "threads")
     config, estimator = review_config(dataset, config, learner, settings)
     data = resolve_dataset(dataset, docs=docs, qrels=qrels, topics=topics, unlabelled=unlabelled)
     [name], config = checked_topics(data, config, [topic])
@@ -77,7 +81,7 @@ def review_rounds(
     folder = Path(out) if out is not None else None
     cache = resolve_cache_dir(cache_dir) if cache_dir is not None else None  # a blank one or a file: refused now
     inputs = _TopicSteps(data, config, name, grades, folder, estimator, cache, tuple(effort), recall)
-    return ReviewSteps(inputs.steps())
+    return ReviewSteps(inputs.steps(), threads)
 
 
 class ReviewSteps:
@@ -85,18 +89,21 @@ class ReviewSteps:
     stands: its unfinished ledger is dropped and the output folder unlocked, at once rather than when Python collects
     the iterator."""
 
-    def __init__(self, steps: Iterator[RoundState]) -> None:
+    def __init__(self, steps: Iterator[RoundState], threads: int = DEFAULT_THREADS) -> None:
         self._steps = steps
+        self._threads = threads
 
     def __iter__(self) -> ReviewSteps:
         return self
 
     def __next__(self) -> RoundState:
-        return next(self._steps)
+        with thread_limit(self._threads):  # per step: a limit held across yields would bind the caller's code too
+            return next(self._steps)
 
     def close(self) -> None:
         """Stop the review here (nothing happens if it has ended)."""
-        self._steps.close()
+        with thread_limit(self._threads):  # the last tables may be written here
+            self._steps.close()
 
     def __enter__(self) -> ReviewSteps:
         return self

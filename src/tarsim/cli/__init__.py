@@ -18,6 +18,7 @@ from typing import NoReturn
 
 from tarsim.errors import InputWarning, TarsimError
 from tarsim.runtime.signals import Terminated, terminate_on_sigterm
+from tarsim.runtime.threads import DEFAULT_THREADS, THREADS_VARIABLE, ThreadsError, checked_threads, process_threads
 from tarsim.version import __version__
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -66,15 +67,33 @@ class OneLineErrorParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
 
 
+THREADS_HELP = (
+    f"BLAS/OpenMP threads per process (default: ${THREADS_VARIABLE}, else {DEFAULT_THREADS}: faster for reviews, "
+    "far faster on a busy machine; see benchmarks/threads_limit.py)"
+)
+
+
+def _threads(text: str) -> int:
+    """argparse type of --threads: a whole number >= 1."""
+    try:
+        return checked_threads(text)
+    except ThreadsError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--threads: ")) from None
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser; only the chosen `command`'s module is imported (the others only list their help)."""
+    """The argument parser; only the chosen `command`'s module is imported (the others only list their help).
+    `--threads` is taken before the command (`tarsim --threads 2 simulate`) or after it (`tarsim simulate
+    --threads 2`)."""
     parser = OneLineErrorParser(
         prog="tarsim", description="Simulate and evaluate high-recall (technology-assisted) review."
     )
     parser.add_argument("--version", action="version", version=f"tarsim {__version__}")
+    parser.add_argument("--threads", type=_threads, default=None, metavar="N", help=THREADS_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in _available_subcommands().items():
         sub = subparsers.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("--threads", type=_threads, default=argparse.SUPPRESS, metavar="N", help=THREADS_HELP)
         if name == command:
             importlib.import_module(module).register(sub)
             parser.chosen = sub  # type: ignore[attr-defined]
@@ -104,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; user errors print one line to stderr and return 2, Ctrl-C returns 130, SIGTERM 143 (both after
     the same clean-up: no partial file left, the output lock released)."""
     arguments = [*(sys.argv[1:] if argv is None else argv)]  # not list(): importing tarsim.cli.list shadows it
-    command = next((a for a in arguments if not a.startswith("-")), None)
+    command = _command(arguments)
     parser = build_parser(command if command in SUBCOMMANDS else None)
     args, unknown = parser.parse_known_args(arguments)
     if unknown:  # named by the subcommand's parser, whose --help lists what it accepts
@@ -114,14 +133,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     warnings.showwarning = _show_warning
     try:
-        with terminate_on_sigterm():
+        with (
+            process_threads(getattr(args, "threads", None)),
+            terminate_on_sigterm(),
+        ):  # threads set before numpy or sklearn loads
             status = int(args.handler(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in the flush at interpreter exit
         return status
     except BrokenPipeError:  # `tarsim ... | head -1`: the reader has gone; exit quietly as Unix tools do
         _silence_stdout()
         return 141  # 128 + SIGPIPE, what a Unix tool killed by SIGPIPE reports
-    except TarsimError as exc:
+    except (TarsimError, ThreadsError) as exc:  # ThreadsError: a bad $TARSIM_THREADS
         print(f"tarsim: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # a path the user gave cannot be read or written (not a directory, permission, ...)
@@ -139,6 +161,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print("tarsim: interrupted", file=sys.stderr)
         return 130
+
+
+def _command(arguments: Sequence[str]) -> str | None:
+    """The subcommand named: the first argument that is neither an option nor the value of a global --threads."""
+    skip = False
+    for argument in arguments:
+        if skip:
+            skip = False
+        elif argument == "--threads":
+            skip = True
+        elif not argument.startswith("-"):
+            return argument
+    return None
 
 
 def caused_by_interrupt(error: BaseException) -> bool:

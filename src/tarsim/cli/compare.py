@@ -20,7 +20,15 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--group-by",
         metavar="FIELDS",
-        help="config fields that name a group, comma separated (default: those that differ)",
+        help="fields that name a group, comma separated (default: the config fields that differ): any ledger "
+        "config or header field, tool, and collection or topic for a table per dataset (groups compared within each)",
+    )
+    parser.add_argument(
+        "--measure",
+        action="append",
+        metavar="NAME",
+        help="this measure in the grouped table (repeatable; default: WSS@95, Recall@2R+100 and 'effort to 95%% "
+        "recall' in text tables, every measure in csv and json)",
     )
     parser.add_argument(
         "--recall",
@@ -28,7 +36,13 @@ def register(parser: argparse.ArgumentParser) -> None:
         default="presented",
         help="recall counts relevant documents presented (the paper's, default) or presented and labelled relevant",
     )
-    parser.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    parser.add_argument(
+        "--format",
+        choices=["table", "markdown", "latex", "csv", "json"],
+        default="table",
+        help="table (default), markdown or latex: the per-group table with 95%% CIs and Holm-adjusted tests (as "
+        "csv and json give it with --group-by collection or topic)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the randomisation test")
     parser.add_argument("--out", metavar="FILE", help="write here (atomically) instead of standard output")
     parser.set_defaults(handler=run)
@@ -37,22 +51,35 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from tarsim.data.atomic import atomic_write
     from tarsim.data.paths import check_output_path
-    from tarsim.reporting.compare import compare, comparison_json, format_comparison, load_ledgers
+    from tarsim.reporting.compare import compare, load_ledgers
+    from tarsim.reporting.study_tables import format_grouped_comparison, grouped_comparison, split_fields
 
     validate("effort", args.effort)
     out = check_output_path(args.out) if args.out is not None else None  # refused before any work
     ledgers = load_ledgers(args.ledgers)
-    group_by = [f.strip() for f in args.group_by.split(",")] if args.group_by else None
-    result = compare(ledgers, args.baseline, args.effort, group_by=group_by, seed=args.seed, recall=args.recall)
-    if args.format == "table":
-        text = format_comparison(result) + "\n"
-    elif args.format == "csv":
-        text = result.frame().to_csv(index=False, lineterminator="\n")
+    strata, fields = split_fields(args.group_by)
+    if strata or args.measure or args.format in ("markdown", "latex"):  # the per-group (per-dataset) table
+        rows = grouped_comparison(ledgers, args.baseline, args.effort, strata, fields or None, args.measure,
+                                  args.recall, args.seed)  # fmt: skip
+        note = f"effort model {args.effort}; recall {args.recall}"
+        text = format_grouped_comparison(rows, strata, args.format, args.baseline, note, bool(args.measure))
     else:
-        text = json.dumps(comparison_json(result), indent=2, sort_keys=True) + "\n"
+        text = _plain(compare(ledgers, args.baseline, args.effort, group_by=fields or None, seed=args.seed,
+                              recall=args.recall), args.format)  # fmt: skip
     if out is not None:
         with atomic_write(out) as handle:
             handle.write(text)
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _plain(result, fmt: str) -> str:
+    """The comparison without dataset fields, as before: side by side (table), or its rows (csv, json)."""
+    from tarsim.reporting.compare import comparison_json, format_comparison
+
+    if fmt == "table":
+        return format_comparison(result) + "\n"
+    if fmt == "csv":
+        return result.frame().to_csv(index=False, lineterminator="\n")
+    return json.dumps(comparison_json(result), indent=2, sort_keys=True) + "\n"

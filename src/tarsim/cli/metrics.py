@@ -17,7 +17,19 @@ def register(parser: argparse.ArgumentParser) -> None:
         metavar="INPUT",
         help="a `tarsim simulate` output or ledger directory, ledger files, ASReview .asreview projects, order files",
     )
-    parser.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output (default: table)")
+    parser.add_argument(
+        "--format",
+        choices=("table", "json", "csv", "markdown", "latex"),
+        default="table",
+        help="output (default: table); markdown and latex: the per-group table (mean ± sd [95%% CI]), as --group-by "
+        "gives it in every format",
+    )
+    parser.add_argument(
+        "--group-by",
+        metavar="FIELDS",
+        help="a table per group instead of per review: fields comma separated, e.g. collection,tool (tool, "
+        "collection, topic, any ledger config or header field; default with markdown/latex: tool)",
+    )
     parser.add_argument(
         "--priors",
         choices=PRIORS,
@@ -73,10 +85,11 @@ def run(args: argparse.Namespace) -> int:
     out = check_output_path(args.out) if args.out is not None else None  # refused before any work
     if args.measures is not None:
         return _clef(args, out)
-    document = metrics_document(
-        load_reviews(args.inputs, args.qrels), args.priors, version=__version__, recall=args.recall, levels=levels
-    )
-    if args.format == "json":
+    ledgers = load_reviews(args.inputs, args.qrels)
+    document = metrics_document(ledgers, args.priors, version=__version__, recall=args.recall, levels=levels)
+    if args.group_by or args.format in ("markdown", "latex"):
+        text = _grouped(document, ledgers, args)
+    elif args.format == "json":
         text = json.dumps(document, indent=2, sort_keys=True) + "\n"
     elif args.format == "csv":
         text = metrics_frame(document).to_csv(index=False, lineterminator="\n")
@@ -89,6 +102,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _grouped(document: dict, ledgers: list, args: argparse.Namespace) -> str:
+    """`--group-by` (or markdown/latex): one row per group, each measure's mean ± sd [95% CI]."""
+    from tarsim.reporting.study_tables import format_grouped_metrics, grouped_metrics
+
+    fields = [field.strip() for field in (args.group_by or "tool").split(",") if field.strip()]
+    rows = grouped_metrics(document, ledgers, fields)
+    note = f"Insights' measures, priors {document['priors']}d; recall {document['recall']}"
+    return format_grouped_metrics(rows, fields, args.format, note)
 
 
 def _clef(args: argparse.Namespace, out) -> int:

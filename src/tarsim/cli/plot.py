@@ -100,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--xmax must be > 0, got {args.xmax}")
     if args.columns is not None and args.columns < 1:
         raise ConfigError(f"--columns must be >= 1, got {args.columns}")
+    if args.per_topic and args.kind != "effort":  # refused, not ignored: it drew the averaged figure
+        raise ConfigError(f"--per-topic draws recall-effort panels (--kind effort) only, not --kind {args.kind}")
     check_output_path(args.out, "--out")  # refused before any work
     ledgers = load_ledgers(args.ledgers)
     if args.kind != "effort":

@@ -28,6 +28,14 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--retries", type=int, default=1, metavar="N", help="Dask: times a failing run is retried (default 1)"
     )
+    parser.add_argument(
+        "--progress-every",
+        type=int,
+        default=0,
+        metavar="N",
+        help="off a terminal, a progress line (runs done / total, elapsed, an estimate of the rest) every N runs "
+        "(default: about every tenth of the runs; a terminal shows a bar)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="validate and print the plan without running it")
     parser.set_defaults(handler=run)
 
@@ -42,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.retries < 0:
         raise ConfigError(f"--retries must be >= 0, got {args.retries}")
+    if args.progress_every < 0:
+        raise ConfigError(f"--progress-every must be >= 0, got {args.progress_every}")
     if args.jobs < 1:  # checked here too, so that --dry-run does not pass a plan the real run refuses
         raise ConfigError(f"--jobs must be >= 1, got {args.jobs}")
     config = load_sweep_config(args.config)
@@ -57,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             print(spec.run_id)
         print(f"{len(runs)} run(s) planned", file=sys.stderr)
         return 0
-    bar = TerminalProgress("run", "sweep")
+    bar = TerminalProgress("run", "sweep", log_every=args.progress_every)
     try:
         outcome = run_sweep(
             config,
@@ -92,10 +102,28 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"stopping study: stop_table.csv, stop_summary.csv, stop_tests.csv and figures in {outcome.stopping.folder}"
         )
+    _print_summary(outcome)
     if outcome.failed:
         print("tarsim: rerun with --resume to retry the failed runs", file=sys.stderr)
         return 1
     return 0
+
+
+def _print_summary(outcome) -> None:
+    """The sweep's per-group table (per collection when it has several): mean ± sd [95% CI] of WSS@95, Recall@2R+100
+    and the effort to 95% recall over its complete runs, as `tarsim compare --group-by collection` prints it."""
+    from tarsim.data.ledger import read_ledger
+    from tarsim.reporting.study_tables import format_grouped_comparison, grouped_comparison
+
+    done = set(outcome.executed) | set(outcome.resumed)
+    paths = [outcome.out / "ledgers" / spec.ledger_file for spec in outcome.runs if spec.run_id in done]
+    if not paths:
+        return
+    ledgers = [read_ledger(path) for path in paths]
+    strata = ["collection"] if len({spec.collection for spec in outcome.runs}) > 1 else []
+    rows = grouped_comparison(ledgers, "", strata=strata, tests=False)
+    print()
+    print(format_grouped_comparison(rows, strata, "table", "", "effort model judge; recall presented"), end="")
 
 
 def _pool_stopped(reasons: list[str]) -> str:

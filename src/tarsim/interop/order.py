@@ -126,6 +126,20 @@ def read_order(path: PathLike, qrels: Qrels | None = None) -> Ledger:
     )
 
 
+def looks_like_order(path: PathLike) -> bool:
+    """Whether a file found in a folder reads as an order file: its first record (blank and `#` lines aside) is
+    `docid 0|1` or `docid 0|1 prior` (a qrels line has four fields, a topics line a query after its id)."""
+    try:
+        for _, line in iter_lines(Path(path)):
+            fields = line.split()
+            if not fields or fields[0].startswith("#"):
+                continue
+            return len(fields) in (2, 3) and fields[1] in ("0", "1") and fields[2:] in ([], ["prior"])
+    except (OSError, UnicodeDecodeError, InputError):
+        return False
+    return False
+
+
 def order_tool(path: Path) -> str:
     """Which tool an order file stands for: the part of its name between the topic and the suffix
     (`Triptans.asreview-logistic.txt` -> `asreview-logistic`), else its folder's name (a folder per tool)."""

@@ -19,6 +19,7 @@ from tarsim.data.ledger import Ledger, is_temporary
 from tarsim.data.lines import PathLike
 from tarsim.data.qrels import Qrels
 from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.interop.order import looks_like_order
 from tarsim.interop.reviews import read_review
 from tarsim.metrics.insights import given_estimator, tool_of
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
@@ -49,16 +50,24 @@ def _is_ledger(path: Path) -> bool:
     return isinstance(record, dict) and record.get("type") == "header"
 
 
+def _is_review_file(path: Path) -> bool:
+    """Whether a file found in a folder search is a review: a ledger, an ASReview project or an order file."""
+    if path.suffix == ".jsonl":
+        return _is_ledger(path)
+    return path.suffix == ".asreview" or (path.suffix == ".txt" and looks_like_order(path))
+
+
 def ledger_paths(paths: Iterable[PathLike]) -> list[Path]:
-    """Ledger files among `paths`: files as given; directories searched recursively (hidden folders and names
-    included: a topic id or a collection may start with a dot), skipping only tarsim's own partial and temporary
-    files and JSONL files that are not ledgers (docs.jsonl), in sorted order."""
+    """Review files among `paths`: files as given; directories searched recursively (hidden folders and names
+    included: a topic id or a collection may start with a dot) for ledgers, ASReview projects (.asreview) and order
+    files (.txt whose first record reads `docid 0|1`) alike, skipping only tarsim's own partial and temporary files,
+    JSONL files that are not ledgers (docs.jsonl) and text files that are not orders, in sorted order."""
     found: list[Path] = []
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            candidates = sorted(p for p in path.rglob("*.jsonl") if not is_temporary(p.name) and p.is_file())
-            found.extend(p for p in candidates if _is_ledger(p))
+            candidates = sorted(p for p in path.rglob("*") if not is_temporary(p.name) and p.is_file())
+            found.extend(p for p in candidates if _is_review_file(p))
         elif path.is_file():
             found.append(path)
         else:
@@ -111,6 +120,18 @@ def _flat_config(ledger: Ledger) -> dict[str, str]:
     return flat
 
 
+def header_fields(ledger: Ledger) -> dict[str, str]:
+    """A review's header fields that can name a group besides its config (`relevant`, `tarsim`, a sweep's
+    `sweep.collection`), and `tool`, as `tarsim metrics` names the run (group_by may name any of them)."""
+    fields = {"tool": tool_of(ledger)}
+    for key, value in ledger.header.items():
+        if key == "sweep" and isinstance(value, dict):
+            fields.update({f"sweep.{k}": str(v) for k, v in value.items()})
+        elif key not in ("config", "type") and not isinstance(value, dict | list):
+            fields[key] = str(value)
+    return fields
+
+
 def grouping_keys(ledgers: Sequence[Ledger]) -> list[str]:
     """Config fields whose values differ between tarsim's ledgers (policy and strategy first), seed and stopping
     aside; reviews of other tools are named by their tool (group_label)."""
@@ -128,7 +149,7 @@ def group_label(ledger: Ledger, keys: Sequence[str]) -> str:
     by what it is (`asreview -c svm -q max -b balanced -e tfidf`, an order file's tool)."""
     if is_foreign(ledger):
         return tool_of(ledger)
-    flat = _flat_config(ledger)
+    flat = {**header_fields(ledger), **_flat_config(ledger)}
     if not keys:
         return f"{flat.get('policy', '?')}, {flat.get('strategy', '?')}"
     parts = [flat.get(key, "-") if key in ("policy", "strategy") else f"{key}={flat.get(key, '-')}" for key in keys]
@@ -139,7 +160,9 @@ def group_ledgers(ledgers: Sequence[Ledger], by: Sequence[str] | None = None) ->
     """Ledgers by group label, groups in first-seen order; `by` names the config fields to group on (default: the
     fields that differ between ledgers)."""
     keys = list(by) if by else grouping_keys(ledgers)
-    known = set().union(*(_flat_config(ledger) for ledger in ledgers)) if ledgers else set()
+    known = (
+        set().union(*({**header_fields(ledger), **_flat_config(ledger)} for ledger in ledgers)) if ledgers else set()
+    )
     unknown = [key for key in keys if key not in known]
     if unknown:
         raise ConfigError(
@@ -331,15 +354,21 @@ class Comparison:
 
 
 def _summary(values: list[float]) -> dict:
+    """n, mean, sd, min, max and the mean's 95% percentile-bootstrap interval (tarsim.stopping.aggregate's)."""
+    from tarsim.stopping.aggregate import mean_interval
+
     data = np.array(values, dtype=np.float64)
     if not len(data):
-        return {"n": 0, "mean": None, "sd": None, "min": None, "max": None}
+        return {"n": 0, "mean": None, "sd": None, "min": None, "max": None, "ci_low": None, "ci_high": None}
+    _, low, high = mean_interval(data)
     return {
         "n": len(data),
         "mean": math.fsum(data) / len(data),
         "sd": float(np.std(data, ddof=1)) if len(data) > 1 else None,  # no spread from one value
         "min": float(data.min()),
         "max": float(data.max()),
+        "ci_low": low,
+        "ci_high": high,
     }
 
 
@@ -381,14 +410,14 @@ def compare(
         runs_of.setdefault(row.group, {})[key] = (row.topic, row.priors, bool(row.foreign))
         if row.value is not None and not (isinstance(row.value, float) and math.isnan(row.value)):
             table.setdefault((row.group, row.measure), {})[key] = float(row.value)
-    pairings = {group: _pairing(runs_of[base], runs_of[group]) for group in groups if group != base}
+    pairings = {group: run_pairing(runs_of[base], runs_of[group]) for group in groups if group != base}
     rows = []
     for measure in measures:
         for group in groups:
             values = table.get((group, measure), {})
             runs = int(((scores["group"] == group) & (scores["measure"] == measure)).sum())
             row = {"measure": measure, "group": group, "runs": runs, **_summary(list(values.values()))}
-            row.update(pairs=None, diff=None, t=None, p_t=None, p_rand=None)
+            row.update(pairs=None, diff=None, t=None, p_t=None, p_rand=None, p_holm=None)
             if group != base:
                 pairing = pairings[group]
                 reference = {pairing[0][k]: v for k, v in table.get((base, measure), {}).items() if k in pairing[0]}
@@ -402,11 +431,23 @@ def compare(
                     (key,) = shared
                     row["diff"] = mine[key] - reference[key]
             rows.append(row)
+    _holm(rows)
     priors = bool((scores["priors"] != "").any())
     return Comparison(rows, groups, measures, base, effort_model, recall, priors)
 
 
-def _pairing(
+def _holm(rows: list[dict]) -> None:
+    """Each tested row's p_holm: its t-test's p adjusted by Holm's step-down method over the groups tested on the
+    same measure (many groups: many chances of a small p)."""
+    from tarsim.stopping.aggregate import holm
+
+    for measure in dict.fromkeys(row["measure"] for row in rows):
+        tested = [r for r in rows if r["measure"] == measure and r["p_t"] is not None and math.isfinite(r["p_t"])]
+        for row, adjusted in zip(tested, holm([r["p_t"] for r in tested]), strict=True):
+            row["p_holm"] = adjusted
+
+
+def run_pairing(
     base: dict[str, tuple[str, str, bool]], other: dict[str, tuple[str, str, bool]]
 ) -> tuple[dict[str, str], dict[str, str]]:
     """Which runs of two groups pair: run key -> pair key for each. tarsim's runs pair by collection, topic and seed;
@@ -444,28 +485,31 @@ def priors_line(measures: Sequence[str]) -> str:
 def format_comparison(result: Comparison) -> str:
     """Side by side: one row per measure, one column per group with mean ± sd, then each group's paired test; runs
     with prior records add a line on how each measure counts them."""
+    from tarsim.reporting.table_formats import digits_for, mean_cell
+
     cells: dict[str, dict[str, str]] = {}
-    for row in result.rows:
-        cell = _number(row["mean"]) + (f" ± {_number(row['sd'])}" if row["sd"] is not None else "")
+    digits = {m: digits_for([r["mean"] for r in result.rows if r["measure"] == m]) for m in result.measures}
+    for row in result.rows:  # shares to 3 decimals, efforts to 1 (121.6 documents, not 121.556)
+        cell = mean_cell(row["mean"], row["sd"], row["ci_low"], row["ci_high"], digits[row["measure"]])
         if row["n"] < row["runs"]:
             cell += f" ({row['n']}/{row['runs']})"
         cells.setdefault(row["measure"], {})[row["group"]] = cell
     side = pd.DataFrame.from_dict(cells, orient="index")[result.groups]
     runs = max((row["runs"] for row in result.rows), default=0)
     lines = [
-        f"Mean ± sd over topics and seeds (effort model {result.effort_model}; recall {result.recall}; "
-        f"up to {runs} runs per group; (n/m): measure known in n of m runs: recall level not reached, or Recall@E "
-        "beyond a run's effort budget)",
+        f"Mean ± sd [95% bootstrap CI] over topics and seeds (effort model {result.effort_model}; "
+        f"recall {result.recall}; up to {runs} runs per group; (n/m): measure known in n of m runs: recall level not "
+        "reached, or Recall@E beyond a run's effort budget)",
         *([priors_line(result.measures)] if result.priors else []),
         side.to_string(),
         "",
         f"Paired tests against the baseline {result.baseline!r} (pairs: same collection, topic and seed; another "
         "tool's reviews: same topic and priors, else same topic; diff = group - baseline; p_t: paired t-test; "
-        "p_rand: randomisation test)",
+        "p_holm: p_t adjusted by Holm over the groups tested on a measure; p_rand: randomisation test)",
     ]
     tests = pd.DataFrame(
         [
-            {k: row[k] for k in ("measure", "group", "pairs", "diff", "p_t", "p_rand")}
+            {k: row[k] for k in ("measure", "group", "pairs", "diff", "p_t", "p_holm", "p_rand")}
             for row in result.rows
             if row["group"] != result.baseline
         ]
@@ -476,6 +520,7 @@ def format_comparison(result: Comparison) -> str:
         formatted = tests.assign(
             diff=[_number(v) for v in tests["diff"]],
             p_t=[_number(v, 4) for v in tests["p_t"]],
+            p_holm=[_number(v, 4) for v in tests["p_holm"]],
             p_rand=[_number(v, 4) for v in tests["p_rand"]],
         )
         lines.append(formatted.to_string(index=False))

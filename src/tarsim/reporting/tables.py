@@ -261,8 +261,10 @@ def format_metrics_table(document: Mapping) -> str:
         ("docs_to_100", "to 100%"),
     ]
     rows = [[row[key] for key, _ in columns] for row in document["reviews"]]
-    for tool, mean in document["mean"].items():
-        rows.append([f"mean ({mean['runs']})", tool] + [mean[key] for key, _ in columns[2:]])
+    for tool, mean in document["mean"].items():  # a tool's one review is its own mean: no "mean (1)" row
+        if mean["runs"] > 1:  # counts' means to one decimal (118.7 relevant), not 118.667
+            cells = [_mean_count(mean[key]) if key in _COUNTS else mean[key] for key, _ in columns[2:]]
+            rows.append([f"mean of {mean['runs']}", tool, *cells])
     recall = document.get("recall", "presented")
     priors, grid_note = _metrics_priors(document)
     text = f"Measures as ASReview Insights' `asreview metrics` ({priors}; recall {recall})\n"
@@ -274,6 +276,16 @@ def format_metrics_table(document: Mapping) -> str:
     heading = f"Mean Recall@E, E = aR+b records screened{grid_note}"
     text += f"\n\n{heading}\n" + _text_table(["E", *tools], grid, fractions=tools)
     return text
+
+
+_COUNTS = ("N", "R", "judged", "docs_to_80", "docs_to_95", "docs_to_100")
+"""Columns of counts: their means print to one decimal (a whole number as it is)."""
+
+
+def _mean_count(value: float | None) -> str | float | None:
+    if value is None or float(value).is_integer():
+        return value if value is None else int(value)
+    return f"{value:.1f}"
 
 
 def _metrics_priors(document: Mapping) -> tuple[str, str]:

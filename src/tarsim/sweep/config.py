@@ -26,6 +26,7 @@ from tarsim.features.matrices import FeatureSettings
 from tarsim.interop.screening import UNLABELLED_CHOICES, is_screening_file
 from tarsim.policies import SeedingChoice
 from tarsim.simulator.run import starting_config
+from tarsim.sweep.presets import preset_options, swept_presets
 from tarsim.sweep.stopping_keys import check_scores_logged, target_recalls
 
 if sys.version_info >= (3, 11):
@@ -43,6 +44,7 @@ SWEEP_KEYS = (
     "seeds",
     "prior_seeds",
     "policies",
+    "presets",
     "strategies",
     "effort_models",
     "stopping",
@@ -87,6 +89,7 @@ class SweepConfig:
     source: Path
     collections: tuple[CollectionEntry, ...]
     policies: tuple[str, ...] = ("relevance",)
+    presets: tuple[str | None, ...] = (None,)  # (None,): not swept ([review] may name one preset)
     strategies: tuple[str, ...] = ("document/document",)
     seeds: tuple[int, ...] = (0,)
     prior_seeds: tuple[int | None, ...] = (None,)  # (None,): not swept (priors, if any, drawn with the run's seed)
@@ -114,12 +117,13 @@ class SweepConfig:
         prior_seed: int | None = None,
         query: str | None = None,
         collection: str | None = None,
+        preset: str | None = None,
     ) -> ReviewConfig:
         """The ReviewConfig of one run (its derived seed and prior seed included) of the named collection; with
         the topic's `query` text, the configuration it starts with (a topic without query text starts from
         priors: starting_config)."""
         # no `stopping`: a sweep replays its rules on whole ledgers (in ReviewConfig they would stop the review)
-        options = self.review_options(collection)
+        options = self.review_options(collection, preset)
         try:
             config = strategy_config(strategy, policy=policy, seed=seed, prior_seed=prior_seed, **options)
         except ConfigError as exc:
@@ -132,14 +136,13 @@ class SweepConfig:
             ) from None
         return config if query is None else starting_config(config, [query])
 
-    def review_options(self, collection: str | None = None) -> Mapping[str, Any]:
+    def review_options(self, collection: str | None = None, preset: str | None = None) -> Mapping[str, Any]:
         """[review] as it applies to the named collection: a screening file without a [review] preset takes the
         preset `tarsim simulate` gives it (presets.default_preset), so a sweep reviews it as simulate does; the
-        preset's policy gives way to [sweep] policies, as an explicit preset's does."""
-        preset = self.default_preset_of(collection)
-        if preset is None:
-            return self.review
-        return {k: v for k, v in apply_preset(preset, self.review).items() if k != "policy"}
+        preset's policy gives way to [sweep] policies, as an explicit preset's does. `preset`: a run of [sweep]
+        presets, [review] applied over it."""
+        preset = preset or self.default_preset_of(collection)
+        return self.review if preset is None else preset_options(preset, self.review)
 
     def default_preset_of(self, collection: str | None) -> str | None:
         """The preset a run of the named collection takes because [review] names none (a screening file's)."""
@@ -148,13 +151,13 @@ class SweepConfig:
             return None
         return default_preset(entry.path)
 
-    def feature_settings(self, collection: str | None = None) -> FeatureSettings:
-        """The feature settings of the named collection's runs."""
-        return self.review_options(collection).get("features", FeatureSettings())
+    def feature_settings(self, collection: str | None = None, preset: str | None = None) -> FeatureSettings:
+        """The feature settings of the named collection's runs (of that swept preset)."""
+        return self.review_options(collection, preset).get("features", FeatureSettings())
 
-    def extractor(self, collection: str | None = None) -> str:
+    def extractor(self, collection: str | None = None, preset: str | None = None) -> str:
         """The feature extractor spec of the named collection's runs (`bmi`, or e.g. a preset's `tfidf:...`)."""
-        return self.review_options(collection).get("extractor", "bmi")
+        return self.review_options(collection, preset).get("extractor", "bmi")
 
 
 def named_key(message: str, keys: Iterable[str]) -> str | None:
@@ -322,12 +325,13 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
         check.typed(out, (str,), "sweep.out", "a directory path", "sweep", "out")
         out = base / out
 
+    presets = swept_presets(check, sweep, document.get("review", {}))
     review = _review_options(check, document.get("review", {}))
     review_lines = _key_lines(check, document.get("review", {}), "review")
     try:  # every per-run configuration must be valid before anything runs
-        for policy in policies:
-            for strategy in strategies:
-                strategy_config(strategy, policy=policy, seed=0, prior_seed=prior_seeds[0], **review)
+        for options in [review] if presets == (None,) else [preset_options(p, review) for p in presets]:
+            for policy, strategy in ((policy, strategy) for policy in policies for strategy in strategies):
+                strategy_config(strategy, policy=policy, seed=0, prior_seed=prior_seeds[0], **options)
     except ConfigError as exc:  # at the line of the key it names (a combination: the first named), else [review]'s
         check.fail("review", str(exc), "review", named_key(str(exc), review_lines))
     collections = _collections(check, document.get("collections"), base)
@@ -335,6 +339,7 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
         source=path,
         collections=collections,
         policies=policies,
+        presets=presets,
         strategies=strategies,
         seeds=seeds,
         prior_seeds=prior_seeds,

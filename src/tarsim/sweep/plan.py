@@ -34,11 +34,14 @@ class RunSpec:
     seed: int  # the replicate's seed as written in the config (0..n-1 for a count)
     derived_seed: int  # the seed the simulation uses
     prior_seed: int | None = None  # sweep.prior_seeds: the priors' draw, used as given (None: not swept)
+    preset: str | None = None  # sweep.presets: the run's preset (None: not swept)
 
     @property
     def run_id(self) -> str:
-        """collection__topic__policy__shown-trained__seedN[__priorS] (readable; the ledger file name escapes it)."""
-        parts = [self.collection, self.topic, self.policy, self.strategy.replace("/", "-"), f"seed{self.seed}"]
+        """collection__topic[__preset]__policy__shown-trained__seedN[__priorS] (readable; the ledger file name
+        escapes it)."""
+        parts = [self.collection, self.topic, *([self.preset] if self.preset else []), self.policy]
+        parts += [self.strategy.replace("/", "-"), f"seed{self.seed}"]
         return "__".join(parts + ([] if self.prior_seed is None else [f"prior{self.prior_seed}"]))
 
     @property
@@ -77,9 +80,9 @@ def _collection_error(config: SweepConfig, name: str, error: ConfigError) -> Inp
 def check_topic_priors(config: SweepConfig, name: str, dataset: Dataset, topic: str) -> None:
     """Refuse, before anything runs, priors a topic cannot give (counts above a class's size, rows out of range) and
     prior seeds where no random prior is drawn (a topic that starts from its query text)."""
-    policy, strategy = config.policies[0], config.strategies[0]
+    policy, strategy, preset = config.policies[0], config.strategies[0], config.presets[0]
     try:
-        review = config.review_config(policy, strategy, 0, config.prior_seeds[0], dataset.topics[topic], name)
+        review = config.review_config(policy, strategy, 0, config.prior_seeds[0], dataset.topics[topic], name, preset)
         if review.seeding.kind != "priors":
             return
         position = {docid: i for i, docid in enumerate(dataset.collection.docids)}
@@ -107,20 +110,21 @@ def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list
                 skipped[f"{entry.name}/{topic}"] = "no relevant document in the collection"
                 continue
             per_topic = len(config.policies) * len(config.strategies) * len(config.seeds) * len(config.prior_seeds)
+            per_topic *= len(config.presets)
             if len(runs) + per_topic > MAX_RUNS:
                 raise ConfigError(
-                    f"{config.source}: the sweep plans more than {MAX_RUNS:,} runs (topics x sweep.policies x "
-                    "sweep.strategies x sweep.seeds x sweep.prior_seeds); split it into several sweeps"
+                    f"{config.source}: the sweep plans more than {MAX_RUNS:,} runs (topics x sweep.presets x "
+                    "sweep.policies x sweep.strategies x sweep.seeds x sweep.prior_seeds); split it into several sweeps"
                 )
             check_topic_priors(config, entry.name, dataset, topic)
-            for policy in config.policies:
+            for preset, policy in ((preset, policy) for preset in config.presets for policy in config.policies):
                 for strategy in config.strategies:
                     for seed in config.seeds:
-                        # the prior seed is not part of the run's identity: runs that differ only in their priors
-                        # share every other random choice
+                        # the prior seed and the preset are not part of the run's identity: runs that differ only in
+                        # their priors or their preset share every other random choice
                         derived = derive_seed(config.base_seed, entry.name, topic, policy, strategy, seed)
-                        for prior_seed in config.prior_seeds:
-                            runs.append(RunSpec(entry.name, topic, policy, strategy, seed, derived, prior_seed))
+                        for prior in config.prior_seeds:
+                            runs.append(RunSpec(entry.name, topic, policy, strategy, seed, derived, prior, preset))
     seen: dict[str, RunSpec] = {}
     for run in runs:
         if run.ledger_file in seen:

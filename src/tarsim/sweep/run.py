@@ -72,6 +72,7 @@ def run_header(dataset: Dataset, spec: RunSpec, config, digest: str, base_seed: 
         "sweep": {
             "run_id": spec.run_id,
             "collection": spec.collection,
+            **({} if spec.preset is None else {"preset": spec.preset}),
             "policy": spec.policy,
             "strategy": spec.strategy,
             "seed": spec.seed,
@@ -101,18 +102,19 @@ def prepare_sweep(
     docids_paths = {  # verified, rewritten if damaged; first, so that an unwritable cache is refused before any build
         name: write_docids(cache, dataset.collection.docids, digests[name]) for name, dataset in used.items()
     }
+    # one feature matrix per collection and extractor: swept presets may read a collection with different ones
+    needs = {(name, preset): (config.extractor(name, preset), config.feature_settings(name, preset))
+             for name in used for preset in config.presets}  # fmt: skip
     if not fork_is_safe():  # else each collection is built below, one after another, on all cores (forked workers)
-        build_feature_caches(
-            [(d.collection, config.extractor(name), config.feature_settings(name)) for name, d in used.items()],
-            cache,
-            jobs,
-        )
-    features_paths: dict[str, str] = {}
-    for name, dataset in used.items():
-        extractor, settings = config.extractor(name), config.feature_settings(name)
-        features = review_features(dataset.collection, cache, extractor, settings)
-        features_paths[name] = str(review_cache_path(dataset.collection, cache, extractor, settings))
-        remember(features_paths[name], str(docids_paths[name]), features, list(dataset.collection.docids))
+        build_feature_caches([(used[name].collection, *made) for (name, _), made in needs.items()], cache, jobs)
+    features_paths: dict[tuple[str, str | None], str] = {}
+    for (name, preset), (extractor, settings) in needs.items():
+        dataset = used[name]
+        path = str(review_cache_path(dataset.collection, cache, extractor, settings))
+        if path not in features_paths.values():  # built (or found) once, whichever presets share it
+            features = review_features(dataset.collection, cache, extractor, settings)
+            remember(path, str(docids_paths[name]), features, list(dataset.collection.docids))
+        features_paths[name, preset] = path
     tasks = [
         RunTask(
             spec=spec,
@@ -120,7 +122,7 @@ def prepare_sweep(
             query=datasets[spec.collection].topics[spec.topic],
             judged=dict(datasets[spec.collection].qrels.get(spec.topic, {})),
             header=header,
-            features_path=features_paths[spec.collection],
+            features_path=features_paths[spec.collection, spec.preset],
             docids_path=str(docids_paths[spec.collection]),
             ledger_path=str(out / "ledgers" / spec.ledger_file),
             unlabelled_rows=datasets[spec.collection].unlabelled_rows,
@@ -147,8 +149,9 @@ def check_output_folder(
     planned: list[tuple[RunSpec, ReviewConfig, dict]] = []
     for spec in runs:
         dataset = datasets[spec.collection]
+        query = dataset.topics[spec.topic]
         review = config.review_config(
-            spec.policy, spec.strategy, spec.derived_seed, spec.prior_seed, dataset.topics[spec.topic], spec.collection
+            spec.policy, spec.strategy, spec.derived_seed, spec.prior_seed, query, spec.collection, spec.preset
         )
         planned.append((spec, review, run_header(dataset, spec, review, digests[spec.collection], config.base_seed)))
     check_same_runs(out, [(out / "ledgers" / spec.ledger_file, header) for spec, _, header in planned])

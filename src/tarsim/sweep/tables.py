@@ -63,6 +63,7 @@ def run_rows(
         "run_id": run.run_id,
         "collection": run.collection,
         "topic": run.topic,
+        **({} if run.preset is None else {"preset": run.preset}),  # [sweep] presets: a column of its own
         "policy": run.policy,
         "strategy": run.strategy,
         "seed": run.seed,
@@ -115,8 +116,11 @@ def run_rows(
 
 
 def results_frame(rows: Iterable[dict]) -> pd.DataFrame:
-    """The tidy table with fixed column order and dtypes (value: float64 with nulls)."""
-    frame = pd.DataFrame(list(rows), columns=COLUMNS)
+    """The tidy table with fixed column order and dtypes (value: float64 with nulls); a sweep of several presets has
+    a `preset` column after `topic`."""
+    rows = list(rows)
+    columns = COLUMNS if not any("preset" in row for row in rows) else [*COLUMNS[:3], "preset", *COLUMNS[3:]]
+    frame = pd.DataFrame(rows, columns=columns)
     frame["seed"] = frame["seed"].astype("int64")
     frame["prior_seed"] = frame["prior_seed"].astype("Int64")  # nullable: runs without random priors
     frame["value"] = frame["value"].astype("float64")
