@@ -101,7 +101,7 @@ def test_a_fallible_simulated_reviewer_makes_found_lower(demo, tmp_path, capsys)
 
 def test_insights_recall_figure_takes_the_kind():
     pytest.importorskip("matplotlib")
-    from tarsim.reporting.plots import plot_insights
+    from tarsim.reporting.insights_plots import plot_insights
 
     axis = plot_insights([make_ledger(TRUTH, LABELS, size=10)], "recall", recall="found").axes[0]
     assert axis.get_ylabel() == "Recall (found)"

@@ -61,13 +61,20 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="right end of the effort axis (default: just past the last relevant found and every stop; a stop "
         "beyond E is drawn hollow on the right edge)",
     )
+    parser.add_argument(
+        "--xscale",
+        choices=("linear", "log"),
+        default="linear",
+        help="effort axis: linear (default) or log (strategies whose effort differs by orders of magnitude both show)",
+    )
     parser.add_argument("--columns", type=int, metavar="N", help="panels per row with --per-topic")
     parser.add_argument("--title", help="figure title")
     parser.add_argument(
         "--kind",
         choices=("effort", "recall", "wss", "erf"),
         default="effort",
-        help="effort: recall by effort (default); recall, wss, erf: ASReview Insights' figures, one line per tool",
+        help="effort: recall by effort (default); recall, wss, erf: ASReview Insights' figures, one line per tool "
+        "(with --per-topic: one panel per topic)",
     )
     parser.add_argument(
         "--priors", choices=("exclude", "include"), default="exclude", help="priors in Insights' figures"
@@ -101,17 +108,24 @@ def run(args: argparse.Namespace) -> int:
     if args.columns is not None and args.columns < 1:
         raise ConfigError(f"--columns must be >= 1, got {args.columns}")
     check_output_path(args.out, "--out")  # refused before any work
+    if args.kind != "effort":
+        refuse_effort_options(args)
     ledgers = load_ledgers(args.ledgers)
     if args.kind != "effort":
-        from tarsim.reporting.plots import plot_insights
+        from tarsim.reporting.insights_plots import plot_insights
 
         fields = [f.strip() for f in args.group_by.split(",")] if args.group_by else None
-        path = _save_and_close(
-            plot_insights(
-                ledgers, args.kind, priors=args.priors, group_by=fields, title=args.title, recall=args.recall
-            ),
-            args.out,
+        figure = plot_insights(
+            ledgers,
+            args.kind,
+            priors=args.priors,
+            group_by=fields,
+            title=args.title,
+            recall=args.recall,
+            per_topic=args.per_topic,
+            columns=args.columns,
         )
+        path = _save_and_close(figure, args.out)
         print(f"{len(ledgers)} review(s) plotted to {path}")
         return 0
     figure = plot_recall_effort(
@@ -126,10 +140,32 @@ def run(args: argparse.Namespace) -> int:
         title=args.title,
         replay=replay_inputs(args.collection, ledgers),
         recall=args.recall,
+        xscale=args.xscale,
     )
     path = _save_and_close(figure, args.out)
     print(f"{len(ledgers)} ledger(s) plotted to {path}")
     return 0
+
+
+def refuse_effort_options(args: argparse.Namespace) -> None:
+    """Options of the recall-effort figure that an Insights figure (--kind recall|wss|erf: share screened on the x
+    axis, no effort model, no stops) cannot honour: refused in one line rather than silently ignored."""
+    given = [
+        name
+        for name, used in (
+            ("--effort", args.effort != "judge"),
+            ("--stopping", bool(args.stopping)),
+            ("--xmax", args.xmax is not None),
+            ("--xscale", args.xscale != "linear"),
+            ("--marks", args.marks != "1R+100,2R+100,4R+100"),
+            ("--collection", bool(args.collection)),
+        )
+        if used
+    ]
+    if given:
+        raise ConfigError(
+            f"{', '.join(given)}: only for --kind effort; --kind {args.kind} has no effort axis and no stops"
+        )
 
 
 def _save_and_close(figure, out: str) -> Path:
