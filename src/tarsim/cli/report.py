@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.html:
         return run_html(args)
-    effort = tuple(args.effort or DEFAULT_EFFORT_MODELS)
+    effort = tuple(args.effort or recorded_effort_models(Path(args.out)))
     for model in effort:
         validate("effort", model)
     writer = None if args.write else writer_of(args.out)  # a review still running there: say so, not "resume"
@@ -144,6 +144,17 @@ def run(args: argparse.Namespace) -> int:
             )
     print(format_review_tables(result.ledgers.values(), effort, args.recall))
     return 0
+
+
+def recorded_effort_models(out: Path) -> tuple[str, ...]:
+    """The effort models the review printed and wrote (OUT/summary.json: judge alone for a screening file), else
+    the defaults."""
+    summary = out / "summary.json"
+    try:
+        models = json.loads(summary.read_text(encoding="utf-8")).get("effort_models") if summary.is_file() else None
+    except (OSError, ValueError):  # an unreadable summary: the ledgers are what the tables come from anyway
+        models = None
+    return tuple(models) if models else tuple(DEFAULT_EFFORT_MODELS)
 
 
 def unfinished_ledgers(directory: Path) -> list[Path]:
