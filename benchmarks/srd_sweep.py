@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from extras import require_extras  # same folder
+
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "srd_sweep.toml"
 RESULTS = HERE / "results" / "srd_sweep"
@@ -100,6 +102,7 @@ def main() -> int:
     )
     parser.add_argument("--results", type=Path, default=RESULTS)
     args = parser.parse_args()
+    require_extras(__file__, "tabulate")  # before any work (the figures are drawn only when matplotlib is there)
     if not SHARED.exists():
         print(f"{SHARED} is absent: the srd collections sit in ../shared/datasets beside the checkout", file=sys.stderr)
         return 2

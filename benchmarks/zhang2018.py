@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
+from extras import require_extras  # same folder
 from tarsim.config.review import ReviewConfig
 from tarsim.data.qrels import write_sentence_qrels
 from tarsim.datasets import load_dataset
@@ -152,6 +153,7 @@ def main() -> None:
     parser.add_argument("--out", default="benchmarks/results/zhang2018")
     parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "tarsim-feature-cache"))
     args = parser.parse_args()
+    require_extras(__file__, "tabulate", "matplotlib")  # before any work
     out, cache = Path(args.out), Path(args.cache)
     out.mkdir(parents=True, exist_ok=True)
     models = ["judge", "sent", f"lambda:{args.lam:g}"]
