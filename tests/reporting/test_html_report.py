@@ -116,3 +116,20 @@ def test_the_page_renders_in_headless_chromium(report, tmp_path):
         assert expected["width"][0] <= rect["width"] <= expected["width"][1], figure["id"]
         assert expected["height"][0] <= rect["height"] <= expected["height"][1], figure["id"]
         assert ink(pixels, rect) >= expected["min_ink"], (figure["id"], ink(pixels, rect))
+
+
+def test_a_sweeps_stopping_rules_are_found_and_one_needing_the_collection_is_left_out_with_a_note(tmp_path, capsys):
+    folder = tmp_path / "out" / "ledgers"
+    folder.mkdir(parents=True)
+    for i, lines in enumerate(study(sweep="demo", build=make_lines)):
+        (folder / f"{i}.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "out" / "stopping").mkdir()
+    (tmp_path / "out" / "stopping" / "stop_summary.csv").write_text("rule,rule_given\nnonrel:2,nonrel:2\nt,target:10\n")
+    page = tmp_path / "report.html"
+    assert main(["report", str(tmp_path / "out"), "--html", str(page)]) == 0
+    text = page.read_text()
+    assert '"stopping"' in text and "Stopping rule target:10 left out: " in text
+    capsys.readouterr()
+    asked = ["report", str(tmp_path / "out"), "--html", str(tmp_path / "again.html"), "--stopping", "target:10"]
+    assert main(asked) == 2  # asked for by name: refused in one line, nothing written
+    assert "target:10" in capsys.readouterr().err and not (tmp_path / "again.html").exists()

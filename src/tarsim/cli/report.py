@@ -45,6 +45,12 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="with --html: stopping rules of the stopping figure (default: the rules the runs recorded)",
     )
     parser.add_argument(
+        "--collection",
+        action="append",
+        metavar="DIR|FILE",
+        help="with --html: collection directory or screening file (needed by target:T stopping rules; repeatable)",
+    )
+    parser.add_argument(
         "--group-by", metavar="FIELDS", help="with --html: config fields that name a group (default: those that differ)"
     )
     parser.set_defaults(handler=run)
@@ -60,6 +66,7 @@ def run_html(args: argparse.Namespace) -> int:
     require("vl_convert", "report", "tarsim report --html", "vl-convert-python")
     from tarsim.reporting.compare import load_ledgers
     from tarsim.reporting.html_report import build_report, write_report
+    from tarsim.stopping.replay_inputs import replay_inputs
 
     effort = tuple(args.effort or ("judge",))
     for model in effort:
@@ -72,6 +79,7 @@ def run_html(args: argparse.Namespace) -> int:
         raise InputError(Path(args.out), None, "no complete ledger found")
     command = ["tarsim", "report", args.out, "--html", args.html]
     command += [f"--effort={model}" for model in args.effort or ()]
+    command += [f"--collection={path}" for path in args.collection or ()]
     command += [f"--stopping={rule}" for rule in args.stopping] + (
         [f"--group-by={args.group_by}"] if args.group_by else []
     )
@@ -80,7 +88,9 @@ def run_html(args: argparse.Namespace) -> int:
         ledgers,
         effort_models=effort,
         recall=args.recall,
-        stopping=args.stopping or _sweep_rules(Path(args.out)),
+        stopping=args.stopping,
+        found_rules=[] if args.stopping else _sweep_rules(Path(args.out)),
+        replay=replay_inputs(args.collection, ledgers),
         group_by=[f.strip() for f in args.group_by.split(",")] if args.group_by else None,
         commands=[_reproduce(Path(args.out)), " ".join(shlex.quote(part) for part in command)],
     )

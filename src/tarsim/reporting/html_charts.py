@@ -200,19 +200,33 @@ def insights_figure(groups: Mapping[str, Sequence[Ledger]], kind: str, recall: s
     return Figure(f"insights-{kind}", heading, chart.to_dict(), {"line": len(names)})
 
 
-def stopping_figure(groups: Mapping[str, Sequence[Ledger]], rules: Sequence[str], replay) -> Figure | None:
+def stopping_figure(
+    groups: Mapping[str, Sequence[Ledger]], rules: Sequence[str], replay, skipped: dict[str, str] | None = None
+) -> Figure | None:
     """Where each stopping rule stops each run: judgments at the stop against recall at the stop, one colour per
-    group and one shape per rule; hover: the run, the rule and its values. None when no rule fired in any run."""
+    group and one shape per rule; hover: the run, the rule and its values. None when no rule fired in any run.
+
+    With `skipped` (a dict), a rule that cannot be replayed on these ledgers (target:T without the collection) is
+    left out and recorded there with the reason; without it, that is an error."""
     alt = _altair()
     import pandas as pd
 
+    from tarsim.errors import TarsimError
     from tarsim.stopping import evaluate_stopping
 
     rows = []
     for group, ledgers in groups.items():
         for ledger in ledgers:
             for rule in rules:
-                outcome = evaluate_stopping(ledger, rule, effort_models=["judge"], **replay(ledger))
+                if skipped is not None and rule in skipped:
+                    continue
+                try:
+                    outcome = evaluate_stopping(ledger, rule, effort_models=["judge"], **replay(ledger))
+                except TarsimError as error:
+                    if skipped is None:
+                        raise
+                    skipped[rule] = str(error)
+                    continue
                 if outcome.stopped:
                     rows.append(
                         {

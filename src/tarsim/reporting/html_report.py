@@ -171,8 +171,11 @@ def build_report(
     group_by: Sequence[str] | None = None,
     replay=None,
     commands: Sequence[str] = (),
+    found_rules: Sequence[str] = (),
 ) -> tuple[str, list[Figure]]:
-    """The page's HTML and its figures (with the marks each must render)."""
+    """The page's HTML and its figures (with the marks each must render). `stopping`: the rules asked for (each must
+    replay); else the rules the ledgers recorded and `found_rules` (a sweep's stopping study), those that cannot be
+    replayed without the collection left out with a note."""
     if not ledgers:
         raise ConfigError("nothing to report: no ledgers")
     groups = group_ledgers(ledgers, group_by)
@@ -182,11 +185,14 @@ def build_report(
     rules = list(stopping) or sorted(
         {rule for ledger in ledgers for rule in ledger.header.get("config", {}).get("stopping", [])}
     )
-    stops = stopping_figure(groups, rules, replay) if rules else None
+    rules += [rule for rule in found_rules if rule not in rules]
+    skipped: dict[str, str] = {}  # rules found (not asked for) that these ledgers alone cannot replay: left out
+    stops = stopping_figure(groups, rules, replay, None if stopping else skipped) if rules else None
     figures += [stops] if stops else []
-    unfired = (
-        f"No stopping rule ({', '.join(rules)}) stopped any run: no stopping figure." if rules and not stops else ""
-    )
+    notes = [f"Stopping rule {rule} left out: {reason}" for rule, reason in skipped.items()]
+    if rules and not stops:
+        notes.append(f"No stopping rule ({', '.join(rules)}) stopped any run: no stopping figure.")
+    unfired = " ".join(notes)
     topics = len({pair_key(ledger)[:2] for ledger in ledgers})
     name = dataset_name(ledgers) or f"{topics} topic{'s' if topics != 1 else ''}"
     title = f"tarsim report: {name}, {len(ledgers)} runs in {len(groups)} group{'s' if len(groups) != 1 else ''}"
