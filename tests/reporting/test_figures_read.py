@@ -126,3 +126,17 @@ def test_plot_cli_per_topic_insights_differs_from_the_average_and_effort_options
     error = capsys.readouterr().err.strip()
     assert error.count("\n") == 0 and "--xscale: only for --kind effort" in error
     assert not (tmp_path / "x.png").exists()
+
+
+def test_plot_suggests_a_log_axis_when_a_line_would_sit_at_the_left_edge(tmp_path, capsys):
+    folder = tmp_path / "ledgers"
+    folder.mkdir()
+    for seed in (0, 1):
+        fast = make_lines([1, 1, 1, 0], policy="fast", seed=seed, sent=[1, 1, 1, 1])
+        slow = make_lines([0] * 6 + [1, 1, 1], policy="slow", seed=seed, sent=[20] * 9)
+        (folder / f"fast{seed}.jsonl").write_text("\n".join(fast) + "\n")
+        (folder / f"slow{seed}.jsonl").write_text("\n".join(slow) + "\n")
+    assert main(["plot", str(folder), "--effort", "sent", "-o", str(tmp_path / "a.png")]) == 0
+    assert "--xscale log shows them all" in capsys.readouterr().err
+    assert main(["plot", str(folder), "--effort", "sent", "--xscale", "log", "-o", str(tmp_path / "b.png")]) == 0
+    assert capsys.readouterr().err == ""

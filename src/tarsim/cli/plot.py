@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from tarsim.components import validate
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
     require("matplotlib", "plot", "tarsim plot")  # before any work
     from tarsim.reporting.compare import load_ledgers
-    from tarsim.reporting.plots import plot_recall_effort
+    from tarsim.reporting.plots import log_scale_advised, plot_recall_effort
     from tarsim.stopping import parse_stopping_rule
     from tarsim.stopping.replay_inputs import replay_inputs
 
@@ -128,13 +129,14 @@ def run(args: argparse.Namespace) -> int:
         path = _save_and_close(figure, args.out)
         print(f"{len(ledgers)} review(s) plotted to {path}")
         return 0
+    fields = [f.strip() for f in args.group_by.split(",")] if args.group_by else None
     figure = plot_recall_effort(
         ledgers,
         args.effort,
         per_topic=args.per_topic,
         stopping=args.stopping,
         marks=marks,
-        group_by=[f.strip() for f in args.group_by.split(",")] if args.group_by else None,
+        group_by=fields,
         xmax=args.xmax,
         columns=args.columns,
         title=args.title,
@@ -144,6 +146,12 @@ def run(args: argparse.Namespace) -> int:
     )
     path = _save_and_close(figure, args.out)
     print(f"{len(ledgers)} ledger(s) plotted to {path}")
+    if args.xscale == "linear" and args.xmax is None and log_scale_advised(ledgers, args.effort, fields, args.recall):
+        print(
+            f"tarsim: note: in {args.effort} units some lines end 10 times sooner than others and sit at the left "
+            "edge; --xscale log shows them all",
+            file=sys.stderr,
+        )
     return 0
 
 

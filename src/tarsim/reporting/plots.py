@@ -478,6 +478,19 @@ def _per_topic_handles(groups: Mapping[str, Sequence[Ledger]], styles: Mapping[s
     return handles
 
 
+LOG_ADVISED_RATIO = 10.0
+"""When the axis end is this many times the effort at which the fastest line found its last relevant document, that
+line sits in the leftmost 10% of a linear axis: `tarsim plot` then suggests --xscale log."""
+
+
+def log_scale_advised(ledgers: Sequence[Ledger], effort_model: str, group_by=None, recall: str = "presented") -> bool:
+    """Whether a linear effort axis would squeeze some line against its left edge (see LOG_ADVISED_RATIO)."""
+    model = make_effort_model(effort_model)
+    groups = group_ledgers(ledgers, group_by)
+    ends = [_x_limit(runs, model, recall) for runs in groups.values() if runs]
+    return len(ends) > 1 and min(ends) > 0 and max(ends) / min(ends) >= LOG_ADVISED_RATIO
+
+
 def save_figure(fig, path) -> Path:
     """Write a figure atomically; the format follows the suffix (png, svg or pdf); PNG at 200 dpi."""
     path = Path(path)
