@@ -25,6 +25,7 @@ from tarsim.reporting.plots import PALETTE, _x_limit
 
 WIDTH, HEIGHT = 640, 320
 INSIGHTS_POINTS = 101
+MEAN_POINTS = 300
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def _run_fields(ledger: Ledger, group: str) -> dict:
         "group": group,
         "topic": topic,
         "seed": replicate_name(replicate),
-        "run": f"{group} | {topic} | seed {replicate_name(replicate)}",
+        "run": f"{group.split(' (n = ')[0]} | {topic} | seed {replicate_name(replicate)}",
     }
 
 
@@ -66,11 +67,13 @@ def recall_effort_figure(groups: Mapping[str, Sequence[Ledger]], effort_model: s
     import pandas as pd
 
     model = make_effort_model(effort_model)
+    everyone = [ledger for ledgers in groups.values() for ledger in ledgers]
+    limit = _x_limit(everyone, model, recall)  # as the PNG figures: just past the slowest run's last relevant
+    grid = np.linspace(0.0, limit, MEAN_POINTS)  # every mean on one grid up to the axis end
     runs, means = [], []
-    for group, ledgers in groups.items():
+    for name, ledgers in groups.items():
+        group = runs_label(name, len(ledgers))  # the legend says how many runs each line is
         curves = [recall_curve(ledger, model, recall=recall) for ledger in ledgers]
-        end = max(float(curve.effort[-1]) for curve in curves if len(curve.effort))
-        grid = np.linspace(0.0, end, 120)
         for ledger, curve in zip(ledgers, curves, strict=True):
             keep = np.flatnonzero(np.diff(np.concatenate([[0.0], curve.recall])) > 0)
             keep = np.unique(np.concatenate([keep, [len(curve.effort) - 1]])) if len(curve.effort) else keep
@@ -79,16 +82,17 @@ def recall_effort_figure(groups: Mapping[str, Sequence[Ledger]], effort_model: s
             runs.extend(
                 {**fields, "effort": float(curve.effort[i]), "recall": round(float(curve.recall[i]), 4)} for i in keep
             )
-        mean = np.nanmean([curve.known_recall_on(grid) for curve in curves], axis=0)
+        with warnings.catch_warnings():  # where no run's recall is known (budget-stopped runs): no mean point
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean = np.nanmean([curve.known_recall_on(grid) for curve in curves], axis=0)
         means.extend(
             {"group": group, "effort": float(x), "recall": round(float(y), 4), "runs": len(ledgers)}
             for x, y in zip(grid, mean, strict=True)
+            if np.isfinite(y)
         )
-    everyone = [ledger for ledgers in groups.values() for ledger in ledgers]
-    names = list(groups)
+    names = [runs_label(name, len(ledgers)) for name, ledgers in groups.items()]
     pick = alt.selection_point(fields=["group"], bind="legend")
     colour = alt.Color("group:N", scale=_colour_scale(alt, names), title="group (click to show one)")
-    limit = _x_limit(everyone, model, recall)  # as the PNG figures: just past the slowest run's last relevant
     x = alt.X("effort:Q", title=f"Effort ({model.unit})", scale=alt.Scale(domain=[0, limit], clamp=True))
     y = alt.Y("recall:Q", title=f"Recall ({recall})", scale=alt.Scale(domain=[0, 1]))
     thin = (
@@ -156,6 +160,7 @@ def insights_figure(groups: Mapping[str, Sequence[Ledger]], kind: str, recall: s
     for runs in screens.values():
         for ledger, screen in runs:
             regrouped.setdefault(group_of[id(ledger)], []).append((ledger, screen))
+    regrouped = {runs_label(name, len(runs)): runs for name, runs in regrouped.items()}
     for name, runs in regrouped.items():
         curves, _ = replicate_curves(runs, kind, grid)
         with warnings.catch_warnings():  # a recall level no replicate reached is NaN there, and left out below
@@ -230,7 +235,7 @@ def stopping_figure(
                 if outcome.stopped:
                     rows.append(
                         {
-                            **_run_fields(ledger, group),
+                            **_run_fields(ledger, runs_label(group, len(ledgers))),
                             "rule": rule,
                             "judgments": float(outcome.effort["judge"]),
                             "recall": round(float(outcome.recall), 4),
@@ -238,7 +243,7 @@ def stopping_figure(
                     )
     if not rows:
         return None
-    names = list(groups)
+    names = [runs_label(name, len(ledgers)) for name, ledgers in groups.items()]
     pick = alt.selection_point(fields=["group"], bind="legend")
     chart = (
         alt.Chart(pd.DataFrame(rows))
