@@ -84,6 +84,7 @@ def plots(work: Path, out: Path) -> list[Path]:
     figures = [
         (out / "recall_judge.png", ["--effort", "judge", "--stopping", "knee", "--stopping", "nonrel:50"]),
         (out / "recall_sent.png", ["--effort", "sent"]),
+        (out / "recall_sent_log.png", ["--effort", "sent", "--xscale", "log"]),
         (out / "recall_judge_per_review.png", ["--effort", "judge", "--per-topic", "--columns", "4"]),
     ]
     for path, options in figures:
