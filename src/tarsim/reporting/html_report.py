@@ -157,9 +157,11 @@ def _bundle() -> str:
     """vega-embed with Vega and Vega-Lite, as one script (vl-convert's offline bundle)."""
     from altair.utils._importers import import_vl_convert, vl_version_for_vl_convert
 
-    return (
-        import_vl_convert().javascript_bundle(vl_version=vl_version_for_vl_convert()).replace("</script", "<\\/script")
-    )
+    try:
+        converter = import_vl_convert()
+    except RuntimeError as error:  # a vl-convert-python older than this altair needs: one line, with the fix
+        raise ConfigError(f'{error}: pip install --upgrade "tarsim[report]"') from None
+    return converter.javascript_bundle(vl_version=vl_version_for_vl_convert()).replace("</script", "<\\/script")
 
 
 def build_report(
