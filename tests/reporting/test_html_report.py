@@ -133,3 +133,18 @@ def test_a_sweeps_stopping_rules_are_found_and_one_needing_the_collection_is_lef
     asked = ["report", str(tmp_path / "out"), "--html", str(tmp_path / "again.html"), "--stopping", "target:10"]
     assert main(asked) == 2  # asked for by name: refused in one line, nothing written
     assert "target:10" in capsys.readouterr().err and not (tmp_path / "again.html").exists()
+
+
+def test_identical_mean_lines_are_dashed_and_said_so(tmp_path):
+    from test_figures_read import make
+
+    from tarsim.reporting.html_report import build_report
+
+    truth = [1, 1, 0, 1]
+    ledgers = [make(truth, policy=p, seed=s) for p in ("tarsim", "asreview") for s in (0, 1)]
+    _page, figures = build_report(ledgers)
+    (recall,) = [figure for figure in figures if figure.id == "recall-judge"]
+    assert "is identical to" in recall.note
+    rows = [row for data in recall.spec["datasets"].values() for row in data if "dashed" in row]
+    dashed = {row["group"] for row in rows if row["dashed"]}
+    assert len(dashed) == 1 and dashed < {"tarsim (n = 2 runs)", "asreview (n = 2 runs)"}  # the later one only

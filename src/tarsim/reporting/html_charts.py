@@ -20,7 +20,7 @@ from tarsim.data.ledger import Ledger
 from tarsim.effort_models import make_effort_model
 from tarsim.metrics.recall_effort import recall_curve
 from tarsim.reporting.compare import pair_key, replicate_name
-from tarsim.reporting.figure_text import band_note, dataset_name, runs_label, titled
+from tarsim.reporting.figure_text import band_note, dataset_name, identical_to, runs_label, titled
 from tarsim.reporting.plots import PALETTE, _x_limit
 
 WIDTH, HEIGHT = 640, 320
@@ -71,8 +71,11 @@ def recall_effort_figure(groups: Mapping[str, Sequence[Ledger]], effort_model: s
     limit = _x_limit(everyone, model, recall)  # as the PNG figures: just past the slowest run's last relevant
     grid = np.linspace(0.0, limit, MEAN_POINTS)  # every mean on one grid up to the axis end
     runs, means = [], []
+    mean_curves: dict[str, np.ndarray] = {}
+    group_runs: dict[str, int] = {}
     for name, ledgers in groups.items():
         group = runs_label(name, len(ledgers))  # the legend says how many runs each line is
+        group_runs[group] = len(ledgers)
         curves = [recall_curve(ledger, model, recall=recall) for ledger in ledgers]
         for ledger, curve in zip(ledgers, curves, strict=True):
             keep = np.flatnonzero(np.diff(np.concatenate([[0.0], curve.recall])) > 0)
@@ -85,12 +88,22 @@ def recall_effort_figure(groups: Mapping[str, Sequence[Ledger]], effort_model: s
         with warnings.catch_warnings():  # where no run's recall is known (budget-stopped runs): no mean point
             warnings.simplefilter("ignore", RuntimeWarning)
             mean = np.nanmean([curve.known_recall_on(grid) for curve in curves], axis=0)
+        mean_curves[group] = mean
+    same = identical_to(mean_curves)  # a mean equal to an earlier one is dashed over it, so that both show
+    for group, mean in mean_curves.items():
         means.extend(
-            {"group": group, "effort": float(x), "recall": round(float(y), 4), "runs": len(ledgers)}
+            {
+                "group": group,
+                "effort": float(x),
+                "recall": round(float(y), 4),
+                "runs": int(group_runs[group]),
+                "identical to": same.get(group, ""),
+                "dashed": group in same,
+            }
             for x, y in zip(grid, mean, strict=True)
             if np.isfinite(y)
         )
-    names = [runs_label(name, len(ledgers)) for name, ledgers in groups.items()]
+    names = list(mean_curves)
     pick = alt.selection_point(fields=["group"], bind="legend")
     colour = alt.Color("group:N", scale=_colour_scale(alt, names), title="group (click to show one)")
     x = alt.X("effort:Q", title=f"Effort ({model.unit})", scale=alt.Scale(domain=[0, limit], clamp=True))
@@ -114,10 +127,14 @@ def recall_effort_figure(groups: Mapping[str, Sequence[Ledger]], effort_model: s
             x=x,
             y=y,
             color=colour,
+            strokeDash=alt.StrokeDash(
+                "dashed:N", scale=alt.Scale(domain=[False, True], range=[[1, 0], [6, 4]]), legend=None
+            ),
             opacity=alt.condition(pick, alt.value(1.0), alt.value(0.1)),
             tooltip=[
                 "group:N",
                 "runs:Q",
+                "identical to:N",
                 alt.Tooltip("effort:Q", format=".1f"),
                 alt.Tooltip("recall:Q", title="mean recall"),
             ],
@@ -130,6 +147,7 @@ def recall_effort_figure(groups: Mapping[str, Sequence[Ledger]], effort_model: s
         "thin: one line per run; thick: the mean of each group's runs ("
         + ", ".join(runs_label(name, len(ledgers)) for name, ledgers in groups.items())
         + ")"
+        + "".join(f"; {later} is identical to {earlier} (dashed over it)" for later, earlier in same.items())
     )
     return Figure(
         f"recall-{model.name.replace(':', '-')}",
