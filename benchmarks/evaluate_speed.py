@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from extras import require_extras  # same folder
+
 MEASURES = ["R@100", "R@20", "nDCG@20", "RPrec", "AP@100", "RR@100", "Success@5", "Success@1"]
 RANX_METRICS = ["recall@100", "recall@20", "ndcg@20", "r-precision", "map@100", "mrr@100", "hit_rate@5", "hit_rate@1"]
 
@@ -144,6 +146,7 @@ def main() -> None:
     )
     parser.add_argument("--no-ranx", action="store_true")
     args = parser.parse_args()
+    require_extras(__file__, "ir_measures", "ranx")  # before any work
 
     with tempfile.TemporaryDirectory(prefix="tarsim-evaluate-speed-") as tmp:
         directory = Path(tmp)

@@ -23,6 +23,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.stats import spearmanr
 
+from extras import require_extras  # same folder
 from tarsim.data.atomic import atomic_write
 from tarsim.datasets import load_dataset
 from tarsim.features.cache import cached_features
@@ -133,6 +134,7 @@ def main() -> None:
     parser.add_argument("--out", default="benchmarks/results/hical")
     parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "tarsim-feature-cache"))
     args = parser.parse_args()
+    require_extras(__file__, "tabulate")  # before any work
     cache, out = Path(args.cache), Path(args.out)
     cache.mkdir(parents=True, exist_ok=True)
     out.mkdir(parents=True, exist_ok=True)

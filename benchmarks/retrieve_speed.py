@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from extras import require_extras  # same folder
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_REUTERS = ROOT.parent / "shared" / "datasets" / "reuters21578"
 
@@ -108,6 +110,7 @@ def main() -> None:
     parser.add_argument("--child", choices=("cli", "tarsim", "bm25s"))
     parser.add_argument("--bench-dir", type=Path)
     args = parser.parse_args()
+    require_extras(__file__, "bm25s")  # before any work
     if args.child:
         print(json.dumps(child(args.child, args.bench_dir, args.depth)))
         return

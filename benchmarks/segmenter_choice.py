@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from extras import require_extras  # same folder
 from tarsim.text.segmentation import paragraphs, segment, split_paragraph
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -224,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-punkt", action="store_true", help="skip training NLTK punkt on the corpora")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
+    require_extras(__file__, "pysbd", "blingfire", "sentencex", "segtok")  # before any work
 
     corpora = load_corpora(args.datasets, args.sample)
     full = corpora if not args.sample else load_corpora(args.datasets, None)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 from joblib import Parallel, delayed
 
+from extras import require_extras  # same folder
 from tarsim.datasets import load_dataset
 from tarsim.features.cache import cached_features
 from tarsim.reporting import recall_at_effort_frame
@@ -56,6 +57,7 @@ def main() -> None:
     parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "tarsim-feature-cache"))
     parser.add_argument("--quick", action="store_true", help="3 srd reviews and 3 Reuters topics only")
     args = parser.parse_args()
+    require_extras(__file__, "tabulate")  # before any work
     out = Path(args.out)
     cache = Path(args.cache)
     srd = sorted(p for p in (SHARED / "srd").iterdir() if p.is_dir())

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from extras import require_extras  # same folder
+
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "srd_sweep.toml"
 RESULTS = HERE / "results" / "srd_sweep"
@@ -82,6 +84,7 @@ def plots(work: Path, out: Path) -> list[Path]:
     figures = [
         (out / "recall_judge.png", ["--effort", "judge", "--stopping", "knee", "--stopping", "nonrel:50"]),
         (out / "recall_sent.png", ["--effort", "sent"]),
+        (out / "recall_sent_log.png", ["--effort", "sent", "--xscale", "log"]),
         (out / "recall_judge_per_review.png", ["--effort", "judge", "--per-topic", "--columns", "4"]),
     ]
     for path, options in figures:
@@ -100,6 +103,7 @@ def main() -> int:
     )
     parser.add_argument("--results", type=Path, default=RESULTS)
     args = parser.parse_args()
+    require_extras(__file__, "tabulate")  # before any work (the figures are drawn only when matplotlib is there)
     if not SHARED.exists():
         print(f"{SHARED} is absent: the srd collections sit in ../shared/datasets beside the checkout", file=sys.stderr)
         return 2

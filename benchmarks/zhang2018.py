@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
+from extras import require_extras  # same folder
 from tarsim.config.review import ReviewConfig
 from tarsim.data.qrels import write_sentence_qrels
 from tarsim.datasets import load_dataset
@@ -110,7 +111,13 @@ def figure(ledgers, models: list[str], recall: str, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.6), layout="constrained")
+    from tarsim.effort_models import make_effort_model
+    from tarsim.reporting.figure_text import IDENTICAL_DASHES, identical_to
+    from tarsim.reporting.plots import PALETTE, STYLE
+
+    plt.rcParams.update(STYLE)  # tarsim plot's look and Okabe-Ito colours, one colour per strategy in every panel
+    colours = {strategy: PALETTE[i % len(PALETTE)] for i, strategy in enumerate(ORDER)}
+    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 4.2), layout="constrained")
     for ax, model in zip(np.atleast_1d(axes), models, strict=True):
         curves = {
             s: [
@@ -120,18 +127,27 @@ def figure(ledgers, models: list[str], recall: str, path: Path) -> None:
             ]
             for s in ORDER
         }
-        top = max(4 * c.relevant + 1000 for runs in curves.values() for c in runs)
+        # the axis ends just past where the slowest run found its last relevant document (as tarsim plot's)
+        top = 1.05 * max(c.effort_to(float(c.recall[-1])) or float(c.effort[-1]) for r in curves.values() for c in r)
         grid = np.linspace(0, top, GRID_POINTS)
-        for strategy, runs in curves.items():
-            if runs:
-                mean = np.mean([[c.recall_at(e) for e in grid] for c in runs], axis=0)
-                ax.plot(grid, mean, label=strategy, lw=1.6)
+        means = {
+            strategy: np.mean([[c.recall_at(e) for e in grid] for c in runs], axis=0)
+            for strategy, runs in curves.items()
+            if runs
+        }
+        same = identical_to(means)  # drawn dashed over the line it equals, so that both show
+        for strategy, mean in means.items():
+            label = f"{strategy} (n = {len(curves[strategy])} runs)"
+            style = IDENTICAL_DASHES if strategy in same else "-"
+            label += f", identical to {same[strategy]}" if strategy in same else ""
+            ax.plot(grid, mean, label=label, lw=1.6, color=colours[strategy], ls=style)
         ax.set_title(f"E = {model}")
-        ax.set_xlabel("effort")
+        ax.set_xlabel(f"effort ({make_effort_model(model).unit})")
         ax.set_ylim(0, 1.02)
         ax.grid(True, color="0.9")
     np.atleast_1d(axes)[0].set_ylabel(f"mean recall ({recall})")
-    np.atleast_1d(axes)[-1].legend(loc="lower right", fontsize="small")
+    handles, labels = np.atleast_1d(axes)[-1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize="small", frameon=False)
     fig.savefig(path, dpi=120)
 
 
@@ -152,6 +168,7 @@ def main() -> None:
     parser.add_argument("--out", default="benchmarks/results/zhang2018")
     parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "tarsim-feature-cache"))
     args = parser.parse_args()
+    require_extras(__file__, "tabulate", "matplotlib")  # before any work
     out, cache = Path(args.out), Path(args.cache)
     out.mkdir(parents=True, exist_ok=True)
     models = ["judge", "sent", f"lambda:{args.lam:g}"]

@@ -34,6 +34,7 @@ EXTRAS = {
     "dask": "dask[distributed]: `tarsim sweep --backend dask`",
     "legal": "bm25s: BM25 retrieval, `tarsim retrieve`, `tarsim bench`, tarsim.retrieval, tarsim.legal's baselines",
     "plot": "matplotlib: `tarsim plot`, tarsim.reporting.plots",
+    "report": "altair and vl-convert-python: `tarsim report OUT --html FILE`, tarsim.reporting.html_report",
     "xlsx": "openpyxl: Excel .xlsx screening files",
 }
 """tarsim's optional extras (`pip install "tarsim[NAME]"`, or `tarsim[all]`) and what each is for."""

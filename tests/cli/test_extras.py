@@ -46,6 +46,11 @@ CASES = {
     "legal-bench": (["bm25s"], lambda tmp: ["bench", "pd", "--data", str(tmp)], "tarsim bench needs bm25s"),
     "dask": (["distributed", "dask"], _sweep, "tarsim sweep --backend dask needs dask[distributed]"),
     "xlsx": (["openpyxl"], _xlsx, "reading an Excel .xlsx file needs openpyxl"),
+    "report": (
+        ["altair"],
+        lambda tmp: ["report", str(tmp), "--html", str(tmp / "out.png")],
+        "tarsim report --html needs altair",
+    ),
 }
 
 
@@ -77,7 +82,7 @@ def test_require_returns_the_module_or_raises_an_import_error_tarsim_reports(mon
     ) as info:
         require("matplotlib", "plot", "plotting")
     assert isinstance(info.value, ImportError) and isinstance(info.value, TarsimError)
-    assert sorted(EXTRAS) == ["dask", "legal", "plot", "xlsx"]
+    assert sorted(EXTRAS) == ["dask", "legal", "plot", "report", "xlsx"]
 
 
 def test_the_extras_are_declared_and_the_test_extra_pulls_them_all():
@@ -87,9 +92,10 @@ def test_the_extras_are_declared_and_the_test_extra_pulls_them_all():
     project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
     extras = project["optional-dependencies"]
     assert set(EXTRAS) <= set(extras)
-    assert "tarsim[dask,legal,plot,xlsx]" in extras["test"] and extras["all"] == ["tarsim[dask,legal,plot,xlsx]"]
+    assert "tarsim[dask,legal,plot,report,xlsx]" in extras["test"]
+    assert extras["all"] == ["tarsim[dask,legal,plot,report,xlsx]"]
     core = " ".join(project["dependencies"])
-    assert not any(name in core for name in ("dask", "bm25s", "matplotlib", "openpyxl"))
+    assert not any(name in core for name in ("dask", "bm25s", "matplotlib", "openpyxl", "altair"))
 
 
 BLOCKED = """

@@ -6,24 +6,9 @@ from __future__ import annotations
 import json
 import shutil
 
-import pytest
-
 import ledger_factory
 from asreview_fixtures import write_project
 from tarsim.cli import main
-
-
-@pytest.mark.parametrize("kind", ["recall", "wss", "erf"])
-def test_per_topic_with_an_insights_kind_is_refused_in_one_line(tmp_path, capsys, kind):
-    """Failed before: `plot --per-topic --kind recall` wrote the averaged figure (byte-identical) and exited 0."""
-    ledgers = tmp_path / "ledgers"
-    ledgers.mkdir()
-    (ledgers / "t.jsonl").write_text("\n".join(ledger_factory.ledger_lines([1, 0, 1, 0])) + "\n")
-    out = tmp_path / "figure.png"
-    assert main(["plot", str(ledgers), "--per-topic", "--kind", kind, "--out", str(out)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"tarsim: error: --per-topic draws recall-effort panels (--kind effort) only, not --kind {kind}"]
-    assert not out.exists()
 
 
 def _study_folder(tmp_path):

@@ -54,9 +54,10 @@ def test_an_unknown_kind_is_refused():
 
 def test_tables_say_which_recall_and_which_oracle():
     ledger = make_ledger(TRUTH, LABELS, config={"sentence_oracle": "classifier"})
-    text = format_review_tables([ledger], ["judge"], recall="found")
+    text = format_review_tables([ledger], ["judge", "sent"], recall="found")
     assert "recall found (relevant documents presented and labelled relevant by the reviewer)" in text
-    assert "sentence oracle: classifier" in text
+    assert "sentence oracle: classifier" in text  # sentences read depend on it
+    assert "sentence oracle" not in format_review_tables([ledger], ["judge"])  # judgments do not
     assert "recall presented" in format_review_tables([ledger], ["judge"])
     frame = recall_at_effort_frame([ledger], ["judge"], recall="found")
     assert frame.loc[(frame["a"] == 1) & (frame["b"] == 0), "recall"].item() == 0.5
@@ -96,12 +97,12 @@ def test_a_fallible_simulated_reviewer_makes_found_lower(demo, tmp_path, capsys)
     assert found == pytest.approx(presented - missed / ledger.relevant)
     assert main(["report", str(tmp_path), "--effort", "judge", "--recall", "found"]) == 0
     printed = capsys.readouterr().out
-    assert "recall found" in printed and "sentence oracle: classifier" in printed
+    assert "recall found" in printed and "sentence oracle" not in printed  # judgments of documents only
 
 
 def test_insights_recall_figure_takes_the_kind():
     pytest.importorskip("matplotlib")
-    from tarsim.reporting.plots import plot_insights
+    from tarsim.reporting.insights_plots import plot_insights
 
     axis = plot_insights([make_ledger(TRUTH, LABELS, size=10)], "recall", recall="found").axes[0]
     assert axis.get_ylabel() == "Recall (found)"

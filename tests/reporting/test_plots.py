@@ -53,7 +53,8 @@ def test_average_figure_has_one_line_per_policy_and_the_reference_lines():
     assert counts == {"perfect": 1, "random": 1, "policy": 2, "marks": 2, "stop": 2}
     assert ax.get_xlabel() == "Effort (judgments)" and ax.get_ylabel() == "Recall (presented)"
     labels = [text.get_text() for text in ax.get_legend().get_texts()]
-    assert "good" in labels and "poor" in labels and "stop: nonrel:2 (mean where fired)" in labels
+    assert "good (n = 4 runs)" in labels and "poor (n = 4 runs)" in labels
+    assert "stop: nonrel:2 (mean where fired)" in labels
     assert len(ax.collections) == 2  # one band over seeds per policy
     perfect = next(line for line in ax.get_lines() if line.get_gid() == "perfect")
     _, y = perfect.get_data()  # min(1, E/R), averaged over the topics
@@ -63,7 +64,7 @@ def test_average_figure_has_one_line_per_policy_and_the_reference_lines():
 def test_average_curve_is_the_mean_over_topics_and_seeds():
     figure = plot_recall_effort(study(), marks=())
     ax = figure.axes[0]
-    good = next(line for line in ax.get_lines() if line.get_label() == "good")
+    good = next(line for line in ax.get_lines() if line.get_label() == "good (n = 4 runs)")
     x, y = good.get_data()
     # after 3 judgments: seed 0 has found 3 of 4, seed 1 has found 3 of 5 (same for both topics)
     index = int(next(i for i, e in enumerate(x) if e >= 3))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from tarsim.components import validate
@@ -61,13 +62,20 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="right end of the effort axis (default: just past the last relevant found and every stop; a stop "
         "beyond E is drawn hollow on the right edge)",
     )
+    parser.add_argument(
+        "--xscale",
+        choices=("linear", "log"),
+        default="linear",
+        help="effort axis: linear (default) or log (strategies whose effort differs by orders of magnitude both show)",
+    )
     parser.add_argument("--columns", type=int, metavar="N", help="panels per row with --per-topic")
     parser.add_argument("--title", help="figure title")
     parser.add_argument(
         "--kind",
         choices=("effort", "recall", "wss", "erf"),
         default="effort",
-        help="effort: recall by effort (default); recall, wss, erf: ASReview Insights' figures, one line per tool",
+        help="effort: recall by effort (default); recall, wss, erf: ASReview Insights' figures, one line per tool "
+        "(with --per-topic: one panel per topic)",
     )
     parser.add_argument(
         "--priors", choices=("exclude", "include"), default="exclude", help="priors in Insights' figures"
@@ -88,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
     require("matplotlib", "plot", "tarsim plot")  # before any work
     from tarsim.reporting.compare import load_ledgers
-    from tarsim.reporting.plots import plot_recall_effort
+    from tarsim.reporting.plots import log_scale_advised, plot_recall_effort
     from tarsim.stopping import parse_stopping_rule
     from tarsim.stopping.replay_inputs import replay_inputs
 
@@ -100,38 +108,72 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--xmax must be > 0, got {args.xmax}")
     if args.columns is not None and args.columns < 1:
         raise ConfigError(f"--columns must be >= 1, got {args.columns}")
-    if args.per_topic and args.kind != "effort":  # refused, not ignored: it drew the averaged figure
-        raise ConfigError(f"--per-topic draws recall-effort panels (--kind effort) only, not --kind {args.kind}")
     check_output_path(args.out, "--out")  # refused before any work
+    if args.kind != "effort":
+        refuse_effort_options(args)
     ledgers = load_ledgers(args.ledgers)
     if args.kind != "effort":
-        from tarsim.reporting.plots import plot_insights
+        from tarsim.reporting.insights_plots import plot_insights
 
         fields = [f.strip() for f in args.group_by.split(",")] if args.group_by else None
-        path = _save_and_close(
-            plot_insights(
-                ledgers, args.kind, priors=args.priors, group_by=fields, title=args.title, recall=args.recall
-            ),
-            args.out,
+        figure = plot_insights(
+            ledgers,
+            args.kind,
+            priors=args.priors,
+            group_by=fields,
+            title=args.title,
+            recall=args.recall,
+            per_topic=args.per_topic,
+            columns=args.columns,
         )
+        path = _save_and_close(figure, args.out)
         print(f"{len(ledgers)} review(s) plotted to {path}")
         return 0
+    fields = [f.strip() for f in args.group_by.split(",")] if args.group_by else None
     figure = plot_recall_effort(
         ledgers,
         args.effort,
         per_topic=args.per_topic,
         stopping=args.stopping,
         marks=marks,
-        group_by=[f.strip() for f in args.group_by.split(",")] if args.group_by else None,
+        group_by=fields,
         xmax=args.xmax,
         columns=args.columns,
         title=args.title,
         replay=replay_inputs(args.collection, ledgers),
         recall=args.recall,
+        xscale=args.xscale,
     )
     path = _save_and_close(figure, args.out)
     print(f"{len(ledgers)} ledger(s) plotted to {path}")
+    if args.xscale == "linear" and args.xmax is None and log_scale_advised(ledgers, args.effort, fields, args.recall):
+        print(
+            f"tarsim: note: in {args.effort} units some lines end 10 times sooner than others and sit at the left "
+            "edge; --xscale log shows them all",
+            file=sys.stderr,
+        )
     return 0
+
+
+def refuse_effort_options(args: argparse.Namespace) -> None:
+    """Options of the recall-effort figure that an Insights figure (--kind recall|wss|erf: share screened on the x
+    axis, no effort model, no stops) cannot honour: refused in one line rather than silently ignored."""
+    given = [
+        name
+        for name, used in (
+            ("--effort", args.effort != "judge"),
+            ("--stopping", bool(args.stopping)),
+            ("--xmax", args.xmax is not None),
+            ("--xscale", args.xscale != "linear"),
+            ("--marks", args.marks != "1R+100,2R+100,4R+100"),
+            ("--collection", bool(args.collection)),
+        )
+        if used
+    ]
+    if given:
+        raise ConfigError(
+            f"{', '.join(given)}: only for --kind effort; --kind {args.kind} has no effort axis and no stops"
+        )
 
 
 def _save_and_close(figure, out: str) -> Path:

@@ -1,10 +1,12 @@
-"""`tarsim report OUT`: recompute the per-topic, Recall@E and hours-to-recall tables from the ledgers alone."""
+"""`tarsim report OUT`: recompute the per-topic, Recall@E and hours-to-recall tables from the ledgers alone; with
+`--html FILE`, one self-contained page of the study (a `simulate` or a `sweep` output, or any ledger folder)."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -14,7 +16,9 @@ from tarsim.reporting.tables import DEFAULT_EFFORT_MODELS, format_review_tables
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("out", metavar="OUT", help="a `tarsim simulate` output directory")
+    parser.add_argument(
+        "out", metavar="OUT", help="a `tarsim simulate` output directory (with --html: also a sweep's, or ledgers)"
+    )
     parser.add_argument("--effort", action="append", metavar="MODEL", help="effort model (repeatable)")
     parser.add_argument(
         "--recall",
@@ -27,7 +31,92 @@ def register(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also rewrite OUT/recall_at_effort.csv and OUT/summary.json for these effort models",
     )
+    parser.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write one self-contained HTML page (no network needed to view it): configuration, versions, tables "
+        "per group, interactive figures and the commands that reproduce it (needs the report extra)",
+    )
+    parser.add_argument(
+        "--stopping",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="with --html: stopping rules of the stopping figure (default: the rules the runs recorded)",
+    )
+    parser.add_argument(
+        "--collection",
+        action="append",
+        metavar="DIR|FILE",
+        help="with --html: collection directory or screening file (needed by target:T stopping rules; repeatable)",
+    )
+    parser.add_argument(
+        "--group-by", metavar="FIELDS", help="with --html: config fields that name a group (default: those that differ)"
+    )
     parser.set_defaults(handler=run)
+
+
+def run_html(args: argparse.Namespace) -> int:
+    """`--html FILE`: the study's page from every complete ledger under OUT (a simulate or sweep output)."""
+    from tarsim.data.paths import check_output_path
+    from tarsim.errors import require
+    from tarsim.stopping import parse_stopping_rule
+
+    require("altair", "report", "tarsim report --html")  # before any work
+    require("vl_convert", "report", "tarsim report --html", "vl-convert-python")
+    from tarsim.reporting.compare import load_ledgers
+    from tarsim.reporting.html_report import build_report, write_report
+    from tarsim.stopping.replay_inputs import replay_inputs
+
+    effort = tuple(args.effort or ("judge",))
+    for model in effort:
+        validate("effort", model)
+    for rule in args.stopping:
+        parse_stopping_rule(rule)
+    check_output_path(args.html, "--html")
+    ledgers = [ledger for ledger in load_ledgers([args.out]) if ledger.complete]
+    if not ledgers:
+        raise InputError(Path(args.out), None, "no complete ledger found")
+    command = ["tarsim", "report", args.out, "--html", args.html]
+    command += [f"--effort={model}" for model in args.effort or ()]
+    command += [f"--collection={path}" for path in args.collection or ()]
+    command += [f"--stopping={rule}" for rule in args.stopping] + (
+        [f"--group-by={args.group_by}"] if args.group_by else []
+    )
+    command += ["--recall=found"] if args.recall == "found" else []
+    page, figures = build_report(
+        ledgers,
+        effort_models=effort,
+        recall=args.recall,
+        stopping=args.stopping,
+        found_rules=[] if args.stopping else _sweep_rules(Path(args.out)),
+        replay=replay_inputs(args.collection, ledgers),
+        group_by=[f.strip() for f in args.group_by.split(",")] if args.group_by else None,
+        commands=[_reproduce(Path(args.out)), " ".join(shlex.quote(part) for part in command)],
+    )
+    path = write_report(args.html, page)
+    print(f"{len(ledgers)} run(s), {len(figures)} figure(s) written to {path}")
+    return 0
+
+
+def _sweep_rules(out: Path) -> list[str]:
+    """The stopping rules a sweep's stopping study replayed (its ledgers do not record them): OUT/stopping's
+    summary table, when there is one; else none (build_report then uses the rules the ledgers recorded)."""
+    import pandas as pd
+
+    summary = out / "stopping" / "stop_summary.csv"
+    if not summary.is_file():
+        return []
+    column = pd.read_csv(summary, usecols=["rule_given"])["rule_given"]
+    return [str(rule) for rule in dict.fromkeys(column.dropna())]
+
+
+def _reproduce(out: Path) -> str:
+    """How OUT was made, as far as it says: a sweep's config beside it, else the simulate settings in its summary."""
+    configs = sorted(out.glob("*.toml"))
+    if configs:
+        return f"tarsim sweep {shlex.quote(str(configs[0]))} --out {shlex.quote(str(out))}"
+    return f"# the settings of every run are in the configuration above and in each ledger's header ({out}/ledgers)"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,7 +124,9 @@ def run(args: argparse.Namespace) -> int:
     from tarsim.data.output_lock import output_lock, writer_of
     from tarsim.reporting.tables import write_simulation_reports
 
-    effort = tuple(args.effort or DEFAULT_EFFORT_MODELS)
+    if args.html:
+        return run_html(args)
+    effort = tuple(args.effort or recorded_effort_models(Path(args.out)))
     for model in effort:
         validate("effort", model)
     writer = None if args.write else writer_of(args.out)  # a review still running there: say so, not "resume"
@@ -63,6 +154,17 @@ def run(args: argparse.Namespace) -> int:
             )
     print(format_review_tables(result.ledgers.values(), effort, args.recall))
     return 0
+
+
+def recorded_effort_models(out: Path) -> tuple[str, ...]:
+    """The effort models the review printed and wrote (OUT/summary.json: judge alone for a screening file), else
+    the defaults."""
+    summary = out / "summary.json"
+    try:
+        models = json.loads(summary.read_text(encoding="utf-8")).get("effort_models") if summary.is_file() else None
+    except (OSError, ValueError):  # an unreadable summary: the ledgers are what the tables come from anyway
+        models = None
+    return tuple(models) if models else tuple(DEFAULT_EFFORT_MODELS)
 
 
 def unfinished_ledgers(directory: Path) -> list[Path]:

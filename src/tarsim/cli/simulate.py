@@ -15,7 +15,7 @@ from tarsim.config.review import ReviewConfig
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS
 from tarsim.errors import ConfigError
 from tarsim.policies import SeedingChoice
-from tarsim.reporting.tables import format_review_tables
+from tarsim.reporting.tables import default_effort_models, format_review_tables
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +41,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="MODEL",
         help=f"effort model (repeatable; the first also counts --max-effort; default: {' '.join(DEFAULT_EFFORT_MODELS)}"
-        "; see tarsim list effort)",
+        ", judge alone for a screening file; see tarsim list effort)",
     )
     output.add_argument(
         "--recall",
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from tarsim.features.cache import resolve_cache_dir
     from tarsim.simulator.run import check_topics
 
-    effort = tuple(args.effort or DEFAULT_EFFORT_MODELS)
+    effort = tuple(args.effort or default_effort_models(args.collection))  # a screening file: judgments
     values = {name: value for name, value in option_values(args, ReviewConfig).items() if value is not None}
     if args.seeding:
         check_query_seeding(args.collection, args.seeding)
@@ -144,4 +144,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"(the tables include {topics} an earlier run left in {args.out}: {shown})")
     kind = "" if args.recall == "presented" else f" (recall {args.recall})"
     print(f"ledgers, recall_at_effort.csv and summary.json{kind} written to {args.out}")
+    if not (args.collection or args.docs):  # the demo: what its words mean
+        print(DEMO_TERMS)
+    print(next_steps(args.out))
     return 0
+
+
+DEMO_TERMS = """
+Terms: R = a topic's relevant documents; judged = documents judged; Recall@aR+b = the share of R found after
+aR+b effort; effort models: judge = judgments, sent = sentences read, lambda:0.5 = half of each, seconds and
+clock = modelled reading time (glossary: docs/semantics.md#glossary)."""
+
+
+def next_steps(out: str) -> str:
+    """The two commands a new user most likely wants next, on the output just written."""
+    return (
+        f"next: tarsim plot {out} --out recall.png   (recall by effort)\n"
+        f"      tarsim report {out} --html report.html   (tables and interactive figures on one page)"
+    )

@@ -6,8 +6,15 @@ axis reaches past its last relevant found and its furthest stop; a stop beyond a
 Averaging over topics: each run's recall is read on a common effort grid (a step function; after a ledger's
 end, recall stays at its final value), averaged over topics per seed; the line is the mean of those seed curves
 and the band their min-max. Reference lines are exact in judgments: random review finds E/N of the relevant
-documents in expectation, a perfect review min(1, E/R). In other effort models they are estimates that convert
-effort to judgments with each topic's mean cost per judgment in the plotted ledgers (labelled "est.").
+documents in expectation, a perfect review min(1, E/R). In other effort models random review is an estimate that
+converts effort to judgments with each topic's mean cost per judgment in the plotted ledgers (labelled "est."), and
+the perfect review is drawn only as a bound: min(1, E/(R c)) with c the cheapest judgment of the topic's plotted
+runs (no run can find k relevant documents for less than k c), left out when a judgment cost nothing.
+
+The effort axis is linear (its right end just past where the slowest plotted run found its last relevant document,
+or `xmax`) or logarithmic (`xscale="log"`: strategies whose effort differs by orders of magnitude both show). A line
+identical to an earlier one is drawn dashed on top of it and its legend entry says so; legend entries give each
+line's number of runs; the title names the dataset, the effort unit and what the band is over.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError
 from tarsim.metrics.recall_effort import GRID_A, RecallCurve, check_recall_kind, recall_curve
 from tarsim.reporting.compare import group_ledgers, pair_key, refuse_identical_runs
+from tarsim.reporting.figure_text import IDENTICAL_DASHES, band_note, dataset_name, identical_to, runs_label, titled
 
 if TYPE_CHECKING:
     from tarsim.stopping.replay_inputs import ReplayInputs
@@ -35,6 +43,7 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F
 MARKS = tuple((a, 100.0) for a in GRID_A)
 """Default aR+b markers: 1R+100, 2R+100, 4R+100."""
 FORMATS = ("png", "svg", "pdf")
+XSCALES = ("linear", "log")
 GRID_POINTS = 400
 LINESTYLES = ("-", (0, (5, 1.5)), "-.", (0, (1, 1)))
 STOP_MARKERS = ("X", "P", "D", "v", "^", "s")
@@ -91,11 +100,27 @@ def _x_limit(ledgers: Sequence[Ledger], model, recall: str = "presented") -> flo
     return 1.05 * max(ends) if ends else 1.0
 
 
+def _judgment_costs(ledgers: Sequence[Ledger], model) -> np.ndarray:
+    # the clock model reads each judgment's clock time beside the effort increments (as recall_curve)
+    return np.concatenate([model.costs(ledger.effort_columns) for ledger in ledgers]) if ledgers else np.ones(1)
+
+
 def _cost_per_judgment(ledgers: Sequence[Ledger], model) -> float:
-    costs = (  # the clock model reads each judgment's clock time beside the effort increments (as recall_curve)
-        np.concatenate([model.costs(ledger.effort_columns) for ledger in ledgers]) if ledgers else np.ones(1)
-    )
+    costs = _judgment_costs(ledgers, model)
     return float(costs.mean()) if costs.size and costs.mean() > 0 else 1.0
+
+
+def _cheapest_judgment(ledgers: Sequence[Ledger], model) -> float:
+    """The least a judgment cost in these runs (0 when one cost nothing: then no perfect-review bound is drawn)."""
+    costs = _judgment_costs(ledgers, model)
+    return float(costs.min()) if costs.size else 0.0
+
+
+def _x_start(ledgers: Sequence[Ledger], model, recall: str) -> float:
+    """The left end of a log effort axis: the least effort of any run's first judgment (at least a tiny positive)."""
+    firsts = [float(recall_curve(ledger, model, recall=recall).effort[0]) for ledger in ledgers]
+    positive = [first for first in firsts if first > 0]
+    return min(positive) if positive else 1.0
 
 
 def _seed_curves(runs: Sequence[Ledger], curves: Sequence[RecallCurve], grid: np.ndarray) -> np.ndarray:
@@ -126,11 +151,15 @@ class Drawn:
     marks: set[tuple[float, float]] = field(default_factory=set)
     inside: set[int] = field(default_factory=set)
     beyond: set[int] = field(default_factory=set)
+    identical: dict[str, str] = field(default_factory=dict)
+    perfect: bool = False
 
     def __ior__(self, other: Drawn) -> Drawn:
         self.marks |= other.marks
         self.inside |= other.inside
         self.beyond |= other.beyond
+        self.identical |= other.identical
+        self.perfect |= other.perfect
         return self
 
 
@@ -165,12 +194,14 @@ def _plot_panel(
     replay: ReplayInputs,
     average: bool,
     recall: str,
+    xscale: str = "linear",
 ) -> Drawn:
     """One panel: its stop marks computed once, its axis limit from them and from its runs, then drawn."""
     stops = _panel_stops(groups, stopping, model, replay, average)
     ledgers = [run for runs in groups.values() for run in runs]
     limit = _panel_limit(ledgers, model, recall, stops, xmax)
-    return _draw_panel(ax, groups, styles, model, limit, marks, stops, recall)
+    start = _x_start(ledgers, model, recall) if xscale == "log" else 0.0
+    return _draw_panel(ax, groups, styles, model, limit, marks, stops, recall, start)
 
 
 def _panel_limit(ledgers: Sequence[Ledger], model, recall: str, stops: PanelStops, xmax: float | None) -> float:
@@ -205,11 +236,14 @@ def _draw_panel(
     marks: Sequence[tuple[float, float]],
     stops: PanelStops,
     recall: str = "presented",
+    start: float = 0.0,
 ) -> Drawn:
-    """Draw one panel up to effort `xmax`; a stop mark beyond it (an explicit --xmax) is drawn hollow at the right
-    edge (gid `stop-beyond`). Returns what was drawn (aR+b marks inside the axes, rules with stop marks inside and
-    beyond), for the legend."""
-    grid = np.linspace(0.0, xmax, GRID_POINTS)
+    """Draw one panel up to effort `xmax` (from `start` > 0 on a log axis); a stop mark beyond it (an explicit
+    --xmax) is drawn hollow at the right edge (gid `stop-beyond`). Returns what was drawn (aR+b marks inside the
+    axes, rules with stop marks inside and beyond, lines identical to another, the perfect-review line), for the
+    legend."""
+    log = start > 0
+    grid = np.geomspace(start, max(xmax, start * 1.01), GRID_POINTS) if log else np.linspace(0.0, xmax, GRID_POINTS)
     everyone = [ledger for runs in groups.values() for ledger in runs]
     topics: dict[tuple, Ledger] = {}
     for ledger in everyone:
@@ -219,35 +253,35 @@ def _draw_panel(
     for key, ledger in topics.items():
         same_topic = [other for other in everyone if pair_key(other)[:2] == key]
         per = 1.0 if exact else _cost_per_judgment(same_topic, model)
-        judgments = grid / per
-        random_line.append(np.minimum(1.0, judgments / ledger.collection_size))
-        perfect_line.append(np.minimum(1.0, judgments / max(ledger.relevant, 1)))
+        random_line.append(np.minimum(1.0, grid / per / ledger.collection_size))
+        cheapest = 1.0 if exact else _cheapest_judgment(same_topic, model)  # a bound, not an estimate
+        if cheapest > 0:
+            perfect_line.append(np.minimum(1.0, grid / cheapest / max(ledger.relevant, 1)))
+    drawn = Drawn(perfect=len(perfect_line) == len(topics))
+    if drawn.perfect:
+        label = "perfect review" if exact else "perfect review (bound: cheapest judgment)"
+        ax.plot(grid, np.mean(perfect_line, axis=0), ls="--", lw=1.0, color="0.35", gid="perfect", label=label)
     suffix = "" if exact else " (est.)"
-    ax.plot(
-        grid,
-        np.mean(perfect_line, axis=0),
-        ls="--",
-        lw=1.0,
-        color="0.35",
-        gid="perfect",
-        label=f"perfect review{suffix}",
-    )
     ax.plot(
         grid, np.mean(random_line, axis=0), ls=":", lw=1.2, color="0.35", gid="random", label=f"random review{suffix}"
     )
-    drawn = Drawn()
+    run_curves = {g: [recall_curve(ledger, model, recall=recall) for ledger in runs] for g, runs in groups.items()}
+    seed_curves = {g: _seed_curves(runs, run_curves[g], grid) for g, runs in groups.items()}  # once: line and marks
+    drawn.identical = identical_to({g: curves.mean(axis=0) for g, curves in seed_curves.items()})
     for group, runs in groups.items():
         colour, linestyle = styles[group]
-        run_curves = [recall_curve(ledger, model, recall=recall) for ledger in runs]  # once per run: line and marks
-        curves = _seed_curves(runs, run_curves, grid)
+        curves = seed_curves[group]
         mean = curves.mean(axis=0)
         if len(curves) > 1:
             ax.fill_between(grid, curves.min(axis=0), curves.max(axis=0), color=colour, alpha=0.18, lw=0, gid="band")
-        ax.plot(grid, mean, color=colour, ls=linestyle, lw=1.8, gid="policy", label=group)
+        label = runs_label(group, len(runs))
+        if group in drawn.identical:  # dashed on top of the line it equals, so that both show
+            linestyle, label = IDENTICAL_DASHES, f"{label}, identical to {drawn.identical[group]}"
+        ax.plot(grid, mean, color=colour, ls=linestyle, lw=1.8, gid="policy", label=label)
         xs, ys = [], []
         for a, b in marks:
             budgets = [a * ledger.relevant + b for ledger in runs]
-            recalls = [curve.known_recall_at(e) for curve, e in zip(run_curves, budgets, strict=True)]
+            recalls = [curve.known_recall_at(e) for curve, e in zip(run_curves[group], budgets, strict=True)]
             x = float(np.mean(budgets))
             if x <= xmax and None not in recalls:  # no mark where a run's budget leaves its recall unknown
                 xs.append(x)
@@ -286,7 +320,9 @@ def _draw_panel(
                     clip_on=False,
                     gid="stop-beyond",
                 )
-    ax.set_xlim(0, xmax)
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlim(start if log else 0, xmax)
     ax.set_ylim(0, 1.04)
     ax.grid(True, color="0.9", lw=0.6)
     return drawn
@@ -339,15 +375,19 @@ def plot_recall_effort(
     title: str | None = None,
     replay: Mapping | ReplayInputs | None = None,
     recall: str = "presented",
+    xscale: str = "linear",
 ):
     """Recall-effort curves, averaged over topics (one panel) or per topic (small multiples); returns the Figure.
 
     `replay` holds what some stopping rules need (docids and qrels for target:T; see tarsim.stopping): one mapping
     for every ledger, or a function of the ledger (replay_inputs: ledgers of several collections). `recall`:
-    `presented` (the paper's) or `found` (presented and labelled relevant); the y axis names it.
+    `presented` (the paper's) or `found` (presented and labelled relevant); the y axis names it. `xscale`: `linear`
+    or `log` effort axis.
     """
     if not ledgers:
         raise ConfigError("nothing to plot: no ledgers")
+    if xscale not in XSCALES:
+        raise ConfigError(f"x scale {xscale!r} unknown; accepted: {', '.join(XSCALES)}")
     ylabel = f"Recall ({check_recall_kind(recall)})"
     plt = _matplotlib()
     model = make_effort_model(effort_model)
@@ -355,17 +395,20 @@ def plot_recall_effort(
     groups = group_ledgers(ledgers, group_by)
     refuse_identical_runs(groups)  # the same run given twice would count twice in every mean
     styles = group_styles(list(groups))
-    xlabel = f"Effort ({model.unit})" if not model.name.startswith("lambda") else f"Effort ({model.name}: {model.unit})"
+    unit = model.unit if not model.name.startswith("lambda") else f"{model.name}: {model.unit}"
+    xlabel = f"Effort ({unit})" + (", log scale" if xscale == "log" else "")
+    band = band_note(ledgers)
     with plt.rc_context(STYLE):
         if not per_topic:
             fig, ax = plt.subplots(figsize=(7.0, 4.2), layout="constrained")
-            drawn = _plot_panel(ax, groups, styles, model, xmax, marks, stopping, replay, True, recall)
+            drawn = _plot_panel(ax, groups, styles, model, xmax, marks, stopping, replay, True, recall, xscale)
             topics = len({pair_key(ledger)[:2] for ledger in ledgers})
-            seeds = len({pair_key(ledger)[2] for ledger in ledgers})
             ax.set_title(
                 title
-                or f"Mean recall over {topics} topic{'s' if topics > 1 else ''}"
-                + (f" (band: min-max over {seeds} seeds)" if seeds > 1 else "")
+                or titled(
+                    dataset_name(ledgers), f"mean recall over {topics} topic{'s' if topics > 1 else ''} by {unit}"
+                )
+                + (f"\n({band})" if band else "")
             )
             ax.set_xlabel(xlabel)
             ax.set_ylabel(ylabel)
@@ -385,11 +428,13 @@ def plot_recall_effort(
         fig, axes = plt.subplots(
             nrows, ncols, figsize=(3.1 * ncols + 0.4, 2.6 * nrows + 0.9), squeeze=False, layout="constrained"
         )
-        drawn = Drawn()
+        drawn = Drawn(perfect=True)
         for ax, key in zip(axes.flat, keys, strict=False):
             subset = {g: [run for run in runs if pair_key(run)[:2] == key] for g, runs in groups.items()}
             subset = {g: runs for g, runs in subset.items() if runs}
-            drawn |= _plot_panel(ax, subset, styles, model, xmax, marks, stopping, replay, False, recall)
+            panel = _plot_panel(ax, subset, styles, model, xmax, marks, stopping, replay, False, recall, xscale)
+            drawn |= panel
+            drawn.perfect &= panel.perfect
             sample = next(iter(subset.values()))[0]
             ax.set_title(f"{key[1]}\nR={sample.relevant}, N={sample.collection_size}", fontsize="medium")
         for ax in axes.flat[n:]:
@@ -400,24 +445,50 @@ def plot_recall_effort(
                 used[-1].set_xlabel(xlabel)
         for ax in axes[:, 0]:
             ax.set_ylabel(ylabel)
-        from matplotlib.lines import Line2D
-
-        handles = [Line2D([], [], color=styles[g][0], ls=styles[g][1], lw=1.8, label=g) for g in groups]
-        handles += [
-            Line2D(
-                [], [], ls="--", color="0.35", label="perfect review" + ("" if model.name == "judge" else " (est.)")
-            ),
-            Line2D([], [], ls=":", color="0.35", label="random review" + ("" if model.name == "judge" else " (est.)")),
-        ]
-        handles += _legend_handles(stopping, marks, False, drawn)
-        seeds = len({pair_key(ledger)[2] for ledger in ledgers})
         fig.legend(
-            handles=handles, loc="outside lower center", ncols=min(len(handles), 2 if ncols < 3 else 3), frameon=False
+            handles=_per_topic_handles(groups, styles, model, drawn) + _legend_handles(stopping, marks, False, drawn),
+            loc="outside lower center",
+            ncols=2 if ncols < 3 else 3,
+            frameon=False,
         )
         fig.suptitle(
-            title or "Recall by effort per topic" + (f" (band: min-max over {seeds} seeds)" if seeds > 1 else "")
+            title or titled(dataset_name(ledgers), f"recall per topic by {unit}") + (f" ({band})" if band else "")
         )
         return fig
+
+
+def _per_topic_handles(groups: Mapping[str, Sequence[Ledger]], styles: Mapping[str, tuple], model, drawn: Drawn):
+    """The small multiples' shared legend: each line with its runs over all panels, the reference lines drawn, and
+    a note when some panel drew a line dashed because it equals another there."""
+    from matplotlib.lines import Line2D
+
+    handles = [
+        Line2D([], [], color=styles[g][0], ls=styles[g][1], lw=1.8, label=runs_label(g, len(runs)))
+        for g, runs in groups.items()
+    ]
+    exact = model.name == "judge"
+    if drawn.perfect:
+        label = "perfect review" if exact else "perfect review (bound: cheapest judgment)"
+        handles.append(Line2D([], [], ls="--", color="0.35", label=label))
+    handles.append(Line2D([], [], ls=":", color="0.35", label="random review" + ("" if exact else " (est.)")))
+    if drawn.identical:
+        handles.append(
+            Line2D([], [], ls=IDENTICAL_DASHES, color="0.2", label="dashed: identical to another line in its panel")
+        )
+    return handles
+
+
+LOG_ADVISED_RATIO = 10.0
+"""When the axis end is this many times the effort at which the fastest line found its last relevant document, that
+line sits in the leftmost 10% of a linear axis: `tarsim plot` then suggests --xscale log."""
+
+
+def log_scale_advised(ledgers: Sequence[Ledger], effort_model: str, group_by=None, recall: str = "presented") -> bool:
+    """Whether a linear effort axis would squeeze some line against its left edge (see LOG_ADVISED_RATIO)."""
+    model = make_effort_model(effort_model)
+    groups = group_ledgers(ledgers, group_by)
+    ends = [_x_limit(runs, model, recall) for runs in groups.values() if runs]
+    return len(ends) > 1 and min(ends) > 0 and max(ends) / min(ends) >= LOG_ADVISED_RATIO
 
 
 def save_figure(fig, path) -> Path:
@@ -435,91 +506,3 @@ def save_figure(fig, path) -> Path:
     with atomic_write(path, "wb") as handle, plt.rc_context({"svg.hashsalt": "tarsim", "svg.fonttype": "none"}):
         fig.savefig(handle, format=suffix, dpi=200, metadata=metadata, bbox_inches="tight", pad_inches=0.05)
     return path
-
-
-# ---- ASReview Insights' figures ---------------------------------------------------------------------------------
-INSIGHTS_KINDS = ("recall", "wss", "erf")
-INSIGHTS_GRID = 1001
-
-
-def _insights_curve(screen, kind: str, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One review's curve on `grid` (share screened, or recall for wss) and its random-screening reference."""
-    from tarsim.metrics.insights import _random_found
-
-    n, r = screen.n, screen.relevant
-    found = np.cumsum(screen.labels)
-    if kind == "wss":
-        levels = np.arange(1, r + 1)
-        when = np.searchsorted(found, levels).astype(float)
-        when[when >= n] = np.nan  # a level never reached has no WSS
-        values = (np.searchsorted(_random_found(r, n), levels) - when) / n
-        index = np.searchsorted(levels / r, grid, side="right") - 1
-        return np.where(index >= 0, values[np.maximum(index, 0)], np.nan), np.zeros_like(grid)
-    k = np.searchsorted(np.arange(1, n + 1) / n, grid, side="right")  # records screened at each share
-    got = np.where(k > 0, found[np.maximum(k - 1, 0)], 0) / r
-    random = np.where(k > 0, _random_found(r, n)[np.maximum(k - 1, 0)], 0) / r
-    if kind == "recall":
-        return got, random
-    return got - random, np.zeros_like(grid)
-
-
-def plot_insights(
-    ledgers: Sequence[Ledger],
-    kind: str = "recall",
-    *,
-    priors: str = "exclude",
-    group_by: Sequence[str] | None = None,
-    title: str | None = None,
-    recall: str = "presented",
-):
-    """ASReview Insights' recall, WSS or ERF figure, one line per tool (tarsim preset or strategy, "asreview", an
-    order file's name; or per `group_by` fields), averaged over its reviews; the reference lines are Insights':
-    random screening (and, for recall, a perfect review); WSS and ERF are 0 for random screening."""
-    from tarsim.metrics.insights import screening, tool_of
-
-    if kind not in INSIGHTS_KINDS:
-        raise ConfigError(f"plot kind {kind!r} unknown; accepted: effort, {', '.join(INSIGHTS_KINDS)}")
-    if not ledgers:
-        raise ConfigError("nothing to plot: no ledgers")
-    groups: dict[str, list[Ledger]] = {}
-    if group_by:
-        groups = group_ledgers(ledgers, group_by)
-    else:
-        for ledger in ledgers:
-            groups.setdefault(tool_of(ledger), []).append(ledger)
-    refuse_identical_runs(groups)
-    screens = {name: [screening(ledger, priors, recall=recall) for ledger in runs] for name, runs in groups.items()}
-    screens = {name: [s for s in runs if s.relevant > 0] for name, runs in screens.items()}
-    if not any(screens.values()):
-        raise ConfigError("nothing to plot: no review has a relevant record")
-    styles = group_styles(list(screens))
-    grid = np.linspace(0.0, 1.0, INSIGHTS_GRID)
-    plt = _matplotlib()
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(6.4, 4.4), layout="constrained")
-        references = []
-        for name, runs in screens.items():
-            if not runs:
-                continue
-            curves = [_insights_curve(screen, kind, grid) for screen in runs]
-            mean = np.mean([c[0] for c in curves], axis=0)
-            references.extend(c[1] for c in curves)
-            colour, style = styles[name]
-            ax.step(grid, mean, where="post", color=colour, ls=style, lw=1.8, label=f"{name} ({len(runs)})")
-        reviews = [screen for runs in screens.values() for screen in runs]
-        ax.step(grid, np.mean(references, axis=0), where="post", color="black", lw=1.0, label="random screening")
-        if kind == "recall":
-            perfect = np.mean([np.minimum(1.0, np.floor(grid * s.n + 1e-9) / s.relevant) for s in reviews], axis=0)
-            ax.step(grid, perfect, where="post", color="grey", lw=1.0, label="perfect review")
-        ax.set_ylim(-0.05, 1.05)
-        labels = {
-            "recall": ("Recall", f"Recall ({recall})"),
-            "wss": (f"Work Saved over Sampling (WSS) given Recall ({recall})", "WSS"),
-        }
-        heading, ylabel = labels.get(kind, ("Extra Relevant Records Found (ERF)", "ERF"))
-        ax.set_xlabel("Recall" if kind == "wss" else "Proportion of labeled records")
-        ax.set_ylabel(ylabel)
-        topics = len({screen.topic for screen in reviews})
-        ax.set_title(title or heading + (f", mean over {topics} topics" if topics > 1 else ""))
-        ax.legend(loc="best", frameon=False)
-    return fig

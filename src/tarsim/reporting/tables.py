@@ -27,10 +27,45 @@ RECALL_MEANING = {
 }
 
 
-def caption(ledgers: Iterable[Ledger], recall: str = "presented") -> str:
-    """The caption line every recall table carries: which recall, and the sentence oracle(s) of the ledgers."""
+SENTENCE_MODELS = ("sent", "lambda")
+"""Effort models that count sentences read: what the sentence oracle decides (where a document is read to)."""
+SCREENING_EFFORT_MODELS = ("judge",)
+"""What a screening file's review (titles and abstracts) prints and writes by default: judgments, the unit of
+screening; the sentence and time models are there with --effort."""
+
+
+def uses_sentences(ledgers: Iterable[Ledger], effort_models: Sequence[str] | None = None) -> bool:
+    """Whether the sentence oracle means something for these tables: a review shows or trains on sentences, or an
+    effort model counts sentences read (None: the default models, which do)."""
+    models = DEFAULT_EFFORT_MODELS if effort_models is None else effort_models
+    if any(make_effort_model(spec).name in SENTENCE_MODELS for spec in models):
+        return True
+    return any(
+        "sentence" in str(ledger.header.get("config", {}).get(key, ""))
+        for ledger in ledgers
+        for key in ("strategy", "feedback", "train_on", "rank_by")
+    )
+
+
+def default_effort_models(collection: object) -> tuple[str, ...]:
+    """The effort models a review prints and writes when --effort is not given: judgments alone for a screening
+    file (.csv .tsv .xlsx .ris: titles and abstracts, no sentence-level reading), every default model otherwise."""
+    from tarsim.interop.screening import is_screening_file
+
+    if isinstance(collection, (str, Path)) and is_screening_file(collection):
+        return SCREENING_EFFORT_MODELS
+    return tuple(DEFAULT_EFFORT_MODELS)
+
+
+def caption(ledgers: Iterable[Ledger], recall: str = "presented", effort_models: Sequence[str] | None = None) -> str:
+    """The caption line every recall table carries: which recall, and the sentence oracle(s) of the ledgers where
+    it means something (uses_sentences)."""
+    ledgers = list(ledgers)
+    text = f"recall {check_recall_kind(recall)} ({RECALL_MEANING[recall]})"
+    if not uses_sentences(ledgers, effort_models):
+        return text
     oracles = sorted({str(ledger.header.get("config", {}).get("sentence_oracle", "inherit")) for ledger in ledgers})
-    return f"recall {check_recall_kind(recall)} ({RECALL_MEANING[recall]}); sentence oracle: {', '.join(oracles)}"
+    return f"{text}; sentence oracle: {', '.join(oracles)}"
 
 
 PRIORS_COUNTED = "prior judgments counted (as tarsim compare does; tarsim metrics leaves them out by default)"
@@ -234,7 +269,7 @@ def format_review_tables(
     counted = [spec for spec in effort_models if make_effort_model(spec).name not in TIME_MODELS]
     timed = [spec for spec in effort_models if make_effort_model(spec).name in TIME_MODELS]
     note = PRIORS_COUNTED if has_priors(ledgers) else ""
-    parts = [caption(ledgers, recall), format_topic_table(ledgers, recall)]
+    parts = [caption(ledgers, recall, effort_models), format_topic_table(ledgers, recall)]
     if counted:
         parts.append(format_recall_table(recall_at_effort_frame(ledgers, counted, recall), note))
     if timed:

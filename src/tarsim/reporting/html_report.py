@@ -1,0 +1,230 @@
+"""One self-contained HTML page of a study (`tarsim report OUT --html FILE`): its configuration and the versions
+that produced it, the per-group tables (mean +/- sd over runs, and per topic), interactive figures (recall by
+effort, WSS, ERF, stopping; tarsim.reporting.html_charts) and the commands that reproduce it.
+
+The page needs no network when viewed: the Vega, Vega-Lite and vega-embed JavaScript is inlined once (the bundle
+vl-convert ships, as altair's `inline=True` uses), and each figure's spec and data are inlined beside it. Charts
+are drawn as SVG; a script records any error into `window.tarsimErrors` and sets `data-rendered` on the body once
+every figure is drawn (what the browser test waits for).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import platform
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from tarsim.data.atomic import atomic_write
+from tarsim.data.ledger import Ledger
+from tarsim.errors import ConfigError
+from tarsim.reporting.compare import _flat_config, group_ledgers, pair_key, run_scores
+from tarsim.reporting.figure_text import dataset_name
+from tarsim.reporting.html_charts import Figure, insights_figure, recall_effort_figure, stopping_figure
+
+MEASURES = ("Recall@1R+100", "Recall@2R+100", "Recall@4R+100", "WSS@95", "effort to 95% recall")
+HEADLINE = "Recall@2R+100"
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1000px; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+.figure { margin: 1em 0 2em; min-height: 360px; }
+.note { color: #555; font-size: 0.9em; }
+pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; }
+"""
+
+
+def versions() -> dict[str, str]:
+    """The versions that produced the page: tarsim, Python, the numeric libraries, altair and Vega-Lite."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from tarsim.version import __version__
+
+    found = {"tarsim": __version__, "python": platform.python_version(), "platform": platform.platform()}
+    for package in ("numpy", "scipy", "scikit-learn", "pandas", "altair", "vl-convert-python"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:  # pragma: no cover - every one is a dependency or of the report extra
+            found[package] = "not installed"
+    import altair
+
+    found["vega-lite"] = altair.SCHEMA_VERSION.lstrip("v")
+    return found
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence], cls: str = "") -> str:
+    head = "".join(f"<th>{html.escape(str(cell))}</th>" for cell in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>" for row in rows)
+    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def configuration_section(groups: Mapping[str, Sequence[Ledger]]) -> str:
+    """The settings every run shares, then those that tell the groups apart (one row per group)."""
+    flat = {name: [_flat_config(ledger) for ledger in ledgers] for name, ledgers in groups.items()}
+    everyone = [config for configs in flat.values() for config in configs]
+    keys = sorted({key for config in everyone for key in config})
+    shared = [key for key in keys if len({config.get(key) for config in everyone}) == 1]
+    differ = [key for key in keys if key not in shared and key not in ("seed", "prior_seed")]
+    parts = ["<h2>Configuration</h2>", f"<details><summary>Settings of every run ({len(shared)})</summary>"]
+    parts.append(_table(["setting", "value"], [(key, everyone[0].get(key, "")) for key in shared]) + "</details>")
+    if differ:
+        parts.append("<h3>Settings that differ between groups</h3>")
+        rows = [
+            (name, *(" / ".join(sorted({c.get(key, "") for c in configs})) for key in differ))
+            for name, configs in flat.items()
+        ]
+        parts.append(_table(["group", *differ], rows))
+    return "\n".join(parts)
+
+
+def _cell(values) -> str:
+    values = [float(v) for v in values if v is not None and v == v]
+    if not values:
+        return "-"
+    import numpy as np
+
+    mean = float(np.mean(values))
+    digits = 3 if abs(mean) <= 1 else 1
+    sd = f" ± {np.std(values, ddof=1):.{digits}f}" if len(values) > 1 else ""
+    return f"{mean:.{digits}f}{sd}"
+
+
+def tables_section(ledgers: Sequence[Ledger], group_by, effort_model: str, recall: str) -> str:
+    """Per group: mean ± sd over its runs of the headline measures; then per group and topic, Recall@2R+100."""
+    scores = run_scores(ledgers, effort_model, grid_a=(1, 2, 4), grid_b=(100,), group_by=group_by, recall=recall)
+    groups = list(dict.fromkeys(scores["group"]))
+    rows = []
+    for group in groups:
+        mine = scores[scores["group"] == group]
+        runs = len(mine[["topic", "seed", "collection"]].drop_duplicates())
+        rows.append((group, runs, *(_cell(mine.loc[mine["measure"] == m, "value"]) for m in MEASURES)))
+    parts = [
+        "<h2>Tables</h2>",
+        f"<p class='note'>Mean ± sd over each group's runs; effort in {html.escape(effort_model)} units, recall "
+        f"{html.escape(recall)}; Recall@aR+b is recall after aR+b effort (R: the topic's relevant documents); WSS@95 "
+        "is ASReview Insights' work saved over sampling at 95% recall; '-': never reached.</p>",
+        _table(["group", "runs", *MEASURES], rows),
+    ]
+    topics = list(dict.fromkeys(scores["topic"]))
+    headline = scores[scores["measure"] == HEADLINE]
+    per_topic = [
+        (
+            topic,
+            *(_cell(headline.loc[(headline["group"] == g) & (headline["topic"] == topic), "value"]) for g in groups),
+        )
+        for topic in topics
+    ]
+    parts += [f"<h3>{HEADLINE} per topic (mean ± sd over seeds)</h3>", _table(["topic", *groups], per_topic)]
+    return "\n".join(parts)
+
+
+def _script_json(value) -> str:
+    """JSON safe inside a <script> element (no `</` can close it)."""
+    return json.dumps(value).replace("</", "<\\/")
+
+
+def _figures_section(figures: Sequence[Figure]) -> str:
+    parts = [
+        "<h2>Figures</h2>",
+        "<p class='note'>Hover a line or point for its run and values; click a legend entry "
+        "to show that group alone (shift-click for several, double-click to show all).</p>",
+    ]
+    for figure in figures:
+        parts.append(f"<h3>{html.escape(figure.heading)}</h3>")
+        parts.append(
+            f'<div class="figure" id="{figure.id}" data-marks="{html.escape(json.dumps(figure.marks))}"></div>'
+        )
+        if figure.note:
+            parts.append(f"<p class='note'>{html.escape(figure.note)}</p>")
+    return "\n".join(parts)
+
+
+EMBED = """
+window.tarsimErrors = [];
+window.addEventListener("error", (event) => window.tarsimErrors.push(String(event.message)));
+const figures = %s;
+Promise.all(figures.map((figure) => vegaEmbed("#" + figure.id, figure.spec, {renderer: "svg", actions: false})))
+  .then(() => { document.body.dataset.rendered = String(figures.length); })
+  .catch((error) => { window.tarsimErrors.push(String(error)); console.error(error);
+                      document.body.dataset.rendered = "error"; });
+"""
+
+
+def _bundle() -> str:
+    """vega-embed with Vega and Vega-Lite, as one script (vl-convert's offline bundle)."""
+    from altair.utils._importers import import_vl_convert, vl_version_for_vl_convert
+
+    try:
+        converter = import_vl_convert()
+    except RuntimeError as error:  # a vl-convert-python older than this altair needs: one line, with the fix
+        raise ConfigError(f'{error}: pip install --upgrade "tarsim[report]"') from None
+    return converter.javascript_bundle(vl_version=vl_version_for_vl_convert()).replace("</script", "<\\/script")
+
+
+def build_report(
+    ledgers: Sequence[Ledger],
+    *,
+    effort_models: Sequence[str] = ("judge",),
+    recall: str = "presented",
+    stopping: Sequence[str] = (),
+    group_by: Sequence[str] | None = None,
+    replay=None,
+    commands: Sequence[str] = (),
+    found_rules: Sequence[str] = (),
+) -> tuple[str, list[Figure]]:
+    """The page's HTML and its figures (with the marks each must render). `stopping`: the rules asked for (each must
+    replay); else the rules the ledgers recorded and `found_rules` (a sweep's stopping study), those that cannot be
+    replayed without the collection left out with a note."""
+    if not ledgers:
+        raise ConfigError("nothing to report: no ledgers")
+    groups = group_ledgers(ledgers, group_by)
+    replay = replay or (lambda ledger: {})
+    figures = [recall_effort_figure(groups, model, recall) for model in effort_models]
+    figures += [insights_figure(groups, kind, recall) for kind in ("wss", "erf")]
+    rules = list(stopping) or sorted(
+        {rule for ledger in ledgers for rule in ledger.header.get("config", {}).get("stopping", [])}
+    )
+    rules += [rule for rule in found_rules if rule not in rules]
+    skipped: dict[str, str] = {}  # rules found (not asked for) that these ledgers alone cannot replay: left out
+    stops = stopping_figure(groups, rules, replay, None if stopping else skipped) if rules else None
+    figures += [stops] if stops else []
+    notes = [f"Stopping rule {rule} left out: {reason}" for rule, reason in skipped.items()]
+    if rules and not stops:
+        notes.append(f"No stopping rule ({', '.join(rules)}) stopped any run: no stopping figure.")
+    unfired = " ".join(notes)
+    topics = len({pair_key(ledger)[:2] for ledger in ledgers})
+    name = dataset_name(ledgers) or f"{topics} topic{'s' if topics != 1 else ''}"
+    title = f"tarsim report: {name}, {len(ledgers)} runs in {len(groups)} group{'s' if len(groups) != 1 else ''}"
+    found = versions()
+    body = [
+        f"<h1>{html.escape(title)}</h1>",
+        "<h2>Versions</h2>",
+        _table(["software", "version"], sorted(found.items())),
+        configuration_section(groups),
+        tables_section(ledgers, group_by, effort_models[0], recall),
+        _figures_section(figures),
+        f"<p class='note'>{html.escape(unfired)}</p>" if unfired else "",
+        "<h2>Reproduce</h2>",
+        "<pre>" + html.escape("\n".join(commands)) + "</pre>" if commands else "",
+        f"<p class='note'>Python {html.escape(sys.version.split()[0])}; this page needs no network.</p>",
+    ]
+    specs = [{"id": figure.id, "spec": figure.spec} for figure in figures]
+    page = (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style>"
+        f"<script>{_bundle()}</script></head>\n<body>\n"
+        + "\n".join(part for part in body if part)
+        + f"\n<script>{EMBED % _script_json(specs)}</script>\n</body></html>\n"
+    )
+    return page, figures
+
+
+def write_report(path: str | Path, page: str) -> Path:
+    """Write the page atomically (a reader never sees half a page)."""
+    path = Path(path)
+    with atomic_write(path) as handle:
+        handle.write(page)
+    return path
