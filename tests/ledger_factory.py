@@ -79,3 +79,36 @@ def ledger_lines(
 def make_ledger(truth: Sequence[int], *args, **kwargs) -> Ledger:
     """A parsed ledger from ledger_lines' arguments."""
     return ledger_from_lines(ledger_lines(truth, *args, **kwargs))
+
+
+def judgment_record(ledger: Ledger, index: int) -> dict:
+    """The ledger's judgment `index` as the record a running review writes (LedgerSoFar.add_judgment takes it)."""
+    sentence = int(ledger.sentence[index])
+    return {
+        "docid": ledger.docids[index],
+        "sentence": None if sentence < 0 else sentence,
+        **{name: int(getattr(ledger, name)[index]) for name in ("label", "truth", "reviewer", "round")},
+        "time": float(ledger.time[index]),
+        "effort": {key: float(values[index]) for key, values in ledger.effort.items()},
+    }
+
+
+def replayed_and_online_stop(ledger: Ledger, rule, context=None) -> int | None:
+    """A rule's stop replayed on `ledger`, after checking that following it online (one judgment at a time, as a
+    running review does) stops at the same judgment."""
+    from tarsim.simulator.rounds import LedgerSoFar
+    from tarsim.stopping import ReplayContext, parse_stopping_rule
+    from tarsim.stopping.online import OnlineStopping
+
+    context = context if context is not None else ReplayContext()
+    replayed = (parse_stopping_rule(rule) if isinstance(rule, str) else rule).stop_position(ledger, context)
+    online, so_far, fired = OnlineStopping([rule], context), LedgerSoFar(ledger.header, len(ledger)), None
+    for index in range(len(ledger)):
+        so_far.add_judgment(judgment_record(ledger, index))
+        fired = online.check(so_far.view())
+        if fired is not None:
+            break
+    if fired is None:
+        fired = online.check(so_far.view(end=ledger.end))
+    assert (fired.seq if fired else None) == replayed, rule
+    return replayed

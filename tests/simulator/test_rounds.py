@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import demo_simulation
+from ledger_factory import judgment_record
 from tarsim.data.ledger import ledger_from_lines
 from tarsim.errors import ConfigError
 from tarsim.simulator import ReviewConfig, review_topics
@@ -119,7 +120,7 @@ def test_rules_followed_incrementally_stop_where_their_replay_does(demo, full_le
         replayed = parse_stopping_rule(rule).stop_position(full, context) if isinstance(rule, str) else 7
         so_far, online, fired = LedgerSoFar(full.header, len(full)), OnlineStopping([rule], context), None
         for index in range(len(full)):
-            so_far.add_judgment(_record(full, index))
+            so_far.add_judgment(judgment_record(full, index))
             fired = online.check(so_far.view())
             if fired is not None:
                 break
@@ -241,17 +242,6 @@ def test_the_knee_followed_incrementally_stops_where_its_replay_does_on_a_long_r
     assert replayed is not None and replayed > KNEE_MIN_REVIEWED
     fired = _online_stop(rule, header, records)
     assert fired is not None and fired.seq == replayed
-
-
-def _record(ledger, index: int) -> dict:
-    sentence = int(ledger.sentence[index])
-    return {
-        "docid": ledger.docids[index],
-        "sentence": None if sentence < 0 else sentence,
-        **{name: int(getattr(ledger, name)[index]) for name in ("label", "truth", "reviewer", "round")},
-        "time": float(ledger.time[index]),
-        "effort": {key: float(values[index]) for key, values in ledger.effort.items()},
-    }
 
 
 def test_a_rule_that_never_fires_leaves_the_review_as_it_was(demo, features, full_ledgers):

@@ -5,36 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from ledger_factory import make_ledger
+from ledger_factory import make_ledger, replayed_and_online_stop
 from tarsim.errors import ConfigError
-from tarsim.simulator.rounds import LedgerSoFar
-from tarsim.stopping import ReplayContext, evaluate_stopping, parse_stopping_rule
-from tarsim.stopping.online import OnlineStopping
-
-
-def _record(ledger, index: int) -> dict:
-    return {
-        "docid": ledger.docids[index],
-        "sentence": None,
-        **{name: int(getattr(ledger, name)[index]) for name in ("label", "truth", "reviewer", "round")},
-        "time": float(ledger.time[index]),
-        "effort": {key: float(values[index]) for key, values in ledger.effort.items()},
-    }
+from tarsim.stopping import evaluate_stopping, parse_stopping_rule
 
 
 def stops(ledger, rule: str) -> int | None:
     """The replayed stop, after checking that following the rule online stops at the same judgment."""
-    replayed = parse_stopping_rule(rule).stop_position(ledger, ReplayContext())
-    online, so_far, fired = OnlineStopping([rule], ReplayContext()), LedgerSoFar(ledger.header, len(ledger)), None
-    for index in range(len(ledger)):
-        so_far.add_judgment(_record(ledger, index))
-        fired = online.check(so_far.view())
-        if fired is not None:
-            break
-    if fired is None:
-        fired = online.check(so_far.view(end=ledger.end))
-    assert (fired.seq if fired else None) == replayed, rule
-    return replayed
+    return replayed_and_online_stop(ledger, rule)
 
 
 # ---- 2399 ------------------------------------------------------------------------------------------------------

@@ -13,11 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from ledger_factory import ledger_lines, make_ledger
+from ledger_factory import ledger_lines, make_ledger, replayed_and_online_stop
 from tarsim.errors import ConfigError
-from tarsim.simulator.rounds import LedgerSoFar
 from tarsim.stopping import ReplayContext, evaluate_stopping, parse_stopping_rule
-from tarsim.stopping.online import OnlineStopping
 from tarsim.stopping.sampled import qbcb_required
 from tarsim.stopping.target import draw_target_sample
 
@@ -26,30 +24,9 @@ REFS = Path("/work/refs")
 PEERS_PYTHON = Path("/work/PEERS/bin/python")
 
 
-def _record(ledger, index: int) -> dict:
-    return {
-        "docid": ledger.docids[index],
-        "sentence": None,
-        **{name: int(getattr(ledger, name)[index]) for name in ("label", "truth", "reviewer", "round")},
-        "time": float(ledger.time[index]),
-        "effort": {key: float(values[index]) for key, values in ledger.effort.items()},
-    }
-
-
 def stops(ledger, rule: str, context: ReplayContext | None = None) -> int | None:
     """The replayed stop, after checking that following the rule online stops at the same judgment."""
-    context = context or ReplayContext()
-    replayed = parse_stopping_rule(rule).stop_position(ledger, context)
-    online, so_far, fired = OnlineStopping([rule], context), LedgerSoFar(ledger.header, len(ledger)), None
-    for index in range(len(ledger)):
-        so_far.add_judgment(_record(ledger, index))
-        fired = online.check(so_far.view())
-        if fired is not None:
-            break
-    if fired is None:
-        fired = online.check(so_far.view(end=ledger.end))
-    assert (fired.seq if fired else None) == replayed, rule
-    return replayed
+    return replayed_and_online_stop(ledger, rule, context)
 
 
 # Ledger A: a collection of 40 reviewed whole in 8 rounds of 5; relevant labels at judgments 1-4 and 6 (r = 5).

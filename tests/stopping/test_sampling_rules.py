@@ -17,41 +17,19 @@ import numpy as np
 import pytest
 from sampling_cases import bmi_rounds, make_case, synthetic_case, write_case
 
+from ledger_factory import replayed_and_online_stop
 from tarsim.errors import ConfigError
-from tarsim.simulator.rounds import LedgerSoFar
 from tarsim.stopping import ReplayContext, parse_stopping_rule
 from tarsim.stopping.capture import chao_estimate
-from tarsim.stopping.online import OnlineStopping
 
 REPO = Path(__file__).resolve().parents[2]
 REFS = Path(os.environ.get("TARSIM_REFS", "/work/refs"))
 Z95 = 1.959963984540054  # norm.ppf(0.975)
 
 
-def _record(ledger, index: int) -> dict:
-    return {
-        "docid": ledger.docids[index],
-        "sentence": None,
-        **{name: int(getattr(ledger, name)[index]) for name in ("label", "truth", "reviewer", "round")},
-        "time": float(ledger.time[index]),
-        "effort": {key: float(values[index]) for key, values in ledger.effort.items()},
-    }
-
-
 def stops(case, rule: str) -> int | None:
     """The replayed stop, after checking that following the rule online (as a review does) stops there too."""
-    ledger, context = case.ledger, case.context
-    replayed = parse_stopping_rule(rule).stop_position(ledger, context)
-    online, so_far, fired = OnlineStopping([rule], context), LedgerSoFar(ledger.header, len(ledger)), None
-    for index in range(len(ledger)):
-        so_far.add_judgment(_record(ledger, index))
-        fired = online.check(so_far.view())
-        if fired is not None:
-            break
-    if fired is None:
-        fired = online.check(so_far.view(end=ledger.end))
-    assert (fired.seq if fired else None) == replayed, rule
-    return replayed
+    return replayed_and_online_stop(case.ledger, rule, case.context)
 
 
 # ---- scal ------------------------------------------------------------------------------------------------------

@@ -15,29 +15,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ledger_factory import ledger_lines, make_ledger
+from ledger_factory import ledger_lines, make_ledger, replayed_and_online_stop
 from tarsim.cli import main
 from tarsim.data.score_log import ScoreLog
 from tarsim.errors import ConfigError
-from tarsim.simulator.rounds import LedgerSoFar
 from tarsim.stopping import ReplayContext, evaluate_stopping, parse_stopping_rule
-from tarsim.stopping.online import OnlineStopping
 
 N = 10
 DOCIDS = [f"d{i}" for i in range(N)]
 ROUNDS = [1, 2, 2, 3, 3, 3, 4, 4]  # check points (round ends) at 1, 3 and 6; the review goes on (8 is none)
 TRUTH = [1, 0, 1, 1, 0, 0, 0, 0]  # d0 .. d7 presented in order; relevant: d0, d2, d3
 HALF, NONE, ALL = 0.0, -40.0, 40.0  # log-odds of probability 0.5, about 4e-18 and about 1
-
-
-def _record(ledger, index: int) -> dict:
-    return {
-        "docid": ledger.docids[index],
-        "sentence": None,
-        **{name: int(getattr(ledger, name)[index]) for name in ("label", "truth", "reviewer", "round")},
-        "time": float(ledger.time[index]),
-        "effort": {key: float(values[index]) for key, values in ledger.effort.items()},
-    }
 
 
 def score_log(*rounds: tuple[int, dict[int, float]]) -> ScoreLog:
@@ -54,18 +42,7 @@ def score_log(*rounds: tuple[int, dict[int, float]]) -> ScoreLog:
 
 def stops(ledger, rule: str, log: ScoreLog) -> int | None:
     """The replayed stop, after checking that following the rule online stops at the same judgment."""
-    context = ReplayContext(docids=DOCIDS, scores=log)
-    replayed = parse_stopping_rule(rule).stop_position(ledger, context)
-    online, so_far, fired = OnlineStopping([rule], context), LedgerSoFar(ledger.header, len(ledger)), None
-    for index in range(len(ledger)):
-        so_far.add_judgment(_record(ledger, index))
-        fired = online.check(so_far.view())
-        if fired is not None:
-            break
-    if fired is None:
-        fired = online.check(so_far.view(end=ledger.end))
-    assert (fired.seq if fired else None) == replayed, rule
-    return replayed
+    return replayed_and_online_stop(ledger, rule, ReplayContext(docids=DOCIDS, scores=log))
 
 
 def ledger(**kwargs):
