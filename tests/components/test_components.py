@@ -244,7 +244,7 @@ def test_a_sweep_plans_at_most_100000_runs(tmp_path, monkeypatch):
 
     config = parse_sweep_config(SWEEP.replace("seeds = 1", "seeds = 3").replace('"T1"', '"T1", "T2"'), tmp_path / "s")
     monkeypatch.setattr(plan, "MAX_RUNS", 5)
-    with pytest.raises(ConfigError, match=r"plans more than 5 runs \(topics x sweep.policies"):
+    with pytest.raises(ConfigError, match=r"plans more than 5 runs \(topics x sweep.presets x sweep.policies"):
         plan.expand_plan(config, plan.load_collections(config))
     monkeypatch.setattr(plan, "MAX_RUNS", 6)
     assert len(plan.expand_plan(config, plan.load_collections(config))[0]) == 6

@@ -169,6 +169,7 @@ def test_the_gold_oracle_is_fitted_once_per_features_topic_and_seed(demo, demo_f
     other labels, another threshold or seed, or other features fit their own; the memo goes with the features."""
     import gc
 
+    oracle._ORACLES.pop(demo_features, None)  # oracles earlier tests fitted on the shared demo features
     fits = []
     fit = oracle._fit_classifier_labels
     monkeypatch.setattr(oracle, "_fit_classifier_labels", lambda *args: fits.append(1) or fit(*args))

@@ -304,6 +304,7 @@ def test_a_sweeps_bmi_feature_settings_choose_bmi_features_for_a_screening_file_
         '[sweep]\neffort_models = ["judge"]\n\n[[collections]]\npath = "tiny.csv"\n\n[review]\nlambda = 1e-3\n',
         encoding="utf-8",
     )
+    capsys.readouterr()  # the first sweep's progress lines
     assert main(["sweep", str(config), "--out", str(tmp_path / "l"), "--dry-run"]) == 2
     error = capsys.readouterr().err
     assert "the preset asreview-default" in error and 'preset = "bmi"' in error and len(error.splitlines()) == 1
