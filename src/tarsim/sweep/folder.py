@@ -16,7 +16,8 @@ from typing import Any
 from tarsim.config.header_diff import describe_first, header_differences
 from tarsim.data.ledger import iter_ledger_paths
 from tarsim.data.paths import SWEEP_RESULT_TABLES
-from tarsim.errors import ConfigError
+from tarsim.data.regular_files import open_regular
+from tarsim.errors import ConfigError, InputError
 
 
 def check_no_foreign_ledgers(ledgers: Path, planned: set[Path]) -> None:
@@ -35,10 +36,10 @@ def check_no_foreign_ledgers(ledgers: Path, planned: set[Path]) -> None:
 def _first_record(path: Path) -> dict | None:
     """A ledger's header record, or None when the file is absent or its first line is no JSON object (a damaged
     ledger, which the sweep counts as not finished and runs again)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            record = json.loads(handle.readline())
-    except (FileNotFoundError, json.JSONDecodeError, RecursionError):
+    try:  # opened as a regular file only: a FIFO at a run's name must not block the sweep
+        with open_regular(path) as handle:
+            record = json.loads(handle.readline().decode("utf-8", errors="replace"))
+    except (InputError, json.JSONDecodeError, RecursionError):
         return None
     return record if isinstance(record, dict) else None
 

@@ -23,7 +23,8 @@ from tarsim.data.dataset import Dataset
 from tarsim.data.digests import collection_digest
 from tarsim.data.ledger import encode, ends_with_end_record, read_ledger, remove_partial_files
 from tarsim.data.output_lock import writing_to
-from tarsim.errors import ConfigError, require
+from tarsim.data.regular_files import open_regular
+from tarsim.errors import ConfigError, InputError, require
 from tarsim.features.cache import resolve_cache_dir
 from tarsim.features.review import review_cache_path, review_features
 from tarsim.runtime.pools import fork_is_safe, local_parallel, parallel_map
@@ -169,10 +170,10 @@ def build_feature_caches(builds: Sequence[tuple], cache: Path, jobs: int) -> Non
 def is_finished(path: Path, header: dict) -> bool:
     """A complete ledger of exactly this run: same header (configuration, inputs, seed) and an end record (read from
     the end of the file, not through every judgment)."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            head = json.loads(handle.readline())
-    except (FileNotFoundError, json.JSONDecodeError):
+    try:  # opened as a regular file only: a FIFO at a run's name is no finished run, and must not block
+        with open_regular(path) as handle:
+            head = json.loads(handle.readline().decode("utf-8"))
+    except (InputError, json.JSONDecodeError, UnicodeDecodeError):
         return False
     if not isinstance(head, dict):
         return False
