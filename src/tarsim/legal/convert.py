@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import tempfile
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from tarsim.data.limits import open_regular
 from tarsim.data.lines import PathLike
 from tarsim.datasets import load_dataset
 from tarsim.datasets.converters import COLLECTIONS, convert_collection
 from tarsim.errors import ConfigError, InputError
+from tarsim.interop.archives import ARCHIVE_ERRORS, open_zip
 from tarsim.legal.bbsard import LANGUAGES as BBSARD_LANGUAGES
 from tarsim.legal.bbsard import load_bbsard
 from tarsim.legal.benchmark import Benchmark, load_benchmark, save_benchmark
@@ -24,11 +25,11 @@ BENCHMARKS = ("eu2uk", "uk2eu", "bbsard", "pd", "reuters-doc2doc")
 def _regir_root(source: Path, extract_to: Path) -> Path:
     """The folder holding train.jsonl: `source` itself, its only subfolder, or an extracted zip."""
     if source.is_file() and source.suffix == ".zip":
-        try:
-            with zipfile.ZipFile(source) as archive:
+        with open_regular(source) as handle, open_zip(source, handle) as archive:  # within the decompression cap
+            try:
                 archive.extractall(extract_to)
-        except zipfile.BadZipFile:
-            raise InputError(source, None, "not a zip archive") from None
+            except ARCHIVE_ERRORS as exc:
+                raise InputError(source, None, f"damaged zip archive: {' '.join(str(exc).split())}") from None
         source = extract_to
     if source.is_dir() and not (source / "train.jsonl").exists():
         subdirs = [p for p in source.iterdir() if p.is_dir() and (p / "train.jsonl").exists()]
