@@ -152,3 +152,23 @@ def test_a_sweep_with_log_scores_writes_one_score_log_per_ledger(tmp_path):
     for path in ledgers:
         ledger = read_ledger(path)
         assert len(logged_scores(ledger)) == len(ledger.rounds)
+
+
+def test_a_score_based_rule_replays_without_the_collection_the_score_log_names_its_docids(demo, tmp_path):
+    from tarsim.stopping import evaluate_stopping
+
+    out = tmp_path / "out"
+    assert main(["simulate", "--topic", "T2", "--log-scores", "--max-effort", "2R", "--out", str(out)]) == 0
+    ledger = read_ledger(out / "ledgers" / "T2.jsonl")
+    assert logged_scores(ledger).docids == tuple(demo.collection.docids)
+    alone = evaluate_stopping(ledger, "quant:target=0.5")
+    given = evaluate_stopping(ledger, "quant:target=0.5", docids=demo.collection.docids, qrels=demo.qrels)
+    assert alone.stopped and (alone.position, alone.recall) == (given.position, given.recall)
+
+
+def test_a_score_log_with_the_wrong_number_of_docids_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="docids"):
+        ScoreLog("T1", 4, docids=["a", "b"])
+    path = tmp_path / "T1.npz"
+    ScoreLog("T1", 2, docids=["a", "b"]).save(path)
+    assert ScoreLog.load(path).docids == ("a", "b")

@@ -66,6 +66,11 @@ def register(parser: argparse.ArgumentParser) -> None:
         metavar="RULE",
         help="the rule every other is compared with in paired Wilcoxon tests (default: the first rule)",
     )
+    parser.add_argument(
+        "--group-by",
+        metavar="FIELD,...",
+        help="summarise per group of runs too: columns of the per-run table, e.g. collection, topic, policy, seed",
+    )
     parser.add_argument("--runs", action="store_true", help="text format: print the per-run rows after the summary")
     parser.add_argument(
         "--out", metavar="DIR", help="write stop_table.csv, stop_summary.csv, stop_tests.csv and three figures there"
@@ -121,9 +126,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.rule:
         _warn_of_ledgers_without_rules(ledgers)
     table = _efforts_rounded(table)
+    group_by = _group_columns(args.group_by, table)
     summary = tests = None
     if args.format == "table" or args.out:
-        summary = summarise(table)
+        summary = summarise(table, group_by=group_by)
         baseline = args.baseline or str(table["rule_given"].iloc[0])
         tests = paired_tests(table, baseline)
     if args.out:
@@ -136,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         from tarsim.stopping.aggregate import paired_tests_text, summary_text
 
-        sys.stdout.write(summary_text(summary) + "\n")
+        sys.stdout.write(summary_text(summary, group_by=group_by) + "\n")
         if tests is not None and not tests.empty:
             sys.stdout.write("\npaired Wilcoxon signed-rank tests against " + f"{tests['baseline'].iloc[0]} (Holm):\n")
             sys.stdout.write(paired_tests_text(tests) + "\n")
@@ -145,6 +151,20 @@ def run(args: argparse.Namespace) -> int:
             if (table["sample_cost"] == SAMPLE_COST_OTHER_RELEVANCE).any():
                 sys.stdout.write(OTHER_RELEVANCE_NOTE + "\n")
     return 0
+
+
+def _group_columns(text: str | None, table) -> list[str]:
+    """The --group-by columns, each a column of the per-run table (refused in one line naming those it has)."""
+    from tarsim.errors import ConfigError
+
+    fields = [field.strip() for field in (text or "").split(",") if field.strip()]
+    unknown = [field for field in fields if field not in table.columns or field in ("rule", "target")]
+    if unknown:
+        known = ", ".join(
+            c for c in ("collection", "topic", "policy", "strategy", "seed", "run_id", "ledger") if c in table
+        )
+        raise ConfigError(f"--group-by {unknown[0]!r}: not a column of the runs; group by one of {known}")
+    return fields
 
 
 def _run_columns(table: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame:

@@ -5,8 +5,8 @@ A round's scores are those the learner gave, when it trained on the first `judge
 document of the collection in collection order: the unjudged ones a rule estimates from, and the judged ones too,
 which Quant's probability sums need (TARexp's QuantStoppingRule sums the latest model's scores over both). Scores are
 the learner's log-odds (0 is its decision boundary; `probabilities()` is their logistic). The file holds flat
-arrays and a SHA-256 of them, and is written to a temporary file and renamed, so a reader sees the whole log or
-refuses it in one line.
+arrays, the collection's docids (so that a replay needs no collection) and a SHA-256 of them, and is written to a
+temporary file and renamed, so a reader sees the whole log or refuses it in one line.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,9 +47,18 @@ class ScoreRound:
 class ScoreLog:
     """A review's score rounds in training order; `at(s)` is what a rule checked after s judgments may read."""
 
-    def __init__(self, topic: str, collection_size: int, rounds: list[ScoreRound] | None = None) -> None:
+    def __init__(
+        self,
+        topic: str,
+        collection_size: int,
+        rounds: list[ScoreRound] | None = None,
+        docids: Sequence[str] | None = None,
+    ) -> None:
         self.topic = topic
         self.collection_size = collection_size
+        self.docids = tuple(docids) if docids is not None else None  # collection order (a replay needs no collection)
+        if self.docids is not None and len(self.docids) != collection_size:
+            raise ValueError(f"{len(self.docids)} docids for a collection of {collection_size} documents")
         self.rounds: list[ScoreRound] = list(rounds or [])
         self._judged = [r.judged for r in self.rounds]
 
@@ -76,11 +86,14 @@ class ScoreLog:
     def arrays(self) -> dict[str, np.ndarray]:
         """The log as the flat arrays its file holds."""
         scores = [r.scores for r in self.rounds]
-        return {
+        arrays = {
             "round": np.array([r.round for r in self.rounds], dtype=np.int64),
             "judged": np.array(self._judged, dtype=np.int64),
             "scores": np.stack(scores) if scores else np.zeros((0, self.collection_size), dtype=np.float32),
         }
+        if self.docids is not None:
+            arrays["docids"] = np.array(self.docids, dtype=str)
+        return arrays
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the log to `path` atomically (a temporary file renamed over it), with a SHA-256 of its arrays."""
@@ -99,8 +112,11 @@ class ScoreLog:
         """Read a log written by `save`; a damaged, truncated or edited file is refused in one line."""
         try:
             with np.load(path, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in _ARRAYS}
+                arrays = {name: data[name] for name in (*_ARRAYS, "docids") if name in data.files}
                 meta = json.loads(str(data["meta"]))
+                missing = [name for name in _ARRAYS if name not in arrays]
+                if missing:
+                    raise KeyError(f"no {missing[0]!r} array")
         except FileNotFoundError:
             raise InputError(path, None, "no such score log") from None
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
@@ -118,12 +134,17 @@ class ScoreLog:
         rounds = [
             ScoreRound(int(r), int(j), row) for r, j, row in zip(arrays["round"], arrays["judged"], scores, strict=True)
         ]
-        return cls(str(meta["topic"]), int(meta["collection_size"]), rounds)
+        docids = arrays["docids"].tolist() if "docids" in arrays else None
+        if docids is not None and len(docids) != size:
+            raise InputError(path, None, f"score log holds {len(docids)} docids for {size} documents")
+        return cls(str(meta["topic"]), size, rounds, docids)
 
 
 def _digest(arrays: dict[str, np.ndarray]) -> str:
     digest = hashlib.sha256()
-    for name in _ARRAYS:
+    for name in (*_ARRAYS, "docids"):
+        if name not in arrays:
+            continue
         array = np.ascontiguousarray(arrays[name])
         digest.update(f"{name}:{array.dtype.str}:{array.shape}".encode())
         digest.update(array.tobytes())

@@ -182,7 +182,7 @@ class ReviewSimulation:
         }
         self.so_far = LedgerSoFar(header, n)
         wants_scores = config.log_scores or any(needs_scores(parse_stopping_rule(s)) for s in config.stopping)
-        self.score_log = ScoreLog(review.topic, n) if wants_scores else None
+        self.score_log = ScoreLog(review.topic, n, docids=review.docids) if wants_scores else None
         self.stopping = OnlineStopping(config.stopping, self._replay_context()) if config.stopping else None
         self.env = simpy.Environment()
         self.judgment_count_changed = self.env.event()

@@ -80,15 +80,21 @@ def proportion_interval(successes: int, trials: int) -> tuple[float, float, floa
     return successes / trials, float(interval.low), float(interval.high)
 
 
-def summarise(table: pd.DataFrame, measures: Sequence[str] = SUMMARY_MEASURES) -> pd.DataFrame:
-    """One row per rule and target (in the table's order): runs, the share that fired, reliability with its
-    interval, and each measure's mean with its interval (`<measure>`, `<measure>_low`, `<measure>_high`)."""
+def summarise(
+    table: pd.DataFrame, measures: Sequence[str] = SUMMARY_MEASURES, group_by: Sequence[str] = ()
+) -> pd.DataFrame:
+    """One row per group (the columns `group_by`, e.g. collection), rule and target (in the table's order): runs, the
+    share that fired, reliability with its interval, and each measure's mean with its interval (`<measure>`,
+    `<measure>_low`, `<measure>_high`)."""
     if table.empty:
         return pd.DataFrame()
     measures = [measure for measure in measures if measure in table]
     rows = []
-    for (rule, target), group in table.groupby(["rule", "target"], sort=False):
-        row: dict = {"rule": rule, "rule_given": group["rule_given"].iloc[0], "target": target, "runs": len(group)}
+    keys = [*group_by, "rule", "target"]
+    for values, group in table.groupby(keys, sort=False):
+        *groups, rule, target = values
+        row: dict = dict(zip(group_by, groups, strict=True))
+        row.update({"rule": rule, "rule_given": group["rule_given"].iloc[0], "target": target, "runs": len(group)})
         row["stopped"] = float(group["stopped"].mean())
         met = group["target_met"].astype(bool)
         row["reliability"], row["reliability_low"], row["reliability_high"] = proportion_interval(
@@ -191,12 +197,18 @@ def paired_tests(
     return pd.DataFrame(rows)
 
 
-def summary_text(summary: pd.DataFrame, measures: Sequence[str] = ("recall", "documents", "excess_judge")) -> str:
-    """The summary as a text table: `mean [low, high]` per measure, reliability as a share with its interval."""
+def summary_text(
+    summary: pd.DataFrame,
+    measures: Sequence[str] = ("recall", "documents", "excess_judge"),
+    group_by: Sequence[str] = (),
+) -> str:
+    """The summary as a text table: the group columns, then `mean [low, high]` per measure, reliability as a share
+    with its interval."""
     if summary.empty:
         return "(no runs)"
     shown = pd.DataFrame(
         {
+            **{column: summary[column] for column in group_by},
             "rule": summary["rule"],
             "target": summary["target"].map(lambda v: f"{v:g}"),
             "runs": summary["runs"],

@@ -114,7 +114,10 @@ def evaluate_stopping(
     only by `target:T`, which draws its sample from them; `sample_costs` (docid -> effort increments) prices the
     sampled documents the review never presented (default: estimated from the ledger, flagged in `sample_cost`)."""
     rule = parse_stopping_rule(rule) if isinstance(rule, str) else rule
-    context = ReplayContext(docids=docids, qrels=qrels, scores=replay_scores(ledger, rule))
+    scores = replay_scores(ledger, rule)
+    if docids is None and scores is not None and scores.docids is not None:
+        docids = scores.docids  # the collection's order, as the score log records it
+    context = ReplayContext(docids=docids, qrels=qrels, scores=scores)
     fired = rule.stop_position(ledger, context)
     position = fired if fired is not None else len(ledger)
     curve = recall_curve(ledger, "judge")
