@@ -158,11 +158,11 @@ def test_a_score_based_rule_replays_without_the_collection_the_score_log_names_i
     from tarsim.stopping import evaluate_stopping
 
     out = tmp_path / "out"
-    assert main(["simulate", "--topic", "T2", "--log-scores", "--max-effort", "2R", "--out", str(out)]) == 0
+    assert main(["simulate", "--topic", "T2", "--log-scores", "--until", "exhausted", "--out", str(out)]) == 0
     ledger = read_ledger(out / "ledgers" / "T2.jsonl")
     assert logged_scores(ledger).docids == tuple(demo.collection.docids)
-    alone = evaluate_stopping(ledger, "quant:target=0.5")
-    given = evaluate_stopping(ledger, "quant:target=0.5", docids=demo.collection.docids, qrels=demo.qrels)
+    alone = evaluate_stopping(ledger, "quant")
+    given = evaluate_stopping(ledger, "quant", docids=demo.collection.docids, qrels=demo.qrels)
     assert alone.stopped and (alone.position, alone.recall) == (given.position, given.recall)
 
 
