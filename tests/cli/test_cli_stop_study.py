@@ -85,3 +85,19 @@ def test_bad_study_options_are_refused_in_one_line(ledgers, capsys, monkeypatch)
     monkeypatch.setattr(study, "needs_scores", lambda rule: True)  # as a score-based rule would
     err = _refused(capsys, "stop", ledgers, "--rule", "knee")
     assert "reads the learner's scores of each round" in err and "--log-scores" in err
+
+
+def test_stop_summarises_per_group_of_runs(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["simulate", "--max-effort", "R", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["stop", str(out / "ledgers"), "--rule", "nonrel:5", "--group-by", "topic"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header, rows = lines[0].split(), [line.split() for line in lines[1:4]]
+    assert header[:3] == ["topic", "rule", "target"]
+    assert [row[0] for row in rows] == ["T1", "T2", "T3"] and all(
+        row[1] == "nonrel:5" and row[3] == "1" for row in rows
+    )
+    assert main(["stop", str(out / "ledgers"), "--rule", "nonrel:5", "--group-by", "colour"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--group-by 'colour'" in err[0] and "topic" in err[0]
