@@ -224,7 +224,9 @@ def main() -> None:
     parser.add_argument("--rule", required=True, action="append", help="a rule's spec (repeatable: a line each)")
     parser.add_argument("--ledger", required=True)
     parser.add_argument("--refs", default="/work/refs")
-    parser.add_argument("--collection", default=None, help="collection directory (qbcb)")
+    parser.add_argument(
+        "--collection", default=None, help="collection directory (qbcb; default ../shared/datasets/srd/<topic>)"
+    )
     parser.add_argument("--python", default=PEERS_PYTHON, help="Python to re-run with when a reference needs it")
     args = parser.parse_args()
     warnings.simplefilter("ignore")  # the references' fit warnings; they change no result
@@ -241,7 +243,11 @@ def main() -> None:
     runners = {"cmh": run_cmh, "buscar": run_buscar, "ipp": run_ipp, "curvefit": run_curvefit}
     for spec, name, params in rules:
         if name == "qbcb":
-            reference, stop = run_qbcb(ledger, params, refs, args.collection)
+            topic = ledger["header"]["topic"]  # default: the srd collection of the ledger's topic, as score_refs does
+            collection = args.collection or str(
+                Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "srd" / topic
+            )
+            reference, stop = run_qbcb(ledger, params, refs, collection)
         else:
             reference, stop = runners[name](ledger, params, refs)
         print(json.dumps({"rule": spec, "reference": reference, "stop": stop}), flush=True)
