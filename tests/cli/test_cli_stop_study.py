@@ -101,3 +101,20 @@ def test_stop_summarises_per_group_of_runs(tmp_path, capsys):
     assert main(["stop", str(out / "ledgers"), "--rule", "nonrel:5", "--group-by", "colour"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--group-by 'colour'" in err[0] and "topic" in err[0]
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex"])
+def test_stop_writes_its_summary_for_a_paper(tmp_path, capsys, fmt):
+    out = tmp_path / "out"
+    assert main(["simulate", "--topic", "T2", "--max-effort", "R", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["stop", str(out / "ledgers"), "--rule", "nonrel:5", "--format", fmt]) == 0
+    text = capsys.readouterr().out
+    if fmt == "markdown":
+        lines = text.splitlines()
+        assert lines[0].startswith("| rule | target | runs | fired | reliability")
+        assert lines[1].startswith("| --- | ---: |")
+        assert lines[2].startswith("| nonrel:5 | 0.8 | 1 | ")
+    else:
+        assert text.startswith("\\begin{tabular}{lrrrrrrr}") and "nonrel:5 & 0.8 & 1 & " in text
+        assert text.rstrip().endswith("\\end{tabular}")

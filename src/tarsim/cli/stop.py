@@ -78,9 +78,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="processes replaying ledgers (default 1)")
     parser.add_argument(
         "--format",
-        choices=["table", "csv", "json"],
+        choices=["table", "markdown", "latex", "csv", "json"],
         default="table",
-        help="table: the summary per rule and target (and the per-run rows with --runs); csv, json: the per-run rows",
+        help="table, markdown, latex: the summary per rule and target (table: then the paired tests, and the per-run "
+        "rows with --runs); csv, json: the per-run rows",
     )
     parser.set_defaults(handler=run)
 
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     table = _efforts_rounded(table)
     group_by = _group_columns(args.group_by, table)
     summary = tests = None
-    if args.format == "table" or args.out:
+    if args.format in ("table", "markdown", "latex") or args.out:
         summary = summarise(table, group_by=group_by)
         baseline = args.baseline or str(table["rule_given"].iloc[0])
         tests = paired_tests(table, baseline)
@@ -139,6 +140,14 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "json":
         records = json.loads(_counts_as_integers(table).to_json(orient="records"))
         sys.stdout.write(json.dumps(records, indent=2, sort_keys=True) + "\n")
+    elif args.format in ("markdown", "latex"):  # the summary, for a paper
+        from tarsim.reporting.table_formats import render
+        from tarsim.stopping.aggregate import summary_cells
+
+        cells = summary_cells(summary, group_by=group_by)
+        numeric_from = len(group_by) + 1  # group fields and rule left-aligned, target and measures right
+        sys.stdout.write(render(list(cells.columns), cells.astype(str).values.tolist(), args.format, numeric_from))
+        sys.stdout.write("\n")
     else:
         from tarsim.stopping.aggregate import paired_tests_text, summary_text
 

@@ -206,6 +206,15 @@ def summary_text(
     with its interval."""
     if summary.empty:
         return "(no runs)"
+    return summary_cells(summary, measures, group_by).to_string(index=False)
+
+
+def summary_cells(
+    summary: pd.DataFrame,
+    measures: Sequence[str] = ("recall", "documents", "excess_judge"),
+    group_by: Sequence[str] = (),
+) -> pd.DataFrame:
+    """The summary's cells as text (`mean [low, high]`), one column per group field, rule, target and measure."""
     shown = pd.DataFrame(
         {
             **{column: summary[column] for column in group_by},
@@ -226,7 +235,7 @@ def summary_text(
             _interval(row[measure], row[f"{measure}_low"], row[f"{measure}_high"], digits)
             for _, row in summary.iterrows()
         ]
-    return shown.to_string(index=False)
+    return shown
 
 
 def paired_tests_text(tests: pd.DataFrame) -> str:
