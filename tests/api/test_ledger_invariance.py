@@ -86,8 +86,10 @@ DEMO_TOPIC = "T2"
 
 def ledger_digest(path: Path) -> str:
     """SHA-256 of a ledger's lines, the header without its `tarsim` version and `inputs.collection` digest, the end
-    record without `body_sha256` (added after the digests were pinned; checked here against the body it covers)."""
+    record without `body_sha256` and `header_sha256` (added after the digests were pinned; checked here against the
+    lines they cover)."""
     lines = path.read_text(encoding="utf-8").splitlines()
+    header_sha256 = hashlib.sha256((lines[0] + "\n").encode("utf-8")).hexdigest()
     header = json.loads(lines[0])
     header.pop("tarsim")
     header["inputs"].pop("collection")
@@ -95,6 +97,7 @@ def ledger_digest(path: Path) -> str:
     end = json.loads(lines[-1])
     body = "".join(line + "\n" for line in lines[1:-1]).encode("utf-8")
     assert end.pop("body_sha256") == hashlib.sha256(body).hexdigest()
+    assert end.pop("header_sha256") == header_sha256
     lines[-1] = json.dumps(end, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 

@@ -186,3 +186,20 @@ def test_resume_checks_each_judgment_against_the_qrels(out, capsys, rehash):
     err = capsys.readouterr().err
     assert err.startswith(f"tarsim: error: {path}:{number}: judgment of ") and "but the qrels give" in err
     assert err.count("\n") == 1
+
+
+def test_an_edited_header_is_refused_by_every_reader(tmp_path, capsys):
+    """Found by the probe rerun: raising the header's `relevant` changed every table and exited 0."""
+    out = tmp_path / "out"
+    assert main(["simulate", "--topic", "T1", "--max-effort", "R", "--out", str(out)]) == 0
+    path = out / "ledgers" / "T1.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["relevant"] += 5
+    lines[0] = json.dumps(header, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+    path.write_text("".join(lines), encoding="utf-8")
+    capsys.readouterr()
+    for command in (["report", str(out)], ["stop", str(out / "ledgers"), "--rule", "knee"], ["metrics", str(path)]):
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert "header_sha256" in err and err.count("\n") == 1, command

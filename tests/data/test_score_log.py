@@ -172,3 +172,17 @@ def test_a_score_log_with_the_wrong_number_of_docids_is_refused(tmp_path):
     path = tmp_path / "T1.npz"
     ScoreLog("T1", 2, docids=["a", "b"]).save(path)
     assert ScoreLog.load(path).docids == ("a", "b")
+
+
+def test_a_score_log_or_sweep_configuration_that_is_a_fifo_is_refused_not_waited_on(tmp_path):
+    """Found by the probe rerun: a FIFO in place of a score log hung `tarsim stop`; one as a sweep file hung `sweep`."""
+    import os
+
+    from tarsim.sweep.config import load_sweep_config
+
+    for path in (tmp_path / "T1.npz", tmp_path / "sweep.toml"):
+        os.mkfifo(path)
+    with pytest.raises(InputError, match="FIFO"):
+        ScoreLog.load(tmp_path / "T1.npz")
+    with pytest.raises(InputError, match="FIFO"):
+        load_sweep_config(tmp_path / "sweep.toml")

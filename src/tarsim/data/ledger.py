@@ -35,6 +35,7 @@ from tarsim.errors import InputError
 LEDGER_FORMAT = 1
 EFFORT_KEYS = ("judge", "sent", "words", "seconds")
 BODY_DIGEST = "body_sha256"
+HEADER_DIGEST = "header_sha256"  # the header line's SHA-256: an edited `relevant` would change every table
 """The end record's field holding the SHA-256 (hex) of the ledger's body: every line between header and end."""
 
 
@@ -264,6 +265,7 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
     """Parse numbered ledger lines; every malformed line is reported with its number, and a body that does not match
     the end record's digest is refused (after every more specific check)."""
     body = BodyDigest()
+    header_digest = BodyDigest()
     header: dict | None = None
     header_line = 1
     rounds: list[dict] = []
@@ -283,6 +285,8 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
             if record.get("format") != LEDGER_FORMAT:
                 raise InputError(source, number, f"unsupported ledger format {record.get('format')!r}")
             header, header_line = record, number
+            header_digest = BodyDigest()
+            header_digest.add(line)
             continue
         if end is not None:
             raise InputError(source, number, "record after the end record")
@@ -334,7 +338,22 @@ def parse_ledger(lines: Iterable[tuple[int, str]], source: str = "<memory>") -> 
             source, None, f"header says relevant={relevant} but {len(found)} judged documents are relevant"
         )
     _check_body_digest(end, end_line, body, source)
+    _check_header_digest(end, end_line, header_digest, source)
     return ledger
+
+
+def _check_header_digest(end: dict | None, end_line: int, digest: BodyDigest, source: str) -> None:
+    """Refuse a ledger whose header line does not hash to the end record's `header_sha256` (an edited `relevant`,
+    configuration or seed would change what every table and replay reports); older ledgers without it pass."""
+    if end is None or HEADER_DIGEST not in end:
+        return
+    if end[HEADER_DIGEST] != digest.hexdigest():
+        raise InputError(
+            source,
+            end_line,
+            "the header line does not match the end record's digest (header_sha256): the ledger was edited or "
+            "damaged after it was written",
+        )
 
 
 HEADER_FIELDS = {"topic": str, "config": dict, "relevant": int, "collection_size": int}

@@ -24,6 +24,7 @@ import numpy as np
 
 from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
+from tarsim.data.regular_files import open_regular
 from tarsim.errors import InputError
 
 SCORE_LOG_FORMAT = 1
@@ -110,15 +111,13 @@ class ScoreLog:
     @classmethod
     def load(cls, path: str | os.PathLike) -> ScoreLog:
         """Read a log written by `save`; a damaged, truncated or edited file is refused in one line."""
-        try:
-            with np.load(path, allow_pickle=False) as data:
+        try:  # a regular file only: a FIFO or a link to /dev/zero is refused, never read
+            with open_regular(path) as handle, np.load(handle, allow_pickle=False) as data:
                 arrays = {name: data[name] for name in (*_ARRAYS, "docids") if name in data.files}
                 meta = json.loads(str(data["meta"]))
                 missing = [name for name in _ARRAYS if name not in arrays]
                 if missing:
                     raise KeyError(f"no {missing[0]!r} array")
-        except FileNotFoundError:
-            raise InputError(path, None, "no such score log") from None
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
             raise InputError(path, None, f"not a tarsim score log ({type(exc).__name__}: {exc})") from None
         if meta.get("format") != SCORE_LOG_FORMAT:

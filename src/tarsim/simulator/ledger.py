@@ -9,7 +9,15 @@ import contextlib
 import os
 from pathlib import Path
 
-from tarsim.data.ledger import BODY_DIGEST, LEDGER_FORMAT, BodyDigest, encode, encode_judgment, partial_path
+from tarsim.data.ledger import (
+    BODY_DIGEST,
+    HEADER_DIGEST,
+    LEDGER_FORMAT,
+    BodyDigest,
+    encode,
+    encode_judgment,
+    partial_path,
+)
 from tarsim.data.lines import PathLike
 
 
@@ -24,7 +32,10 @@ class LedgerWriter:
         self._handle = open(self._partial, "w", encoding="utf-8", newline="\n")  # noqa: SIM115 - open for the review
         self._pending: list[str] = []
         self._body = BodyDigest()
-        self._handle.write(encode({"type": "header", "format": LEDGER_FORMAT, **header}) + "\n")
+        line = encode({"type": "header", "format": LEDGER_FORMAT, **header})
+        self._header = BodyDigest()
+        self._header.add(line)
+        self._handle.write(line + "\n")
         self._handle.flush()
 
     def write(self, record: dict) -> None:
@@ -47,7 +58,8 @@ class LedgerWriter:
     def finish(self, end: dict) -> None:
         """Write the end record (with the body's digest), sync, and rename the ledger into place."""
         self.flush()
-        self._handle.write(encode({"type": "end", **end, BODY_DIGEST: self._body.hexdigest()}) + "\n")
+        digests = {BODY_DIGEST: self._body.hexdigest(), HEADER_DIGEST: self._header.hexdigest()}
+        self._handle.write(encode({"type": "end", **end, **digests}) + "\n")
         self._handle.flush()
         os.fsync(self._handle.fileno())
         self._handle.close()
@@ -79,10 +91,11 @@ class MemoryLedgerWriter:
 
     def finish(self, end: dict) -> None:
         """The end record, with the digest of every line after the header (as LedgerWriter writes it)."""
-        body = BodyDigest()
+        body, header = BodyDigest(), BodyDigest()
+        header.add(self.lines[0])
         for line in self.lines[1:]:
             body.add(line)
-        self.write({"type": "end", **end, BODY_DIGEST: body.hexdigest()})
+        self.write({"type": "end", **end, BODY_DIGEST: body.hexdigest(), HEADER_DIGEST: header.hexdigest()})
 
     def abort(self) -> None:
         self.lines.clear()

@@ -20,6 +20,7 @@ from tarsim.components import kind, validate
 from tarsim.components.schema import toml_keys, toml_value
 from tarsim.config.presets import apply_preset, default_preset
 from tarsim.config.review import MAX_SEED, STRATEGIES, ReviewConfig, strategy_config
+from tarsim.data.regular_files import open_regular
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS as ALL_EFFORT_MODELS
 from tarsim.errors import ConfigError, InputError
 from tarsim.features.matrices import FeatureSettings
@@ -247,13 +248,20 @@ class _Checker:
         return tuple(value)
 
 
+MAX_CONFIG_BYTES = 16 * 2**20
+
+
 def load_sweep_config(path: str | Path) -> SweepConfig:
     """Read and validate a sweep configuration file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(path, None, "sweep configuration file does not exist") from None
+    if not path.exists() and not path.is_symlink():
+        raise InputError(path, None, "sweep configuration file does not exist")
+    try:  # a regular file only, and no larger than a configuration can be: a FIFO or /dev/zero is refused
+        with open_regular(path) as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise InputError(path, None, f"larger than {MAX_CONFIG_BYTES // 2**20} MiB: not a sweep configuration")
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(path, None, f"cannot read the sweep configuration: {exc}") from None
     return parse_sweep_config(text, path)
