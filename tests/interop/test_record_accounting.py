@@ -201,3 +201,23 @@ def test_convert_prints_the_counts_read_and_kept(tmp_path, capsys):
     )
     assert code == 0, err
     assert "2 records read, 2 kept" in err
+
+
+def test_an_archive_inside_a_trec_folder_is_refused_not_read_as_a_document(tmp_path):
+    """Found by the probe rerun: a zip inside a folder became one document of raw bytes (its 400 <DOC>s dropped)."""
+    import zipfile
+
+    from tarsim.errors import InputError
+    from tarsim.interop.trec import read_trec_documents
+
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "a.sgml").write_text("<DOC>\n<DOCNO>D1</DOCNO>\n<TEXT>hello world</TEXT>\n</DOC>\n", encoding="utf-8")
+    with zipfile.ZipFile(folder / "full.zip", "w") as archive:
+        archive.writestr("x.sgml", "<DOC>\n<DOCNO>D2</DOCNO>\n<TEXT>hi</TEXT>\n</DOC>\n")
+    with pytest.raises(InputError, match=r"full\.zip: a zip archive, not a text file"):
+        read_trec_documents(folder)
+    (folder / "full.zip").unlink()
+    (folder / "blob.bin").write_bytes(b"abc\x00def")
+    with pytest.raises(InputError, match=r"blob\.bin: binary data"):
+        read_trec_documents(folder)

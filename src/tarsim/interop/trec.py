@@ -55,9 +55,21 @@ def _blank_markup(text: str) -> str:
     return _MARKUP.sub(lambda match: " " * len(match.group(0)), text)
 
 
+_ARCHIVE_MAGIC = {b"PK\x03\x04": "a zip archive", b"PK\x05\x06": "a zip archive", b"BZh": "a bzip2 file",
+                  b"\xfd7zXZ": "an xz file", b"7z\xbc\xaf": "a 7-Zip archive"}  # fmt: skip
+
+
 def _decode(name: str, data: bytes) -> str:
+    """A file's text (gunzipped when gzip'd); an archive or other binary file is refused in one line, where reading it
+    as one document of raw bytes would invent a record."""
     if data[:2] == _GZIP_MAGIC:
         data = decompress_gzip(name, data)
+    kind = next((what for magic, what in _ARCHIVE_MAGIC.items() if data.startswith(magic)), None)
+    if kind is None and b"\x00" in data[:8192]:
+        kind = "binary data (NUL bytes), not text"
+    if kind is not None:
+        problem = f"{kind}, not a text file of documents: give an archive as the source itself (not inside a folder)"
+        raise InputError(name, None, f"{problem}, or extract it")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
