@@ -238,7 +238,7 @@ def test_a_ledger_that_records_no_collection_replays_only_with_one_collection(tw
     del header["inputs"]["collection"]
     anonymous = tmp_path / "anonymous" / "T1.jsonl"
     anonymous.parent.mkdir()
-    anonymous.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    anonymous.write_text(json.dumps(header) + "\n" + ledger_factory.older_ledger_body(lines[1:]), encoding="utf-8")
     rows = _stop_rows(capsys, anonymous, "--collection", small)
     recorded = _stop_rows(capsys, runs / "small", "--collection", small)
     assert [{**row, "ledger": None} for row in rows] == [{**row, "ledger": None} for row in recorded]
@@ -248,7 +248,10 @@ def test_a_ledger_that_records_no_collection_replays_only_with_one_collection(tw
     assert f"{anonymous}: " in err and "of its docids are not in" in err
     odd = tmp_path / "odd" / "small.jsonl"  # a digest that is not a string: refused in one line, not a traceback
     odd.parent.mkdir()
-    odd.write_text(json.dumps({**header, "inputs": {"collection": ["x"]}}) + "\n" + "".join(lines[1:]), "utf-8")
+    odd.write_text(
+        json.dumps({**header, "inputs": {"collection": ["x"]}}) + "\n" + ledger_factory.older_ledger_body(lines[1:]),
+        "utf-8",
+    )
     err = _refused(capsys, "stop", odd, *TARGET_RULES, "--collection", demo, "--collection", small)
     assert f"{odd}: was reviewed on none of the given collections" in err
 
@@ -283,7 +286,7 @@ def test_collections_of_the_same_documents_are_told_apart_by_the_ledgers_qrels(t
     del record["inputs"]["qrels"]  # an older ledger: its documents are known, its judgments are not
     older = tmp_path / "older" / "T1.jsonl"
     older.parent.mkdir()
-    older.write_text(json.dumps(record) + "\n" + "".join(rest), "utf-8")
+    older.write_text(json.dumps(record) + "\n" + ledger_factory.older_ledger_body(rest), "utf-8")
     assert _stop_rows(capsys, older, "--collection", small) == [dict(row, ledger=str(older)) for row in alone]
     err = _refused(capsys, "stop", older, *TARGET_RULES, "--collection", small, "--collection", twin)
     assert "records no qrels digest" in err

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+import ledger_factory
 from conftest import shared_dataset
 from tarsim.cli import main
 from tarsim.data import write_collection, write_qrels, write_sentence_qrels, write_topics
@@ -69,7 +70,7 @@ def test_ledgers_written_before_named_learners_still_count_as_the_same_configura
     lines = path.read_text().splitlines()
     header = json.loads(lines[0])
     del header["config"]["learner"]
-    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    path.write_text(json.dumps(header) + "\n" + ledger_factory.older_ledger_body(lines[1:]))
     before = path.read_bytes()
     assert main([*args, "--resume"]) == 0
     assert path.read_bytes() == before  # kept, not redone
