@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import demo_simulation
-from ledger_factory import judgment_record
+from ledger_factory import replayed_and_online_stop
 from tarsim.data.ledger import ledger_from_lines
 from tarsim.errors import ConfigError
 from tarsim.simulator import ReviewConfig, review_topics
@@ -117,16 +117,9 @@ def test_rules_followed_incrementally_stop_where_their_replay_does(demo, full_le
     context = ReplayContext(docids=demo.collection.docids, qrels=demo.qrels)
     rules = ["knee", "knee:3", "knee:6", "nonrel:5", "nonrel:40", "oracle", "target:2", "target:20", "budget:R:sent"]
     for rule in [*rules, _EveryNth("every7")]:
-        replayed = parse_stopping_rule(rule).stop_position(full, context) if isinstance(rule, str) else 7
-        so_far, online, fired = LedgerSoFar(full.header, len(full)), OnlineStopping([rule], context), None
-        for index in range(len(full)):
-            so_far.add_judgment(judgment_record(full, index))
-            fired = online.check(so_far.view())
-            if fired is not None:
-                break
-        if fired is None:
-            fired = online.check(so_far.view(end=full.end))
-        assert (fired.seq if fired else None) == replayed, rule
+        stop = replayed_and_online_stop(full, rule, context)  # asserts the online stop equals the replayed one
+        if not isinstance(rule, str):
+            assert stop == 7, rule
 
 
 def _long_review(n: int = 3000) -> tuple[dict, list[dict]]:

@@ -55,6 +55,7 @@ class StopOutcome:
     sample_effort_estimated: bool = False
     sample_cost: str | None = None
     config: dict = field(default_factory=dict, repr=False, compare=False)
+    sample_unseen: tuple[str, ...] = field(default=(), repr=False, compare=False)  # sampled, never presented by then
 
     def to_row(self) -> dict:
         """A flat dict (one `effort_<model>` column per effort model) for tables."""
@@ -150,6 +151,7 @@ def evaluate_stopping(
         sample_size=sample_size,
         sample_effort_estimated=sample_cost not in (None, SAMPLE_COST_EXACT),
         sample_cost=sample_cost,
+        sample_unseen=tuple(unseen) if samplers else (),
         config=ledger.header.get("config", {}),
     )
 

@@ -291,13 +291,6 @@ class OracleRule(StoppingRule):
         return OracleCheck(self)
 
 
-def target_rules(rule: StoppingRule) -> list[TargetRule]:
-    """The `target:T` rules in a rule, also inside any(...), all(...) and notbefore (whose samples it draws)."""
-    if isinstance(rule, TargetRule):
-        return [rule]
-    return [target for inner in getattr(rule, "rules", ()) for target in target_rules(inner)]
-
-
 def check_points(ledger: Ledger) -> list[int]:
     """Judgment counts at which a batch ends: the last judgment of each training round, and the ledger's end when
     the review ran out of documents (a batch cut short by the collection)."""

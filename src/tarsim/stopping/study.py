@@ -24,7 +24,7 @@ from tarsim.data.score_log import logged_scores
 from tarsim.errors import ConfigError
 from tarsim.stopping.evaluate import DEFAULT_STOP_EFFORT_MODELS, evaluate_stopping
 from tarsim.stopping.measures import COST_STRUCTURES, ReviewFacts, measure_stop
-from tarsim.stopping.rules import missing_scores_message, needs_scores, parse_stopping_rule, target_rules
+from tarsim.stopping.rules import missing_scores_message, needs_scores, parse_stopping_rule
 
 IDENT_COLUMNS = ("ledger", "run_id", "collection", "topic", "policy", "seed", "rule", "rule_given", "target")
 """The tidy table's identifying columns (a review is a ledger: one topic, policy and seed)."""
@@ -154,14 +154,7 @@ def review_rows(
     for run in rules:
         rule = parse_stopping_rule(run.spec)
         outcome = evaluate_stopping(ledger, rule, effort_models=models, target_recall=targets[0], **inputs)
-        sampled: list[str] = []
-        if target_rules(rule):
-            from tarsim.stopping.rules import ReplayContext
-
-            context = ReplayContext(docids=inputs.get("docids"), qrels=inputs.get("qrels"))
-            seen = set(ledger.docids[: outcome.position])
-            drawn = dict.fromkeys(d for target in target_rules(rule) for d in target.sample(ledger, context).sampled)
-            sampled = [docid for docid in drawn if docid not in seen]
+        sampled = list(outcome.sample_unseen)  # a sample's documents the review had not presented (evaluate_stopping)
         for target in [run.target] if run.target is not None else targets:
             row = measure_stop(facts, outcome, target, structures, sampled, cache)
             row.update(ident, rule=run.spec, rule_given=run.given, target=target)
