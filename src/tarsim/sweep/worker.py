@@ -7,6 +7,9 @@ that share a collection never rebuild (or even re-read) its features.
 
 from __future__ import annotations
 
+import multiprocessing
+import signal
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -75,8 +78,17 @@ def remember(features_path: str, docids_path: str, features: Features, docids: l
         _LOADED.popitem(last=False)
 
 
+def _leave_ctrl_c_to_the_sweep() -> None:
+    """In a worker process (loky's, as forked workers already do): ignore Ctrl-C, which the terminal sends to every
+    process of the group, so the run in flight finishes with its ledger and the sweep, not the worker, says what
+    stopped (a loky worker interrupted mid-task printed its traceback)."""
+    if multiprocessing.parent_process() is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def execute_run(task: RunTask) -> RunResult:
     """Simulate one run into its ledger (a hidden .partial file renamed into place only when complete)."""
+    _leave_ctrl_c_to_the_sweep()
     started = time.perf_counter()
     features, docids, position = collection_inputs(
         task.features_path, task.docids_path, task.header["inputs"]["collection"]
