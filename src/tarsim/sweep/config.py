@@ -8,26 +8,27 @@ from __future__ import annotations
 
 import difflib
 import glob
+import math
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
-from functools import partial
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tarsim.components import kind, validate
-from tarsim.components.schema import toml_keys, toml_value
-from tarsim.config.presets import apply_preset, default_preset
+from tarsim.config.presets import default_preset
 from tarsim.config.review import MAX_SEED, STRATEGIES, ReviewConfig, strategy_config
 from tarsim.data.regular_files import open_regular
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS as ALL_EFFORT_MODELS
 from tarsim.errors import ConfigError, InputError
 from tarsim.features.matrices import FeatureSettings
 from tarsim.interop.screening import UNLABELLED_CHOICES, is_screening_file
-from tarsim.policies import SeedingChoice
 from tarsim.simulator.run import starting_config
+from tarsim.sweep.dimensions import Dimension, check_combinations, combinations, swept_dimensions, vary_options
 from tarsim.sweep.presets import preset_options, swept_presets
+from tarsim.sweep.review_table import REVIEW_KEYS as REVIEW_KEYS  # [review]'s keys, imported from here too
+from tarsim.sweep.review_table import in_sweep, named_key, review_options
 from tarsim.sweep.stopping_keys import check_scores_logged, target_recalls
 
 if sys.version_info >= (3, 11):
@@ -46,6 +47,7 @@ SWEEP_KEYS = (
     "prior_seeds",
     "policies",
     "presets",
+    "vary",
     "strategies",
     "effort_models",
     "stopping",
@@ -56,16 +58,7 @@ COLLECTION_KEYS = ("path", "topics", "name", "unlabelled")
 MAX_RUNS = 100_000
 """A sweep plans at most this many runs (and at most this many seeds): larger ones are refused, not attempted."""
 
-REVIEW_KEYS = toml_keys(ReviewConfig)
-"""[review] key -> (ReviewConfig field, its declared Setting): derived from ReviewConfig's one schema."""
-
-_SWEPT = {"policy": "policies", "seed": "seeds", "feedback": "strategies", "train_on": "strategies"}
-_SWEPT |= {"strategy": "strategies", "prior_seed": "prior_seeds"}
-IN_SWEEP = {
-    **{key: "it belongs in [sweep]" for key in SWEEP_KEYS},
-    **{key: f"a sweep sets it in [sweep] as {home} (a list: each value is a run)" for key, home in _SWEPT.items()},
-    "stopping": "a sweep sets it in [sweep] as stopping (its rules are replayed on every whole ledger)",
-}
+IN_SWEEP = in_sweep(SWEEP_KEYS)
 """What a [review] key that belongs in [sweep] is told: the per-run settings a sweep varies, and [sweep]'s keys."""
 
 DEFAULT_EFFORT_MODELS = tuple(model for model in ALL_EFFORT_MODELS if model != "clock")
@@ -91,6 +84,7 @@ class SweepConfig:
     collections: tuple[CollectionEntry, ...]
     policies: tuple[str, ...] = ("relevance",)
     presets: tuple[str | None, ...] = (None,)  # (None,): not swept ([review] may name one preset)
+    vary: tuple[Dimension, ...] = ()  # [sweep] vary: [review] settings swept as dimensions (by key)
     strategies: tuple[str, ...] = ("document/document",)
     seeds: tuple[int, ...] = (0,)
     prior_seeds: tuple[int | None, ...] = (None,)  # (None,): not swept (priors, if any, drawn with the run's seed)
@@ -119,12 +113,13 @@ class SweepConfig:
         query: str | None = None,
         collection: str | None = None,
         preset: str | None = None,
+        vary: Sequence[tuple[str, Any]] = (),
     ) -> ReviewConfig:
         """The ReviewConfig of one run (its derived seed and prior seed included) of the named collection; with
         the topic's `query` text, the configuration it starts with (a topic without query text starts from
         priors: starting_config)."""
         # no `stopping`: a sweep replays its rules on whole ledgers (in ReviewConfig they would stop the review)
-        options = self.review_options(collection, preset)
+        options = self.review_options(collection, preset, vary)
         try:
             config = strategy_config(strategy, policy=policy, seed=seed, prior_seed=prior_seed, **options)
         except ConfigError as exc:
@@ -137,13 +132,22 @@ class SweepConfig:
             ) from None
         return config if query is None else starting_config(config, [query])
 
-    def review_options(self, collection: str | None = None, preset: str | None = None) -> Mapping[str, Any]:
+    def review_options(
+        self, collection: str | None = None, preset: str | None = None, vary: Sequence[tuple[str, Any]] = ()
+    ) -> Mapping[str, Any]:
         """[review] as it applies to the named collection: a screening file without a [review] preset takes the
         preset `tarsim simulate` gives it (presets.default_preset), so a sweep reviews it as simulate does; the
         preset's policy gives way to [sweep] policies, as an explicit preset's does. `preset`: a run of [sweep]
-        presets, [review] applied over it."""
+        presets, [review] applied over it. `vary`: a run's [sweep] vary values, ((key, value), ...), applied as
+        [review]'s are (over any preset)."""
+        review = {**self.review, **vary_options(self.vary, vary)} if vary else self.review
         preset = preset or self.default_preset_of(collection)
-        return self.review if preset is None else preset_options(preset, self.review)
+        return review if preset is None else preset_options(preset, review)
+
+    def variants(self) -> list[tuple[str | None, tuple[tuple[str, Any], ...]]]:
+        """Every (preset, varied values) of the sweep, in plan order: what, besides policy, strategy and seeds, makes
+        runs of one topic differ ([(None, ())] when the sweep varies neither)."""
+        return [(preset, vary) for preset in self.presets for vary in combinations(self.vary)]
 
     def default_preset_of(self, collection: str | None) -> str | None:
         """The preset a run of the named collection takes because [review] names none (a screening file's)."""
@@ -152,20 +156,17 @@ class SweepConfig:
             return None
         return default_preset(entry.path)
 
-    def feature_settings(self, collection: str | None = None, preset: str | None = None) -> FeatureSettings:
-        """The feature settings of the named collection's runs (of that swept preset)."""
-        return self.review_options(collection, preset).get("features", FeatureSettings())
+    def feature_settings(
+        self, collection: str | None = None, preset: str | None = None, vary: Sequence[tuple[str, Any]] = ()
+    ) -> FeatureSettings:
+        """The feature settings of the named collection's runs (of that swept preset and varied values)."""
+        return self.review_options(collection, preset, vary).get("features", FeatureSettings())
 
-    def extractor(self, collection: str | None = None, preset: str | None = None) -> str:
+    def extractor(
+        self, collection: str | None = None, preset: str | None = None, vary: Sequence[tuple[str, Any]] = ()
+    ) -> str:
         """The feature extractor spec of the named collection's runs (`bmi`, or e.g. a preset's `tfidf:...`)."""
-        return self.review_options(collection, preset).get("extractor", "bmi")
-
-
-def named_key(message: str, keys: Iterable[str]) -> str | None:
-    """Of `keys`, the one a problem's message names first (as a whole word), else None: the key the problem is about
-    (`lambda is the bmi learner's regularisation; learner 'svm' has none` is about lambda)."""
-    found = [(match.start(), key) for key in keys if (match := re.search(rf"\b{re.escape(key)}\b", message))]
-    return min(found)[1] if found else None
+        return self.review_options(collection, preset, vary).get("extractor", "bmi")
 
 
 class _Locator:
@@ -334,20 +335,22 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
         out = base / out
 
     presets = swept_presets(check, sweep, document.get("review", {}))
-    review = _review_options(check, document.get("review", {}))
+    vary = swept_dimensions(check, sweep, document.get("review", {}))
+    review = review_options(check, document.get("review", {}), SWEEP_KEYS)
     review_lines = _key_lines(check, document.get("review", {}), "review")
-    try:  # every per-run configuration must be valid before anything runs
-        for options in [review] if presets == (None,) else [preset_options(p, review) for p in presets]:
-            for policy, strategy in ((policy, strategy) for policy in policies for strategy in strategies):
-                strategy_config(strategy, policy=policy, seed=0, prior_seed=prior_seeds[0], **options)
-    except ConfigError as exc:  # at the line of the key it names (a combination: the first named), else [review]'s
-        check.fail("review", str(exc), "review", named_key(str(exc), review_lines))
+    variants = len(presets) * math.prod(len(dimension.values) for dimension in vary)
+    if variants * len(policies) * len(strategies) > MAX_RUNS:
+        raise InputError(path, None, f"the sweep plans more than {MAX_RUNS:,} runs per topic; split it")
+    # every per-run configuration must be valid before anything runs: a problem at the line of the key it names (a
+    # combination: the first named), else [review]'s
+    check_combinations(check, review, presets, vary, policies, strategies, prior_seeds[0], review_lines)
     collections = _collections(check, document.get("collections"), base)
     return SweepConfig(
         source=path,
         collections=collections,
         policies=policies,
         presets=presets,
+        vary=vary,
         strategies=strategies,
         seeds=seeds,
         prior_seeds=prior_seeds,
@@ -410,47 +413,6 @@ def _seeds(check: _Checker, value: Any, key: str = "seeds") -> tuple[int, ...]:
     ):
         return tuple(value)
     return check.fail(f"sweep.{key}", f"expected {accepted}, got {value!r}", "sweep", key)
-
-
-def _review_options(check: _Checker, table: Any) -> dict[str, Any]:
-    """[review] as ReviewConfig keyword arguments (policy, strategy, seed and stopping come from [sweep])."""
-    if not isinstance(table, dict):
-        check.fail("review", "expected a table [review]", None, "review")
-    check.keys(table, list(REVIEW_KEYS), "review.", "review", elsewhere=IN_SWEEP)
-    options: dict[str, Any] = {}
-    for key, value in table.items():
-        field_name, declaration = REVIEW_KEYS[key]
-        if key == "seeding":
-            if value not in ("query", "random", "priors"):
-                check.fail(
-                    "review.seeding",
-                    f"unknown seeding {value!r}; accepted: query, random, priors "
-                    "(seed documents differ per topic, so 'documents' is not available in a sweep)",
-                    "review",
-                    key,
-                )
-            options[field_name] = SeedingChoice(value)
-            continue
-        try:
-            if key == "sentence_oracle" and isinstance(value, str) and kind("oracle").resolve(value)[0].name == "file":
-                raise ConfigError("a sentence qrels FILE is not available in a sweep (give an oracle's name)")
-            options[field_name] = toml_value(declaration, value, partial(_build, check, key=key))
-        except ConfigError as exc:
-            check.fail(f"review.{key}", str(exc), "review", key)
-    if "preset" in options:  # its policy gives way to [sweep] policies (max is relevance)
-        options = {k: v for k, v in apply_preset(options.pop("preset"), options).items() if k != "policy"}
-    return options
-
-
-def _build(check: _Checker, cls: type, values: dict, key: str):
-    """A nested [review.KEY] table as its dataclass (unknown keys and bad values refused with the line)."""
-    section = f"review.{key}"
-    check.keys(values, [f.name for f in fields(cls)], f"{section}.", section)
-    try:
-        return cls(**values)
-    except (ConfigError, TypeError) as exc:
-        named = [name for name in values if re.search(rf"\b{re.escape(name)}\b", str(exc))]  # the key it is about
-        return check.fail(f"{section}.{named[0]}" if named else section, str(exc), section, named[0] if named else None)
 
 
 def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEntry, ...]:

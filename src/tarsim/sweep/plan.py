@@ -1,4 +1,6 @@
-"""Expanding a sweep into runs: collection x topic x policy x strategy x seed, each with its own derived seed.
+"""Expanding a sweep into runs: collection x topic x preset x varied settings x policy x strategy x seed x prior seed,
+each with its own derived seed (of collection, topic, policy, strategy and seed: runs that differ only in their
+preset, varied settings or prior seed pair).
 
 A run's seed is derived from the base seed and the run's identity through numpy's SeedSequence over a
 SHA-256 of the identity, so it is the same in every process, on every machine and whatever the run order
@@ -10,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -21,6 +24,7 @@ from tarsim.errors import ConfigError, InputError
 from tarsim.simulator.review import prior_rows
 from tarsim.simulator.run import check_topics, ledger_name, topic_grades
 from tarsim.sweep.config import MAX_RUNS, SweepConfig
+from tarsim.sweep.dimensions import run_id_parts
 
 
 @dataclass(frozen=True)
@@ -35,12 +39,14 @@ class RunSpec:
     derived_seed: int  # the seed the simulation uses
     prior_seed: int | None = None  # sweep.prior_seeds: the priors' draw, used as given (None: not swept)
     preset: str | None = None  # sweep.presets: the run's preset (None: not swept)
+    vary: tuple[tuple[str, Any], ...] = ()  # sweep.vary: the run's varied settings, (key, value) by key
 
     @property
     def run_id(self) -> str:
-        """collection__topic[__preset]__policy__shown-trained__seedN[__priorS] (readable; the ledger file name
-        escapes it)."""
-        parts = [self.collection, self.topic, *([self.preset] if self.preset else []), self.policy]
+        """collection__topic[__preset][__key=value...]__policy__shown-trained__seedN[__priorS] (readable; the ledger
+        file name escapes it)."""
+        parts = [self.collection, self.topic, *([self.preset] if self.preset else []), *run_id_parts(self.vary)]
+        parts.append(self.policy)
         parts += [self.strategy.replace("/", "-"), f"seed{self.seed}"]
         return "__".join(parts + ([] if self.prior_seed is None else [f"prior{self.prior_seed}"]))
 
@@ -80,27 +86,34 @@ def _collection_error(config: SweepConfig, name: str, error: ConfigError) -> Inp
 def check_topic_priors(config: SweepConfig, name: str, dataset: Dataset, topic: str) -> None:
     """Refuse, before anything runs, priors a topic cannot give (counts above a class's size, rows out of range) and
     prior seeds where no random prior is drawn (a topic that starts from its query text)."""
-    policy, strategy, preset = config.policies[0], config.strategies[0], config.presets[0]
+    policy, strategy, query = config.policies[0], config.strategies[0], dataset.topics[topic]
+    grades = None
     try:
-        review = config.review_config(policy, strategy, 0, config.prior_seeds[0], dataset.topics[topic], name, preset)
-        if review.seeding.kind != "priors":
-            return
-        position = {docid: i for i, docid in enumerate(dataset.collection.docids)}
-        grades = topic_grades(dataset.qrels.get(topic, {}), position, len(position))
-        prior_rows(review, topic, grades, dataset.unlabelled_rows)
+        for preset, vary in config.variants():  # each preset and varied setting may draw other priors
+            review = config.review_config(policy, strategy, 0, config.prior_seeds[0], query, name, preset, vary)
+            if review.seeding.kind != "priors":
+                continue
+            if grades is None:
+                position = {docid: i for i, docid in enumerate(dataset.collection.docids)}
+                grades = topic_grades(dataset.qrels.get(topic, {}), position, len(position))
+            prior_rows(review, topic, grades, dataset.unlabelled_rows)
     except ConfigError as exc:
         raise _collection_error(config, name, exc) from None
 
 
 def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list[RunSpec], dict[str, str]]:
-    """All runs in a fixed order (collection, topic, policy, strategy, seed), and the topics skipped (why)."""
+    """All runs in a fixed order (collection, topic, preset, varied settings, policy, strategy, seed, prior seed), and
+    the topics skipped (why)."""
     runs: list[RunSpec] = []
     skipped: dict[str, str] = {}
     for entry in config.collections:
         dataset = datasets[entry.name]
         try:
-            if "seeding" in config.review and entry.path is not None:  # asked for query seeding: needs query text
-                check_query_seeding(entry.path, config.review["seeding"])
+            seedings = [vary_value for _, vary in config.variants() for key, vary_value in vary if key == "seeding"]
+            if "seeding" in config.review:
+                seedings.append(config.review["seeding"])
+            for seeding in seedings if entry.path is not None else ():  # asked for query seeding: needs query text
+                check_query_seeding(entry.path, seeding)
             topics = check_topics(dataset, entry.topics)
         except ConfigError as exc:
             raise _collection_error(config, entry.name, exc) from None
@@ -109,22 +122,25 @@ def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list
             if not any(grade > 0 and docid in dataset.collection for docid, grade in judged.items()):
                 skipped[f"{entry.name}/{topic}"] = "no relevant document in the collection"
                 continue
+            variants = config.variants()
             per_topic = len(config.policies) * len(config.strategies) * len(config.seeds) * len(config.prior_seeds)
-            per_topic *= len(config.presets)
+            per_topic *= len(variants)
             if len(runs) + per_topic > MAX_RUNS:
+                vary = " x sweep.vary" if config.vary else ""
                 raise ConfigError(
-                    f"{config.source}: the sweep plans more than {MAX_RUNS:,} runs (topics x sweep.presets x "
+                    f"{config.source}: the sweep plans more than {MAX_RUNS:,} runs (topics x sweep.presets{vary} x "
                     "sweep.policies x sweep.strategies x sweep.seeds x sweep.prior_seeds); split it into several sweeps"
                 )
             check_topic_priors(config, entry.name, dataset, topic)
-            for preset, policy in ((preset, policy) for preset in config.presets for policy in config.policies):
+            for (preset, vary), policy in ((variant, policy) for variant in variants for policy in config.policies):
                 for strategy in config.strategies:
                     for seed in config.seeds:
-                        # the prior seed and the preset are not part of the run's identity: runs that differ only in
-                        # their priors or their preset share every other random choice
+                        # the prior seed, the preset and the varied settings are not part of the run's identity: runs
+                        # that differ only in them share every other random choice (they pair)
                         derived = derive_seed(config.base_seed, entry.name, topic, policy, strategy, seed)
                         for prior in config.prior_seeds:
-                            runs.append(RunSpec(entry.name, topic, policy, strategy, seed, derived, prior, preset))
+                            spec = RunSpec(entry.name, topic, policy, strategy, seed, derived, prior, preset, vary)
+                            runs.append(spec)
     seen: dict[str, RunSpec] = {}
     for run in runs:
         if run.ledger_file in seen:

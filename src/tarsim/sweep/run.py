@@ -28,7 +28,7 @@ from tarsim.errors import ConfigError, InputError, require
 from tarsim.features.cache import resolve_cache_dir
 from tarsim.features.review import review_cache_path, review_features
 from tarsim.runtime.pools import fork_is_safe, local_parallel, parallel_map
-from tarsim.simulator.run import ledger_header
+from tarsim.simulator.run import check_judged_grades, ledger_header, scores_kept, topic_grades
 from tarsim.sweep.backends import BACKENDS, dask_client, run_dask, run_joblib
 from tarsim.sweep.config import SweepConfig
 from tarsim.sweep.docids import write_docids
@@ -74,6 +74,7 @@ def run_header(dataset: Dataset, spec: RunSpec, config, digest: str, base_seed: 
             "run_id": spec.run_id,
             "collection": spec.collection,
             **({} if spec.preset is None else {"preset": spec.preset}),
+            **({"vary": dict(spec.vary)} if spec.vary else {}),  # [sweep] vary: the run's varied settings
             "policy": spec.policy,
             "strategy": spec.strategy,
             "seed": spec.seed,
@@ -103,19 +104,20 @@ def prepare_sweep(
     docids_paths = {  # verified, rewritten if damaged; first, so that an unwritable cache is refused before any build
         name: write_docids(cache, dataset.collection.docids, digests[name]) for name, dataset in used.items()
     }
-    # one feature matrix per collection and extractor: swept presets may read a collection with different ones
-    needs = {(name, preset): (config.extractor(name, preset), config.feature_settings(name, preset))
-             for name in used for preset in config.presets}  # fmt: skip
+    # one feature matrix per collection and extractor: swept presets (or a varied extractor) may read a collection
+    # with different ones
+    needs = {(name, *variant): (config.extractor(name, *variant), config.feature_settings(name, *variant))
+             for name in used for variant in config.variants()}  # fmt: skip
     if not fork_is_safe():  # else each collection is built below, one after another, on all cores (forked workers)
-        build_feature_caches([(used[name].collection, *made) for (name, _), made in needs.items()], cache, jobs)
-    features_paths: dict[tuple[str, str | None], str] = {}
-    for (name, preset), (extractor, settings) in needs.items():
+        build_feature_caches([(used[key[0]].collection, *made) for key, made in needs.items()], cache, jobs)
+    features_paths: dict[tuple, str] = {}
+    for (name, *variant), (extractor, settings) in needs.items():
         dataset = used[name]
         path = str(review_cache_path(dataset.collection, cache, extractor, settings))
-        if path not in features_paths.values():  # built (or found) once, whichever presets share it
+        if path not in features_paths.values():  # built (or found) once, whichever variants share it
             features = review_features(dataset.collection, cache, extractor, settings)
             remember(path, str(docids_paths[name]), features, list(dataset.collection.docids))
-        features_paths[name, preset] = path
+        features_paths[(name, *variant)] = path
     tasks = [
         RunTask(
             spec=spec,
@@ -123,7 +125,7 @@ def prepare_sweep(
             query=datasets[spec.collection].topics[spec.topic],
             judged=dict(datasets[spec.collection].qrels.get(spec.topic, {})),
             header=header,
-            features_path=features_paths[spec.collection, spec.preset],
+            features_path=features_paths[spec.collection, spec.preset, spec.vary],
             docids_path=str(docids_paths[spec.collection]),
             ledger_path=str(out / "ledgers" / spec.ledger_file),
             unlabelled_rows=datasets[spec.collection].unlabelled_rows,
@@ -152,7 +154,14 @@ def check_output_folder(
         dataset = datasets[spec.collection]
         query = dataset.topics[spec.topic]
         review = config.review_config(
-            spec.policy, spec.strategy, spec.derived_seed, spec.prior_seed, query, spec.collection, spec.preset
+            spec.policy,
+            spec.strategy,
+            spec.derived_seed,
+            spec.prior_seed,
+            query,
+            spec.collection,
+            spec.preset,
+            spec.vary,
         )
         planned.append((spec, review, run_header(dataset, spec, review, digests[spec.collection], config.base_seed)))
     check_same_runs(out, [(out / "ledgers" / spec.ledger_file, header) for spec, _, header in planned])
@@ -179,6 +188,26 @@ def is_finished(path: Path, header: dict) -> bool:
         return False
     recorded = normalise_header({k: v for k, v in head.items() if k not in ("type", "format")})
     return encode(recorded) == encode(normalise_header(header)) and ends_with_end_record(path)
+
+
+def kept_whole(task: RunTask, datasets: dict[str, Dataset]) -> bool:
+    """Whether --resume may keep a finished ledger, read whole as `tarsim simulate --resume` reads it: a ledger whose
+    lines no longer match its end record's digests, or whose judgments disagree with the qrels, is refused in one
+    line naming it (InputError: it was edited or damaged after it was written, and would otherwise be counted as
+    kept, then refused by the table); one whose score log is not whole runs again (False)."""
+    path = Path(task.ledger_path)
+    try:
+        ledger = read_ledger(path)
+        if not scores_kept(ledger, path):
+            return False
+        docids = datasets[task.spec.collection].collection.docids
+        position = {docid: row for row, docid in enumerate(docids)}
+        check_judged_grades(ledger, topic_grades(task.judged, position, len(docids)), position, path)
+    except InputError as exc:
+        raise InputError(
+            exc.path, exc.line, f"{exc.problem}; --resume keeps only whole ledgers: delete it to run it again"
+        ) from None
+    return True
 
 
 def run_sweep(
@@ -235,7 +264,7 @@ def _run_locked(
     outcome = SweepOutcome(prepared.out, prepared.runs, skipped=prepared.skipped)
     pending: list[RunTask] = []
     for task in prepared.tasks:
-        if resume and is_finished(Path(task.ledger_path), task.header):
+        if resume and is_finished(Path(task.ledger_path), task.header) and kept_whole(task, prepared.datasets):
             outcome.resumed.append(task.spec.run_id)
         else:
             pending.append(task)

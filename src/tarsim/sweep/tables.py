@@ -1,6 +1,7 @@
 """The sweep's tidy results table: one row per run x measure, computed from the ledgers alone.
 
-Columns: run_id, collection, topic, policy, strategy, seed, prior_seed, effort_model, stopping, measure, value.
+Columns: run_id, collection, topic, policy, strategy, seed, prior_seed, effort_model, stopping, measure, value (and,
+after topic, `preset` and a column per [sweep] vary setting, named by its key, when the sweep varies them).
 `effort_model` is null for measures that are not effort (R, collection size, final recall, recall at stop, ...);
 measures counted in judgments (WSS, RRF, ERF) are listed under `judge`. `stopping` names the stopping rule of the
 `*_at_stop` measures and is null otherwise. `prior_seed` is the seed the run's random priors were drawn with (from
@@ -23,6 +24,7 @@ from tarsim.effort_models import make_effort_model
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
 from tarsim.metrics.tar import tar_measures
 from tarsim.stopping.measures import stop_measures
+from tarsim.sweep.dimensions import token
 from tarsim.sweep.plan import RunSpec
 
 COLUMNS = [
@@ -64,6 +66,7 @@ def run_rows(
         "collection": run.collection,
         "topic": run.topic,
         **({} if run.preset is None else {"preset": run.preset}),  # [sweep] presets: a column of its own
+        **{key: token(value) for key, value in run.vary},  # [sweep] vary: a column per varied setting
         "policy": run.policy,
         "strategy": run.strategy,
         "seed": run.seed,
@@ -117,9 +120,10 @@ def run_rows(
 
 def results_frame(rows: Iterable[dict]) -> pd.DataFrame:
     """The tidy table with fixed column order and dtypes (value: float64 with nulls); a sweep of several presets has
-    a `preset` column after `topic`."""
+    a `preset` column after `topic`, and one of varied settings a column per setting (its [review] key) after it."""
     rows = list(rows)
-    columns = COLUMNS if not any("preset" in row for row in rows) else [*COLUMNS[:3], "preset", *COLUMNS[3:]]
+    swept = list(dict.fromkeys(key for row in rows for key in row if key not in COLUMNS))
+    columns = [*COLUMNS[:3], *swept, *COLUMNS[3:]]
     frame = pd.DataFrame(rows, columns=columns)
     frame["seed"] = frame["seed"].astype("int64")
     frame["prior_seed"] = frame["prior_seed"].astype("Int64")  # nullable: runs without random priors
