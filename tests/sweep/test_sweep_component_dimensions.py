@@ -219,3 +219,21 @@ def test_joblib_and_dask_write_the_same_bytes(study):
     assert [p.read_bytes() for p in sorted((joblib_out / "ledgers").iterdir())] == [
         p.read_bytes() for p in sorted((dask_out / "ledgers").iterdir())
     ]
+
+
+def test_the_stopping_study_summarises_each_varied_value_apart(study, capsys, monkeypatch):
+    monkeypatch.setattr("tarsim.reporting.stopping_plots.write_study_figures", lambda *args: None)  # not its subject
+    study.write_text(LEARNER_X_BATCH.replace('vary.batch = ["bmi", "fixed:5"]', 'stopping = ["knee", "nonrel:5"]'))
+    out = study.parent / "out"
+    assert main(["sweep", str(study), "--out", str(out)]) == 0
+    summary = (out / "stopping" / "stop_summary.csv").read_text().splitlines()
+    assert summary[0].startswith("learner,rule,rule_given,target,runs,")
+    assert [line.split(",")[:2] for line in summary[1:]] == [
+        ["logistic", "knee"],
+        ["logistic", "nonrel:5"],
+        ["nb", "knee"],
+        ["nb", "nonrel:5"],
+    ]
+    assert all(line.split(",")[4] == "2" for line in summary[1:])  # runs: the 2 seeds of that learner
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[1].split()[:3] == ["learner", "rule", "target"]

@@ -18,7 +18,11 @@ def register(parser: argparse.ArgumentParser) -> None:
         "(--backend dask without it starts a local cluster of --jobs workers)",
     )
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="local worker processes (default 1)")
-    parser.add_argument("--resume", action="store_true", help="run only the runs without a complete ledger")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="run only the runs without a complete ledger (kept ledgers are read whole: an edited one is refused)",
+    )
     parser.add_argument("--out", metavar="DIR", help="output directory (default: the config's sweep.out)")
     parser.add_argument(
         "--cache-dir",
@@ -98,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     if outcome.stopping is not None:  # [sweep] stopping: the study's summary, its tables and figures
         from tarsim.stopping.aggregate import summary_text
 
-        print(summary_text(outcome.stopping.summary))
+        print(summary_text(outcome.stopping.summary, group_by=outcome.stopping.group_by))
         print(
             f"stopping study: stop_table.csv, stop_summary.csv, stop_tests.csv and figures in {outcome.stopping.folder}"
         )

@@ -42,8 +42,10 @@ NOT_VARIED["log_scores"] = "it keeps the learner's scores for score-based stoppi
 
 
 def variable_keys() -> list[str]:
-    """The [review] keys `vary` takes: every one holding a single value (a table or a list of rows cannot be)."""
-    return [key for key, (_, declared) in REVIEW_KEYS.items() if declared.nested is None and not declared.many]
+    """The [review] keys `vary` takes: every one holding a single value (a table or a list of rows cannot be; seeding
+    is a name in TOML)."""
+    single = [key for key, (_, declared) in REVIEW_KEYS.items() if key == "seeding" or declared.nested is None]
+    return [key for key in single if not REVIEW_KEYS[key][1].many and key not in NOT_VARIED]
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from tarsim.data.atomic import atomic_write
+from tarsim.sweep.dimensions import token
 
 STUDY_FOLDER = "stopping"
 STUDY_FILES = ("stop_table.csv", "stop_summary.csv", "stop_tests.csv")
@@ -27,6 +28,7 @@ class StoppingStudy:
     summary: pd.DataFrame
     tests: pd.DataFrame
     folder: Path
+    group_by: tuple[str, ...] = ()  # the summary's group columns: a sweep's preset and varied settings ([sweep] vary)
 
 
 def write_stopping_study(prepared, failed: dict[str, str] | Sequence[str] = (), jobs: int = 1) -> StoppingStudy | None:
@@ -53,7 +55,13 @@ def write_stopping_study(prepared, failed: dict[str, str] | Sequence[str] = (), 
         jobs=jobs,
         inputs_of=inputs.__getitem__,
     )
-    summary = summarise(table)
+    group_by = swept_columns(config) if config.vary else ()  # without vary, as before it existed (same bytes)
+    if group_by and not table.empty:  # each run's preset and varied values, after its topic
+        values = {task.ledger_path: run_values(task.spec) for task in done}
+        at = list(table.columns).index("topic") + 1
+        for offset, column in enumerate(group_by):
+            table.insert(at + offset, column, [values[ledger][column] for ledger in table["ledger"]])
+    summary = summarise(table, group_by=group_by)
     tests = paired_tests(table, config.stopping[0]) if len(config.stopping) > 1 and not table.empty else pd.DataFrame()
     folder.mkdir(parents=True, exist_ok=True)
     for name, frame in zip(STUDY_FILES, (table, summary, tests), strict=True):
@@ -63,4 +71,14 @@ def write_stopping_study(prepared, failed: dict[str, str] | Sequence[str] = (), 
         from tarsim.reporting.stopping_plots import write_study_figures
 
         write_study_figures(table, summary, folder)
-    return StoppingStudy(table, summary, tests, folder)
+    return StoppingStudy(table, summary, tests, folder, group_by)
+
+
+def swept_columns(config) -> tuple[str, ...]:
+    """The columns of a sweep's preset (when [sweep] presets varies it) and of its varied settings, in run id order."""
+    return (*(["preset"] if config.presets != (None,) else []), *(dimension.key for dimension in config.vary))
+
+
+def run_values(spec) -> dict[str, str | None]:
+    """A run's preset and varied values as its results table writes them."""
+    return {"preset": spec.preset, **{key: token(value) for key, value in spec.vary}}
