@@ -86,11 +86,15 @@ def test_a_sweep_vary_table_is_the_same_as_dotted_keys(tmp_path):
 
 def test_the_max_runs_limit_counts_the_varied_values(monkeypatch, study):
     monkeypatch.setattr("tarsim.sweep.plan.MAX_RUNS", 20)
+    monkeypatch.setattr("tarsim.sweep.config.MAX_RUNS", 20)
     text = '[sweep]\nseeds = 7\nvary.batch = [5, 6, 7]\n[[collections]]\npath = "tiny"\n'
     config = parse_sweep_config(text, study)
     with pytest.raises(ConfigError, match=r"more than 20 runs \(topics x sweep.presets x sweep.vary x sweep.policies"):
         expand_plan(config, load_collections(config))
     assert len(expand_plan(parse_sweep_config(text.replace(", 7]", "]"), study), load_collections(config))[0]) == 14
+    many = "[sweep]\nvary.batch = [" + ", ".join(map(str, range(1, 401))) + "]\nvary.reviewers = [1, 2]\n"
+    with pytest.raises(InputError, match=r"s.toml: sweep.presets x sweep.vary x .* more than 20 runs per topic"):
+        parse_sweep_config(many + '[[collections]]\npath = "tiny"\n', study.parent / "s.toml")  # before any is built
 
 
 BAD = '[sweep]\nseeds = 1\nvary.learner = ["nb", "svm"]\n\n[[collections]]\npath = "demo"\n\n'

@@ -339,8 +339,13 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
     review = review_options(check, document.get("review", {}), SWEEP_KEYS)
     review_lines = _key_lines(check, document.get("review", {}), "review")
     variants = len(presets) * math.prod(len(dimension.values) for dimension in vary)
-    if variants * len(policies) * len(strategies) > MAX_RUNS:
-        raise InputError(path, None, f"the sweep plans more than {MAX_RUNS:,} runs per topic; split it")
+    if variants * len(policies) * len(strategies) > MAX_RUNS:  # refused before building each one's configuration
+        raise InputError(
+            path,
+            None,
+            f"sweep.presets x sweep.vary x sweep.policies x sweep.strategies plan more than {MAX_RUNS:,} runs per "
+            "topic (the most a sweep may plan); split it into several sweeps",
+        )
     # every per-run configuration must be valid before anything runs: a problem at the line of the key it names (a
     # combination: the first named), else [review]'s
     check_combinations(check, review, presets, vary, policies, strategies, prior_seeds[0], review_lines)
