@@ -23,6 +23,7 @@ from tarsim.errors import ConfigError
 from tarsim.reporting.compare import _flat_config, group_ledgers, pair_key, run_scores
 from tarsim.reporting.figure_text import dataset_name
 from tarsim.reporting.html_charts import Figure, insights_figure, recall_effort_figure, stopping_figure
+from tarsim.reporting.vega_bundle import Bundling
 
 MEASURES = ("Recall@1R+100", "Recall@2R+100", "Recall@4R+100", "WSS@95", "effort to 95% recall")
 HEADLINE = "Recall@2R+100"
@@ -153,17 +154,6 @@ Promise.all(figures.map((figure) => vegaEmbed("#" + figure.id, figure.spec, {ren
 """
 
 
-def _bundle() -> str:
-    """vega-embed with Vega and Vega-Lite, as one script (vl-convert's offline bundle)."""
-    from altair.utils._importers import import_vl_convert, vl_version_for_vl_convert
-
-    try:
-        converter = import_vl_convert()
-    except RuntimeError as error:  # a vl-convert-python older than this altair needs: one line, with the fix
-        raise ConfigError(f'{error}: pip install --upgrade "tarsim[report]"') from None
-    return converter.javascript_bundle(vl_version=vl_version_for_vl_convert()).replace("</script", "<\\/script")
-
-
 def build_report(
     ledgers: Sequence[Ledger],
     *,
@@ -180,6 +170,14 @@ def build_report(
     replayed without the collection left out with a note."""
     if not ledgers:
         raise ConfigError("nothing to report: no ledgers")
+    with Bundling() as bundling:  # vl-convert's JavaScript, bundled in a child process while the page is built
+        body, figures = _body(ledgers, effort_models, recall, stopping, group_by, replay, commands, found_rules)
+        bundle = bundling.result()
+    return _page(body, figures, bundle), figures
+
+
+def _body(ledgers, effort_models, recall, stopping, group_by, replay, commands, found_rules) -> tuple[list, list]:
+    """The page's body parts and figures (build_report's arguments)."""
     groups = group_ledgers(ledgers, group_by)
     replay = replay or (lambda ledger: {})
     figures = [recall_effort_figure(groups, model, recall) for model in effort_models]
@@ -211,15 +209,20 @@ def build_report(
         "<pre>" + html.escape("\n".join(commands)) + "</pre>" if commands else "",
         f"<p class='note'>Python {html.escape(sys.version.split()[0])}; this page needs no network.</p>",
     ]
+    return [title, *body], figures
+
+
+def _page(body: Sequence[str], figures: Sequence[Figure], bundle: str) -> str:
+    """The whole page: its title (body's first item), the bundle inlined, the body, and the script that draws."""
+    title, *parts = body
     specs = [{"id": figure.id, "spec": figure.spec} for figure in figures]
-    page = (
+    return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>{STYLE}</style>"
-        f"<script>{_bundle()}</script></head>\n<body>\n"
-        + "\n".join(part for part in body if part)
+        f"<script>{bundle}</script></head>\n<body>\n"
+        + "\n".join(part for part in parts if part)
         + f"\n<script>{EMBED % _script_json(specs)}</script>\n</body></html>\n"
     )
-    return page, figures
 
 
 def write_report(path: str | Path, page: str) -> Path:
