@@ -105,3 +105,9 @@ def test_metrics_baseline_that_is_no_group_is_one_line(study, capsys):
     assert main(["metrics", str(study), "--group-by", "preset", "--baseline", "Z"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "baseline 'Z' is not a group; groups: A; B; C" in err
+
+
+def test_metrics_baseline_is_refused_with_clef_measures(study, capsys):
+    """It would have been ignored without a word: --measures prints CLEF's per-review measures."""
+    assert main(["metrics", str(study), "--measures", "clef", "--baseline", "A"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

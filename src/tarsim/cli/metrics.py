@@ -84,6 +84,7 @@ def load_reviews(inputs, qrels_path: str | None = None) -> list:
 def run(args: argparse.Namespace) -> int:
     from tarsim.data.atomic import atomic_write
     from tarsim.data.paths import check_output_path
+    from tarsim.errors import ConfigError
     from tarsim.metrics.insights import Levels, metrics_document
     from tarsim.reporting.tables import format_metrics_table, metrics_frame
     from tarsim.version import __version__
@@ -91,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     levels = Levels.given(wss=args.wss, rrf=args.rrf, erf=args.erf)
     out = check_output_path(args.out) if args.out is not None else None  # refused before any work
     if args.measures is not None:
+        if args.baseline is not None:  # not silently ignored
+            raise ConfigError("--baseline tests Insights' measures per group; it does not apply to --measures")
         return _clef(args, out)
     ledgers = load_reviews(args.inputs, args.qrels)
     document = metrics_document(ledgers, args.priors, version=__version__, recall=args.recall, levels=levels)

@@ -1,6 +1,7 @@
 """Per-group tables of a study (`compare` and `metrics` with `--group-by collection,preset`): for each group (and
-dataset) and measure, n, mean ± sd and a 95% interval, and for compare paired tests against the baseline with Holm's
-correction over the comparisons of a measure.
+dataset) and measure, n, mean ± sd and a 95% interval, and paired tests against a baseline group with Holm's
+correction over the comparisons of a measure (compare: t-test and randomisation test; metrics: Wilcoxon's
+signed-rank test, as `tarsim stop` tests rules).
 
 Grouping fields: `collection` (a sweep's collection name; else the topic of a collection reviewed for one topic, as a
 screening file is; else its digest's first 12 characters), `topic`, `tool` (how `tarsim metrics` names a run), any
