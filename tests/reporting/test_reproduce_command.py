@@ -179,3 +179,26 @@ def test_the_derived_sweep_file_rewrites_the_same_ledgers(collection, tmp_path):
     assert main(["sweep", str(again), "--out", str(tmp_path / "again"), "--jobs", "1"]) == 0
     for path in ledgers:
         assert (tmp_path / "again" / "ledgers" / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_a_screening_file_with_unlabelled_records_is_reproduced_with_unlabelled_skip(tmp_path, monkeypatch):
+    import csv
+    import html
+    import re
+    import shlex
+
+    refs = tmp_path / "refs.csv"
+    with refs.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["title", "abstract", "label_included"])
+        for i in range(20):
+            label = "" if i == 5 else str(int(i % 6 == 0))  # row 5 has no label
+            writer.writerow([f"title {WORDS[i % 12]}", f"{WORDS[i % 12]} {WORDS[i * 5 % 12]}", label])
+    assert main(["simulate", "--collection", str(refs), "--unlabelled", "skip", "--out", str(tmp_path / "a")]) == 0
+    section = _section(tmp_path / "a", refs)
+    [line] = [html.unescape(pre) for pre in re.findall(r"<pre class='reproduce'>(.*?)</pre>", section, re.S)]
+    assert f"--collection {refs} --unlabelled skip --topic refs --preset asreview-default" in line
+    monkeypatch.chdir(tmp_path)
+    assert main(shlex.split(line)[1:]) == 0
+    ledger = Path("ledgers") / "refs.jsonl"
+    assert (tmp_path / "reproduced-1" / ledger).read_bytes() == (tmp_path / "a" / ledger).read_bytes()

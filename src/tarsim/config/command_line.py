@@ -89,11 +89,13 @@ def simulate_command(
     *,
     collection: str | None = None,
     screening: bool = False,
+    unlabelled: str = "error",
     out: str = "reproduced",
 ) -> SimulateCommand:
     """The `tarsim simulate` command whose review of `topics` records `config` (a ledger header's `config`).
     `collection`: the path to give (None: the built-in demo); `screening`: it is a screening file, which simulate
-    reviews with SCREENING_FILE_PRESET unless --preset names another, and counts judgments first."""
+    reviews with SCREENING_FILE_PRESET unless --preset names another, and counts judgments first; `unlabelled`:
+    skip when the file has unlabelled records (the review left them out)."""
     try:
         recorded = recorded_config(config)
     except ConfigError as error:
@@ -103,6 +105,7 @@ def simulate_command(
     base = ReviewConfig(**apply_preset(preset, {}), seed=recorded.seed)
     argv = ["tarsim", "simulate"]
     argv += ["--collection", collection] if collection is not None else []
+    argv += ["--unlabelled", unlabelled] if unlabelled != "error" else []
     for topic in topics:
         argv += ["--topic", topic]
     argv += ["--preset", recorded.preset] if recorded.preset is not None else []

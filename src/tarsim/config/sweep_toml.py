@@ -79,9 +79,15 @@ def review_table(config: Mapping, strategy: str, screening: bool = False, swept_
     return table
 
 
-def sweep_file(headers: Sequence[Mapping], paths: Mapping[str, str], screening: Mapping[str, bool]) -> SweepFile:
+def sweep_file(
+    headers: Sequence[Mapping],
+    paths: Mapping[str, str],
+    screening: Mapping[str, bool],
+    unlabelled: Mapping[str, str] | None = None,
+) -> SweepFile:
     """The sweep file of runs given by their ledger headers (each with its `sweep` block); `paths`: collection name
-    -> the path to write (`demo` for the demo); `screening`: collection name -> whether it is a screening file."""
+    -> the path to write (`demo` for the demo); `screening`: collection name -> whether it is a screening file;
+    `unlabelled`: collection name -> `skip` for a screening file with unlabelled records."""
     places = [header["sweep"] for header in headers]
     missing: list[str] = []
 
@@ -118,6 +124,8 @@ def sweep_file(headers: Sequence[Mapping], paths: Mapping[str, str], screening: 
     for name, found in topics.items():
         lines += ["", "[[collections]]", f"name = {toml_value(name)}", f"path = {toml_value(paths.get(name, name))}"]
         lines.append(f"topics = {toml_value(sorted(found))}")
+        if (unlabelled or {}).get(name, "error") != "error":
+            lines.append(f"unlabelled = {toml_value((unlabelled or {})[name])}")
     review = json.loads(next(iter(reviews))) if reviews else {}
     if review:
         lines += ["", "[review]", *(f"{key} = {toml_value(value)}" for key, value in review.items())]

@@ -9,8 +9,10 @@ another tool's output have no tarsim command.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -18,7 +20,9 @@ from tarsim.config.command_line import simulate_command
 from tarsim.config.review import normalise_config
 from tarsim.config.sweep_toml import sweep_file
 from tarsim.data.ledger import Ledger
+from tarsim.errors import InputWarning
 from tarsim.reporting.compare import is_foreign
+from tarsim.stopping.replay_inputs import _demo_inputs
 
 PLACEHOLDER = "COLLECTION"
 
@@ -32,25 +36,46 @@ class GroupCommands:
     notes: list[str] = field(default_factory=list)
 
 
-def _collection(ledger: Ledger, replay) -> tuple[str | None, bool, str]:
-    """(the --collection to give: None for the demo, a path given to the report, else PLACEHOLDER; whether it is a
-    screening file; a note when it is a placeholder)."""
+@dataclass(frozen=True)
+class Source:
+    """The collection of a run as a command gives it: the path (None: the demo; PLACEHOLDER: unknown), whether it is
+    a screening file, --unlabelled (skip: the file has unlabelled records, which the review left out), a note."""
+
+    path: str | None
+    screening: bool = False
+    unlabelled: str = "error"
+    note: str = ""
+
+
+def _collection(ledger: Ledger, replay) -> Source:
+    """The collection a ledger was reviewed on, as a command names it: the demo, a collection given to the report
+    with the ledger's digests, else the placeholder (a screening file when its topic has no query text)."""
     from tarsim.interop.screening import is_screening_file
-    from tarsim.stopping.replay_inputs import _demo_inputs
 
     digest = ledger.header.get("inputs", {}).get("collection")
     given = getattr(replay, "given", {}).get(digest, [])  # the collections given to the report with this digest
     chosen = next((c for c in given if c.judged_as(ledger)), given[0] if given else None)
     if chosen is not None:
-        return chosen.name, is_screening_file(chosen.name), ""
+        screening = is_screening_file(chosen.name)
+        return Source(chosen.name, screening, "skip" if screening and _unlabelled(chosen.name) else "error")
     if _demo_inputs(ledger) is not None:
-        return None, False, ""
+        return Source(None)
     blank = not str(ledger.header.get("query", "x")).strip()  # a screening file's topic has no query text
     note = (
         f"{PLACEHOLDER}: the collection these runs reviewed (digest {str(digest)[:16]}...); name it with "
         "`tarsim report --collection DIR|FILE` to have it spelt here"
     )
-    return PLACEHOLDER, blank, note
+    return Source(PLACEHOLDER, blank, "error", note)
+
+
+@functools.cache
+def _unlabelled(path: str) -> bool:
+    """Whether a screening file has records without a label (a review of it left them out: --unlabelled skip)."""
+    from tarsim.interop.screening import read_screening_file
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InputWarning)
+        return bool(read_screening_file(path, unlabelled="skip").skipped)
 
 
 def group_commands(groups: Mapping[str, Sequence[Ledger]], replay=None, out: str = "reproduced") -> list[GroupCommands]:
@@ -75,11 +100,13 @@ def group_commands(groups: Mapping[str, Sequence[Ledger]], replay=None, out: str
                 runs.setdefault(key, []).append(ledger)
         for (config, _), members in runs.items():
             count += 1
-            collection, screening, where = _collection(members[0], replay)
+            source = _collection(members[0], replay)
+            collection, where = source.path, source.note
             topics = sorted(dict.fromkeys(ledger.topic for ledger in members))
             command = simulate_command(
-                json.loads(config), topics, collection=collection, screening=screening, out=f"{out}-{count}"
-            )
+                json.loads(config), topics, collection=collection, screening=source.screening,
+                unlabelled=source.unlabelled, out=f"{out}-{count}",
+            )  # fmt: skip
             if not command.argv:
                 entry.notes.append(f"no command for the run of {members[0].source}: {command.unexpressed[0]}")
                 continue
@@ -114,12 +141,14 @@ def sweep_command(ledgers: Sequence[Ledger], replay=None, out: str = "reproduced
         return None
     paths: dict[str, str] = {}
     screening: dict[str, bool] = {}
+    unlabelled: dict[str, str] = {}
     notes: list[str] = []
     for ledger in runs:
         name = str(ledger.header["sweep"].get("collection"))
         if name in paths:
             continue
-        path, screening[name], where = _collection(ledger, replay)
+        source = _collection(ledger, replay)
+        path, screening[name], unlabelled[name], where = source.path, source.screening, source.unlabelled, source.note
         if path is None:
             paths[name] = "demo"
         elif path == PLACEHOLDER:
@@ -128,7 +157,7 @@ def sweep_command(ledgers: Sequence[Ledger], replay=None, out: str = "reproduced
             paths[name] = os.path.abspath(path)
         if where:
             notes.append(where.replace(PLACEHOLDER, f"{PLACEHOLDER}-{name}", 1))
-    made = sweep_file([ledger.header for ledger in runs], paths, screening)
+    made = sweep_file([ledger.header for ledger in runs], paths, screening, unlabelled)
     if not made.text:
         return SweepCommand("", "", [f"no sweep file: {made.unexpressed[0]}"])
     if made.unexpressed:
