@@ -31,6 +31,13 @@ def register(parser: argparse.ArgumentParser) -> None:
         "collection, topic, any ledger config or header field; default with markdown/latex: tool)",
     )
     parser.add_argument(
+        "--baseline",
+        metavar="VALUE",
+        help="paired tests of every group against this one (a value of the --group-by fields besides collection and "
+        "topic, e.g. a preset): runs paired by collection, topic and seed as in compare; Wilcoxon signed-rank test "
+        "per measure, Holm-adjusted over the groups tested (default group: tool)",
+    )
+    parser.add_argument(
         "--priors",
         choices=PRIORS,
         default="exclude",
@@ -77,6 +84,7 @@ def load_reviews(inputs, qrels_path: str | None = None) -> list:
 def run(args: argparse.Namespace) -> int:
     from tarsim.data.atomic import atomic_write
     from tarsim.data.paths import check_output_path
+    from tarsim.errors import ConfigError
     from tarsim.metrics.insights import Levels, metrics_document
     from tarsim.reporting.tables import format_metrics_table, metrics_frame
     from tarsim.version import __version__
@@ -84,10 +92,12 @@ def run(args: argparse.Namespace) -> int:
     levels = Levels.given(wss=args.wss, rrf=args.rrf, erf=args.erf)
     out = check_output_path(args.out) if args.out is not None else None  # refused before any work
     if args.measures is not None:
+        if args.baseline is not None:  # not silently ignored
+            raise ConfigError("--baseline tests Insights' measures per group; it does not apply to --measures")
         return _clef(args, out)
     ledgers = load_reviews(args.inputs, args.qrels)
     document = metrics_document(ledgers, args.priors, version=__version__, recall=args.recall, levels=levels)
-    if args.group_by or args.format in ("markdown", "latex"):
+    if args.group_by or args.baseline is not None or args.format in ("markdown", "latex"):
         text = _grouped(document, ledgers, args)
     elif args.format == "json":
         text = json.dumps(document, indent=2, sort_keys=True) + "\n"
@@ -105,13 +115,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _grouped(document: dict, ledgers: list, args: argparse.Namespace) -> str:
-    """`--group-by` (or markdown/latex): one row per group, each measure's mean ± sd [95% CI]."""
-    from tarsim.reporting.study_tables import format_grouped_metrics, grouped_metrics
+    """`--group-by` (or markdown/latex, or --baseline): one row per group, each measure's mean ± sd [95% CI]; with
+    --baseline, then the paired tests against it."""
+    from tarsim.reporting.study_tables import STRATA, format_grouped_metrics, grouped_metrics
 
     fields = [field.strip() for field in (args.group_by or "tool").split(",") if field.strip()]
-    rows = grouped_metrics(document, ledgers, fields)
+    if args.baseline is not None and all(field in STRATA for field in fields):  # groups to test: named by tool
+        fields.append("tool")
+    rows = grouped_metrics(document, ledgers, fields, args.baseline)
     note = f"Insights' measures, priors {document['priors']}d; recall {document['recall']}"
-    return format_grouped_metrics(rows, fields, args.format, note)
+    return format_grouped_metrics(rows, fields, args.format, note, args.baseline)
 
 
 def _clef(args: argparse.Namespace, out) -> int:

@@ -92,7 +92,7 @@ def run_html(args: argparse.Namespace) -> int:
         found_rules=[] if args.stopping else _sweep_rules(Path(args.out)),
         replay=replay_inputs(args.collection, ledgers),
         group_by=[f.strip() for f in args.group_by.split(",")] if args.group_by else None,
-        commands=[_reproduce(Path(args.out)), " ".join(shlex.quote(part) for part in command)],
+        commands=[" ".join(shlex.quote(part) for part in command)],
     )
     path = write_report(args.html, page)
     print(f"{len(ledgers)} run(s), {len(figures)} figure(s) written to {path}")
@@ -109,14 +109,6 @@ def _sweep_rules(out: Path) -> list[str]:
         return []
     column = pd.read_csv(summary, usecols=["rule_given"])["rule_given"]
     return [str(rule) for rule in dict.fromkeys(column.dropna())]
-
-
-def _reproduce(out: Path) -> str:
-    """How OUT was made, as far as it says: a sweep's config beside it, else the simulate settings in its summary."""
-    configs = sorted(out.glob("*.toml"))
-    if configs:
-        return f"tarsim sweep {shlex.quote(str(configs[0]))} --out {shlex.quote(str(out))}"
-    return f"# the settings of every run are in the configuration above and in each ledger's header ({out}/ledgers)"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -292,6 +292,25 @@ def refuse_identical_runs(groups: Mapping[str, Sequence[Ledger]]) -> None:
             seen[key] = ledger
 
 
+def run_place(ledger: Ledger, by_collection: bool) -> dict:
+    """Where a run stands in its group, as every paired table names it: collection (the digest's first 12
+    characters when runs pair by collection, see refuse_repeated_runs, else ""), topic, seed (replicate_name),
+    and what pairs it with another tool's reviews: its prior records and whether it is one (`foreign`)."""
+    collection, topic, replicate = pair_key(ledger)
+    return {
+        "collection": collection[:12] if by_collection else "",
+        "topic": topic,
+        "seed": replicate_name(replicate),
+        "priors": ",".join(prior_records(ledger)),
+        "foreign": is_foreign(ledger),
+    }
+
+
+def run_key(place: Mapping) -> str:
+    """A run's key within its group (unique there: refuse_repeated_runs) from its run_place."""
+    return f"{place['collection']}|{place['topic']}|{place['seed']}"
+
+
 def run_scores(
     ledgers: Sequence[Ledger],
     effort_model: str = "judge",
@@ -314,16 +333,7 @@ def run_scores(
     by_collection = refuse_repeated_runs(groups)
     for group, members in groups.items():
         for ledger in members:
-            collection, topic, replicate = pair_key(ledger)
-            collection = collection if by_collection else ""
-            base = {
-                "group": group,
-                "collection": collection[:12],
-                "topic": topic,
-                "seed": replicate_name(replicate),
-                "priors": ",".join(prior_records(ledger)),
-                "foreign": is_foreign(ledger),
-            }
+            base = {"group": group, **run_place(ledger, by_collection)}
             curve = recall_curve(ledger, effort_model, recall=recall)
             for a in grid_a:
                 for b in grid_b:
@@ -406,7 +416,7 @@ def compare(
     runs_of: dict[str, dict[str, tuple[str, str, bool]]] = {}  # group -> run key -> (topic, priors, foreign)
     table: dict[tuple[str, str], dict[str, float]] = {}
     for row in scores.itertuples(index=False):
-        key = f"{row.collection}|{row.topic}|{row.seed}"  # unique within a group (run_scores refuses repeats)
+        key = run_key(row._asdict())  # unique within a group (run_scores refuses repeats)
         runs_of.setdefault(row.group, {})[key] = (row.topic, row.priors, bool(row.foreign))
         if row.value is not None and not (isinstance(row.value, float) and math.isnan(row.value)):
             table.setdefault((row.group, row.measure), {})[key] = float(row.value)

@@ -23,6 +23,8 @@ from tarsim.errors import ConfigError
 from tarsim.reporting.compare import _flat_config, group_ledgers, pair_key, run_scores
 from tarsim.reporting.figure_text import dataset_name
 from tarsim.reporting.html_charts import Figure, insights_figure, recall_effort_figure, stopping_figure
+from tarsim.reporting.reproduce import group_commands, sweep_command
+from tarsim.reporting.vega_bundle import Bundling
 
 MEASURES = ("Recall@1R+100", "Recall@2R+100", "Recall@4R+100", "WSS@95", "effort to 95% recall")
 HEADLINE = "Recall@2R+100"
@@ -121,6 +123,35 @@ def tables_section(ledgers: Sequence[Ledger], group_by, effort_model: str, recal
     return "\n".join(parts)
 
 
+def reproduce_section(groups: Mapping[str, Sequence[Ledger]], replay, commands: Sequence[str]) -> str:
+    """The commands that reproduce the reviews, per run group (derived from the ledger headers: reproduce.py), then
+    those that reproduce this page."""
+    parts = [
+        "<h2>Reproduce</h2>",
+        "<p class='note'>Each command below writes the same ledgers, byte for byte, into a new folder (the same "
+        "tarsim version); they are derived from the settings every ledger records.</p>",
+    ]
+    for entry in group_commands(groups, replay):
+        parts.append(f"<h3>{html.escape(entry.group)}</h3>")
+        parts.append("<pre class='reproduce'>" + html.escape("\n".join(entry.lines)) + "</pre>" if entry.lines else "")
+        parts += [f"<p class='note'>{html.escape(note)}</p>" for note in entry.notes]
+    swept = sweep_command([ledger for ledgers in groups.values() for ledger in ledgers], replay)
+    if swept is not None and not swept.toml:
+        parts += ["<h3>The sweep</h3>", *(f"<p class='note'>{html.escape(note)}</p>" for note in swept.notes)]
+    elif swept is not None:
+        parts += [
+            "<h3>The sweep</h3>",
+            "<p class='note'>Save this file as study.toml, then run the command below it (the file is derived from "
+            "the runs' headers: a sweep keeps no copy of its own).</p>",
+            "<pre class='reproduce-sweep'>" + html.escape(swept.toml) + "</pre>",
+            "<pre class='reproduce'>" + html.escape(swept.command) + "</pre>",
+            *(f"<p class='note'>{html.escape(note)}</p>" for note in swept.notes),
+        ]
+    if commands:
+        parts += ["<h3>This page</h3>", "<pre>" + html.escape("\n".join(commands)) + "</pre>"]
+    return "\n".join(part for part in parts if part)
+
+
 def _script_json(value) -> str:
     """JSON safe inside a <script> element (no `</` can close it)."""
     return json.dumps(value).replace("</", "<\\/")
@@ -153,17 +184,6 @@ Promise.all(figures.map((figure) => vegaEmbed("#" + figure.id, figure.spec, {ren
 """
 
 
-def _bundle() -> str:
-    """vega-embed with Vega and Vega-Lite, as one script (vl-convert's offline bundle)."""
-    from altair.utils._importers import import_vl_convert, vl_version_for_vl_convert
-
-    try:
-        converter = import_vl_convert()
-    except RuntimeError as error:  # a vl-convert-python older than this altair needs: one line, with the fix
-        raise ConfigError(f'{error}: pip install --upgrade "tarsim[report]"') from None
-    return converter.javascript_bundle(vl_version=vl_version_for_vl_convert()).replace("</script", "<\\/script")
-
-
 def build_report(
     ledgers: Sequence[Ledger],
     *,
@@ -180,6 +200,14 @@ def build_report(
     replayed without the collection left out with a note."""
     if not ledgers:
         raise ConfigError("nothing to report: no ledgers")
+    with Bundling() as bundling:  # vl-convert's JavaScript, bundled in a child process while the page is built
+        body, figures = _body(ledgers, effort_models, recall, stopping, group_by, replay, commands, found_rules)
+        bundle = bundling.result()
+    return _page(body, figures, bundle), figures
+
+
+def _body(ledgers, effort_models, recall, stopping, group_by, replay, commands, found_rules) -> tuple[list, list]:
+    """The page's body parts and figures (build_report's arguments)."""
     groups = group_ledgers(ledgers, group_by)
     replay = replay or (lambda ledger: {})
     figures = [recall_effort_figure(groups, model, recall) for model in effort_models]
@@ -207,19 +235,23 @@ def build_report(
         tables_section(ledgers, group_by, effort_models[0], recall),
         _figures_section(figures),
         f"<p class='note'>{html.escape(unfired)}</p>" if unfired else "",
-        "<h2>Reproduce</h2>",
-        "<pre>" + html.escape("\n".join(commands)) + "</pre>" if commands else "",
+        reproduce_section(groups, replay, commands),
         f"<p class='note'>Python {html.escape(sys.version.split()[0])}; this page needs no network.</p>",
     ]
+    return [title, *body], figures
+
+
+def _page(body: Sequence[str], figures: Sequence[Figure], bundle: str) -> str:
+    """The whole page: its title (body's first item), the bundle inlined, the body, and the script that draws."""
+    title, *parts = body
     specs = [{"id": figure.id, "spec": figure.spec} for figure in figures]
-    page = (
+    return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>{STYLE}</style>"
-        f"<script>{_bundle()}</script></head>\n<body>\n"
-        + "\n".join(part for part in body if part)
+        f"<script>{bundle}</script></head>\n<body>\n"
+        + "\n".join(part for part in parts if part)
         + f"\n<script>{EMBED % _script_json(specs)}</script>\n</body></html>\n"
     )
-    return page, figures
 
 
 def write_report(path: str | Path, page: str) -> Path:

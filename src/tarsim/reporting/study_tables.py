@@ -1,6 +1,7 @@
 """Per-group tables of a study (`compare` and `metrics` with `--group-by collection,preset`): for each group (and
-dataset) and measure, n, mean ± sd and a 95% interval, and for compare paired tests against the baseline with Holm's
-correction over the comparisons of a measure.
+dataset) and measure, n, mean ± sd and a 95% interval, and paired tests against a baseline group with Holm's
+correction over the comparisons of a measure (compare: t-test and randomisation test; metrics: Wilcoxon's
+signed-rank test, as `tarsim stop` tests rules).
 
 Grouping fields: `collection` (a sweep's collection name; else the topic of a collection reviewed for one topic, as a
 screening file is; else its digest's first 12 characters), `topic`, `tool` (how `tarsim metrics` names a run), any
@@ -31,11 +32,13 @@ from tarsim.reporting.compare import (
     refuse_repeated_runs,
     replicate_name,
     resolve_baseline,
+    run_key,
     run_pairing,
+    run_place,
     run_scores,
 )
 from tarsim.reporting.table_formats import caption, digits_for, mean_cell, number, p_value, render, tidy_text
-from tarsim.stopping.aggregate import holm, mean_interval
+from tarsim.stopping.aggregate import holm, mean_interval, wilcoxon_p
 
 STRATA = ("collection", "topic")
 """Fields that split a table into datasets (groups are compared within each)."""
@@ -149,7 +152,7 @@ def grouped_comparison(
     runs: dict[tuple, dict[str, dict[str, tuple]]] = {}  # stratum -> group -> run key -> (topic, priors, foreign)
     for row in scores.itertuples(index=False):
         stratum = place[(row.group, row.collection, row.topic, row.seed, row.priors)]
-        key = f"{row.collection}|{row.topic}|{row.seed}"
+        key = run_key(row._asdict())
         runs.setdefault(stratum, {}).setdefault(row.group, {})[key] = (row.topic, row.priors, bool(row.foreign))
         measured = values.setdefault((stratum, row.measure), {}).setdefault(row.group, {})
         if row.value is not None and not (isinstance(row.value, float) and math.isnan(row.value)):
@@ -257,27 +260,102 @@ def format_grouped_comparison(
 METRICS_SKIPPED = ("topic", "tool", "td", "recall_at_effort", "source", "priors")
 
 
-def grouped_metrics(document: Mapping, ledgers: Sequence[Ledger], fields: Sequence[str]) -> list[dict]:
+def grouped_metrics(
+    document: Mapping, ledgers: Sequence[Ledger], fields: Sequence[str], baseline: str | None = None
+) -> list[dict]:
     """Tidy rows (one per group x measure) of a `tarsim metrics` document: the grouping fields (default: tool),
-    measure, n, mean, sd, ci_low, ci_high; Recall@E budgets as `recall@aR+b`."""
+    measure, n, mean, sd, ci_low, ci_high; Recall@E budgets as `recall@aR+b`. With a `baseline` (a value of the
+    fields other than collection and topic, which name the strategies), each row also has its paired test against
+    the baseline's runs of its dataset (metrics_tests)."""
     fields = list(fields) or ["tool"]
     reviews = document["reviews"]
     keys = field_values(ledgers, fields)
     measures: list[str] = []
     table: dict[tuple, dict[str, list]] = {}
     for review, key in zip(reviews, keys, strict=True):
-        flat = {k: v for k, v in review.items() if k not in METRICS_SKIPPED and _numeric(v)}
-        flat.update({f"recall@{budget}": value for budget, value in review["recall_at_effort"].items()})
+        flat = _review_measures(review)
         measures += [m for m in flat if m not in measures]
         for measure, value in flat.items():
             table.setdefault(key, {}).setdefault(measure, []).append(value)
+    tests = metrics_tests(document, ledgers, fields, baseline, measures) if baseline is not None else {}
     rows = []
     for key, by_measure in table.items():
         for measure in measures:
             given = by_measure.get(measure, [])
-            rows.append({**dict(zip(fields, key, strict=True)), "measure": measure, "runs": len(given),
-                         **describe(given)})  # fmt: skip
+            row = {**dict(zip(fields, key, strict=True)), "measure": measure, "runs": len(given), **describe(given)}
+            if baseline is not None:
+                row.update(tests.get((key, measure), dict.fromkeys(TEST_COLUMNS)))
+            rows.append(row)
     return rows
+
+
+TEST_COLUMNS = ("pairs", "diff", "statistic", "p_wilcoxon", "p_holm")
+"""metrics' paired-test columns: pairs, mean difference (group - baseline), Wilcoxon's W and p, Holm's p."""
+
+
+def _review_measures(review: Mapping) -> dict:
+    """A review's numeric measures by name (Recall@E budgets as `recall@aR+b`)."""
+    flat = {k: v for k, v in review.items() if k not in METRICS_SKIPPED and _numeric(v)}
+    flat.update({f"recall@{budget}": value for budget, value in review["recall_at_effort"].items()})
+    return flat
+
+
+def metrics_tests(
+    document: Mapping, ledgers: Sequence[Ledger], fields: Sequence[str], baseline: str, measures: Sequence[str]
+) -> dict[tuple, dict]:
+    """Each group against the baseline, per dataset (collection and topic among `fields` split them; groups are
+    never compared across) and measure: (field values, measure) -> pairs, diff (mean of group - baseline over the
+    pairs), Wilcoxon's signed-rank statistic and p (stopping.aggregate.wilcoxon_p; two or more pairs), and p_holm,
+    Holm-adjusted over every comparison of that measure. Runs pair as `tarsim compare` pairs them (run_place,
+    run_pairing: collection, topic and seed; another tool's reviews by topic and prior records)."""
+    strata = [f for f in fields if f in STRATA]
+    named = [f for f in fields if f not in STRATA] or ["tool"]
+    keys = field_values(ledgers, fields)
+    labels = [", ".join(values) for values in field_values(ledgers, named)]
+    groups: dict[tuple, list[Ledger]] = {}
+    for ledger, key in zip(ledgers, keys, strict=True):
+        groups.setdefault(key, []).append(ledger)
+    by_collection = refuse_repeated_runs({" / ".join(key): members for key, members in groups.items()})
+    base = resolve_baseline(baseline, list(dict.fromkeys(labels)))
+    at = [fields.index(s) for s in strata]
+    runs: dict[tuple, dict[str, dict[str, tuple]]] = {}  # stratum -> label -> run key -> (topic, priors, foreign)
+    values: dict[tuple, dict[str, dict[str, float]]] = {}  # (stratum, label) -> measure -> run key -> value
+    key_of: dict[tuple, tuple] = {}  # (stratum, label) -> the row's field values
+    for ledger, review, key, label in zip(ledgers, document["reviews"], keys, labels, strict=True):
+        stratum = tuple(key[i] for i in at)
+        place = run_place(ledger, by_collection)
+        run = run_key(place)
+        runs.setdefault(stratum, {}).setdefault(label, {})[run] = (place["topic"], place["priors"], place["foreign"])
+        key_of[(stratum, label)] = key
+        for measure, value in _review_measures(review).items():
+            if value is not None and math.isfinite(float(value)):
+                values.setdefault((stratum, label), {}).setdefault(measure, {})[run] = float(value)
+    out: dict[tuple, dict] = {}
+    for measure in measures:
+        block = []
+        for stratum, by_label in runs.items():
+            if base not in by_label:
+                continue
+            reference = values.get((stratum, base), {}).get(measure, {})
+            for label in by_label:
+                row = dict.fromkeys(TEST_COLUMNS)
+                out[(key_of[(stratum, label)], measure)] = row
+                if label == base:
+                    continue
+                left_of, right_of = run_pairing(by_label[base], by_label[label])
+                mine = values.get((stratum, label), {}).get(measure, {})
+                left = {left_of[k]: v for k, v in reference.items() if k in left_of}
+                right = {right_of[k]: v for k, v in mine.items() if k in right_of}
+                shared = sorted(set(left) & set(right))
+                differences = np.asarray([right[k] - left[k] for k in shared], dtype=np.float64)
+                row["pairs"] = len(shared)
+                row["diff"] = float(differences.mean()) if shared else None
+                if len(shared) >= 2:
+                    row["statistic"], row["p_wilcoxon"] = wilcoxon_p(differences)
+                    block.append(row)
+        for row, adjusted in zip(block, holm([row["p_wilcoxon"] for row in block]), strict=True):
+            row["p_holm"] = adjusted
+    return out
 
 
 def _metric_title(measure: str) -> str:
@@ -293,9 +371,12 @@ def _numeric(value: object) -> bool:
     return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
 
 
-def format_grouped_metrics(rows: Sequence[dict], fields: Sequence[str], fmt: str, note: str) -> str:
+def format_grouped_metrics(
+    rows: Sequence[dict], fields: Sequence[str], fmt: str, note: str, baseline: str | None = None
+) -> str:
     """Per group, each measure's `mean ± sd [95% CI]` (one row per group, one column per measure; the text formats
-    leave out METRICS_HIDDEN and the Recall@E grid, which CSV and JSON keep)."""
+    leave out METRICS_HIDDEN and the Recall@E grid, which CSV and JSON keep); with a `baseline`, then the paired
+    tests against it, one row per dataset x group x measure."""
     if fmt in ("csv", "json"):
         return tidy_text(rows, fmt)
     fields = list(fields) or ["tool"]
@@ -312,11 +393,21 @@ def format_grouped_metrics(rows: Sequence[dict], fields: Sequence[str], fmt: str
     titles = [_metric_title(m) for m in measures]
     header = [*fields, "n", *titles]
     body = [[*key, str(counts[key]), *(cells[key].get(m, "-") for m in measures)] for key in cells]
-    text = (
-        caption(
-            f"{CAPTION}; {note}",
-            fmt,
-        )
-        + "\n"
+    text = caption(f"{CAPTION}; {note}", fmt) + "\n" + render(header, body, fmt, numeric_from=len(fields)) + "\n"
+    tested = [row for row in rows if baseline is not None and row.get("pairs") is not None]
+    if not tested:
+        return text
+    title = (
+        f"Paired tests against {baseline!r} (runs paired by collection, topic and seed; diff = group - baseline; W "
+        "and p: Wilcoxon signed-rank test; p_holm: Holm-adjusted over the comparisons of each measure)"
     )
-    return text + render(header, body, fmt, numeric_from=len(fields)) + "\n"
+    strata = [f for f in fields if f in STRATA]
+    named = [f for f in fields if f not in STRATA]
+    header = [*strata, *named, "measure", "pairs", "diff", "W", "p", "p_holm"]
+    body = [
+        [*(row[f] for f in strata), *(row[f] for f in named), _metric_title(row["measure"]), str(row["pairs"]),
+         number(row["diff"], digits[row["measure"]]), number(row["statistic"], 1), p_value(row["p_wilcoxon"]),
+         p_value(row["p_holm"])]
+        for row in tested
+    ]  # fmt: skip
+    return text + "\n" + caption(title, fmt) + "\n" + render(header, body, fmt, numeric_from=len(fields) + 1) + "\n"

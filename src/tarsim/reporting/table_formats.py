@@ -105,7 +105,12 @@ def tidy_text(rows: Sequence[Mapping], fmt: str) -> str:
     import pandas as pd
 
     if fmt == "csv":
-        return pd.DataFrame(list(rows)).to_csv(index=False, lineterminator="\n")
+        frame = pd.DataFrame(list(rows))
+        for column in frame.columns:  # counts with gaps (a baseline's pairs) stay integers: 3, not 3.0
+            given = [row.get(column) for row in rows if row.get(column) is not None]
+            if given and all(isinstance(value, int) and not isinstance(value, bool) for value in given):
+                frame[column] = frame[column].astype("Int64")
+        return frame.to_csv(index=False, lineterminator="\n")
 
     def clean(value):
         if hasattr(value, "item"):  # numpy scalars
