@@ -159,17 +159,33 @@ until = "exhausted"
 """
 
 
-def test_the_derived_sweep_file_rewrites_the_same_ledgers(collection, tmp_path):
+SWEEP_VARY = """
+[sweep]
+seeds = [1]
+vary.learner = ["nb", "logistic"]
+vary.batch = ["4", "bmi"]
+
+[[collections]]
+path = "{collection}"
+topics = ["t1", "t2"]
+
+[review]
+max_effort = "2R+6"
+"""
+
+
+@pytest.mark.parametrize("text", [SWEEP, SWEEP_VARY], ids=["prior-seeds-policies", "vary-learner-batch"])
+def test_the_derived_sweep_file_rewrites_the_same_ledgers(collection, tmp_path, text):
     """A sweep leaves no copy of its TOML in its output folder: the file is derived from the ledger headers."""
     import tomllib
 
     from tarsim.config.sweep_toml import sweep_file
 
     study = tmp_path / "study.toml"
-    study.write_text(SWEEP.format(collection=collection))
+    study.write_text(text.format(collection=collection))
     assert main(["sweep", str(study), "--out", str(tmp_path / "first"), "--jobs", "1"]) == 0
     ledgers = sorted((tmp_path / "first" / "ledgers").glob("*.jsonl"))
-    assert len(ledgers) == 8  # 2 topics x 2 policies x 2 prior seeds
+    assert len(ledgers) == 8  # 2 topics x (2 policies x 2 prior seeds, or 2 learners x 2 batch specs)
     headers = [json.loads(path.read_text().splitlines()[0]) for path in ledgers]
     derived = sweep_file(headers, {"c": str(collection)}, {})
     assert derived.unexpressed == ()

@@ -2,9 +2,10 @@
 in its output folder, and its ledgers record no command line).
 
 Each run's header records its place in the sweep (`sweep`: collection name, policy, strategy, seed, base seed,
-swept preset or prior seed) and its resolved settings: [sweep] lists what varies, [[collections]] the collections
-by name (paths as given, `demo`, or a placeholder), [review] the settings that differ from what the run's preset (or
-the defaults) gives. What one [review] cannot say (runs whose other settings differ) is named in `unexpressed`.
+swept preset or prior seed, the values of `vary`) and its resolved settings: [sweep] lists what varies,
+[[collections]] the collections by name (paths as given, `demo`, or a placeholder), [review] the settings that differ
+from what the run's preset (or the defaults) gives. What one [review] cannot say (runs whose other settings differ)
+is named in `unexpressed`.
 """
 
 from __future__ import annotations
@@ -104,6 +105,13 @@ def sweep_file(
         sweep["presets"] = values("preset")
     if values("prior_seed"):
         sweep["prior_seeds"] = sorted(values("prior_seed"))
+    varied: dict[str, list] = {}  # [sweep] vary.KEY: the [review] settings the sweep varied, values in run order
+    for place in places:
+        for key, value in place.get("vary", {}).items():
+            varied.setdefault(key, [])
+            if value not in varied[key]:
+                varied[key].append(value)
+    sweep |= {f"vary.{key}": varied[key] for key in sorted(varied)}
     reviews: dict[str, list] = {}
     for header, place in zip(headers, places, strict=True):
         try:
@@ -111,6 +119,7 @@ def sweep_file(
                                  place.get("preset"))  # fmt: skip
         except (ConfigError, KeyError) as error:  # KeyError: a sweep block without strategy
             return SweepFile("", (f"run {place.get('run_id', '?')}: {error}",))
+        table = {key: value for key, value in table.items() if key not in place.get("vary", {})}  # set by [sweep]
         reviews.setdefault(json.dumps(table, sort_keys=True), []).append(place["run_id"])
     if len(reviews) > 1:
         shown = "; ".join(f"{text} ({runs[0]}...)" for text, runs in reviews.items())
