@@ -86,6 +86,19 @@ def test_compare_per_topic_and_preset_gives_hand_computed_rows_and_holm(study, c
     assert header[:5] == ["topic", "group", "measure", "runs", "n"] and "p_holm" in header
 
 
+def test_compare_without_a_baseline_gives_the_per_group_table_and_names_the_groups(study, capsys):
+    """Failed before: --baseline was required, so the per-dataset table of a study needed a made-up baseline."""
+    argv = ["compare", str(study), "--group-by", "topic,preset", "--measure", "Recall@1R+0", "--format", "markdown"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "| t1 | preset=A | 3 | 0.833 ± 0.289 [0.500, 1.000] |" in out.splitlines()
+    assert "Paired tests" not in out
+    assert err == "tarsim compare: paired tests need --baseline GROUP (groups: 'preset=A', 'preset=B')\n"
+    assert main(["compare", str(study), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len({row["group"] for row in rows}) == 2 and all(row["pairs"] is None for row in rows)
+
+
 def test_compare_groups_by_a_header_field(study, capsys):
     argv = ["compare", str(study), "--baseline", "preset=A", "--group-by", "relevant,preset", "--format", "json"]
     assert main(argv) == 0

@@ -13,7 +13,11 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "ledgers", nargs="+", metavar="LEDGER_DIR", help="ledger directories or files (searched recursively)"
     )
-    parser.add_argument("--baseline", required=True, metavar="NAME", help="the group the others are tested against")
+    parser.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="the group the others are tested against (without it: the per-group table alone, no tests)",
+    )
     parser.add_argument(
         "--effort", default="judge", metavar="MODEL", help="effort model of Recall@E and effort to 95%%"
     )
@@ -58,11 +62,15 @@ def run(args: argparse.Namespace) -> int:
     out = check_output_path(args.out) if args.out is not None else None  # refused before any work
     ledgers = load_ledgers(args.ledgers)
     strata, fields = split_fields(args.group_by)
-    if strata or args.measure or args.format in ("markdown", "latex"):  # the per-group (per-dataset) table
-        rows = grouped_comparison(ledgers, args.baseline, args.effort, strata, fields or None, args.measure,
-                                  args.recall, args.seed)  # fmt: skip
+    tests = args.baseline is not None
+    if strata or args.measure or args.format in ("markdown", "latex") or not tests:  # the per-group table
+        rows = grouped_comparison(ledgers, args.baseline or "", args.effort, strata, fields or None, args.measure,
+                                  args.recall, args.seed, tests=tests)  # fmt: skip
         note = f"effort model {args.effort}; recall {args.recall}"
-        text = format_grouped_comparison(rows, strata, args.format, args.baseline, note, bool(args.measure))
+        text = format_grouped_comparison(rows, strata, args.format, args.baseline or "", note, bool(args.measure))
+        if not tests:
+            groups = ", ".join(repr(group) for group in dict.fromkeys(row["group"] for row in rows))
+            print(f"tarsim compare: paired tests need --baseline GROUP (groups: {groups})", file=sys.stderr)
     else:
         text = _plain(compare(ledgers, args.baseline, args.effort, group_by=fields or None, seed=args.seed,
                               recall=args.recall), args.format)  # fmt: skip
