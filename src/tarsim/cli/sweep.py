@@ -41,6 +41,12 @@ def register(parser: argparse.ArgumentParser) -> None:
         "(default: about every tenth of the runs; a terminal shows a bar)",
     )
     parser.add_argument("--dry-run", action="store_true", help="validate and print the plan without running it")
+    parser.add_argument(
+        "--html",
+        metavar="FILE",
+        help="after the sweep, its one-page HTML report (as `tarsim report OUT --html FILE` writes it; needs the "
+        "report extra)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -58,6 +64,12 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--progress-every must be >= 0, got {args.progress_every}")
     if args.jobs < 1:  # checked here too, so that --dry-run does not pass a plan the real run refuses
         raise ConfigError(f"--jobs must be >= 1, got {args.jobs}")
+    if args.html is not None:  # refused before any run: a missing extra, an output that cannot be written
+        from tarsim.errors import require
+
+        require("altair", "report", "tarsim sweep --html")
+        require("vl_convert", "report", "tarsim sweep --html", "vl-convert-python")
+        check_output_path(args.html, "--html")
     config = load_sweep_config(args.config)
     given_out = check_output_path(args.out, directory=True) if args.out is not None else None
     if args.dry_run:  # refuses what the sweep would refuse before running: no run planned, a folder of other runs
@@ -110,7 +122,20 @@ def run(args: argparse.Namespace) -> int:
     if outcome.failed:
         print("tarsim: rerun with --resume to retry the failed runs", file=sys.stderr)
         return 1
+    if args.html is not None:
+        return _write_report(config, outcome.out, args.html)
     return 0
+
+
+def _write_report(config, out, html: str) -> int:
+    """The sweep's HTML report, as `tarsim report OUT --html FILE --effort M ...` writes it: the sweep's effort models
+    and its collections (for sampled stopping rules)."""
+    from tarsim.cli.report import run_html
+
+    collections = [str(entry.path) for entry in config.collections if entry.path is not None]
+    args = argparse.Namespace(out=str(out), html=html, effort=list(config.effort_models), collection=collections,
+                              stopping=[], group_by=None, recall="presented")  # fmt: skip
+    return run_html(args)
 
 
 def _print_summary(outcome) -> None:
