@@ -41,7 +41,7 @@ class Table:
     """A file's rows as text cells: the header and, per row, the line (or sheet row) where it starts."""
 
     header: tuple[str, ...]
-    rows: tuple[tuple[int | None, tuple[str, ...]], ...]
+    rows: tuple[tuple[int | None, Sequence[str]], ...]
     unit: str = "line"
     header_line: int | None = 1
 
