@@ -89,10 +89,18 @@ def tar_members(
     path: str | os.PathLike[str], handle: IO[bytes], wanted: Callable[[str], bool] = lambda _name: True
 ) -> Iterator[tuple[str, bytes]]:
     """(name, bytes) of every regular-file member of a tar archive (plain, gzip, bzip2 or xz) whose name is
-    `wanted`, in name order; a truncated or damaged archive is one line naming the file."""
+    `wanted`, in name order; a truncated or damaged archive is one line naming the file, and so is a wanted member
+    that is neither a regular file nor a folder (a FIFO, a device, a link: left out, it would drop a record without
+    a word)."""
     try:
         with tarfile.open(fileobj=handle) as archive:
-            members = sorted((m for m in archive.getmembers() if m.isfile() and wanted(m.name)), key=lambda m: m.name)
+            members = sorted(
+                (m for m in archive.getmembers() if wanted(m.name) and not m.isdir()), key=lambda m: m.name
+            )
+            for member in members:
+                if not member.isfile():
+                    problem = f"member {member.name!r} is {_member_kind(member)}, not a regular file"
+                    raise InputError(path, None, f"{problem}: tarsim reads regular files only")
             check_total(path, "the tar archive", sum(member.size for member in members), _size(handle))
             for member in members:
                 extracted = archive.extractfile(member)
@@ -102,6 +110,18 @@ def tar_members(
         raise
     except ARCHIVE_ERRORS as exc:
         raise InputError(path, None, f"damaged or truncated tar archive: {_said(exc)}") from None
+
+
+def _member_kind(member: tarfile.TarInfo) -> str:
+    if member.isfifo():
+        return "a FIFO (named pipe)"
+    if member.ischr() or member.isblk():
+        return "a device"
+    if member.issym():
+        return f"a symbolic link to {member.linkname!r}"
+    if member.islnk():
+        return f"a hard link to {member.linkname!r}"
+    return "of an unknown kind"
 
 
 def is_tar(handle: IO[bytes]) -> bool:
