@@ -45,7 +45,8 @@ def iter_lines(path: PathLike, *, skip_blank: bool = True) -> Iterator[tuple[int
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise InputError(path, number, f"undecodable bytes (not UTF-8) at byte {exc.start}") from None
+                    problem = f"undecodable bytes (not UTF-8) at column {exc.start + 1}: {raw[exc.start : exc.end]!r}"
+                    raise InputError(path, number, f"{problem}; save the file as UTF-8") from None
                 line = line.rstrip("\r\n")
                 if "\r" in line:
                     raise InputError(

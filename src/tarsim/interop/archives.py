@@ -40,13 +40,24 @@ ARCHIVE_ERRORS = (
 """What zipfile, tarfile and their decompressors raise for a damaged archive (EOFError: a truncated gzip stream)."""
 
 
+DAMAGED_ZIP = "damaged or truncated zip archive: its central directory (at the end of the file) is missing"
+"""What zipfile cannot open in a file that starts as a zip archive: it was cut short (a download stopped)."""
+_ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
+
+
+def starts_as_zip(handle: IO[bytes]) -> bool:
+    """Whether an open file starts with a zip archive's signature (its first member, or an empty archive's end)."""
+    handle.seek(0)
+    return handle.read(4) in _ZIP_STARTS
+
+
 def open_zip(path: str | os.PathLike[str], handle: IO[bytes], not_zip: str = "not a zip archive") -> zipfile.ZipFile:
     """The zip archive in an open regular file, its members checked (see the module docstring); a file that is no
     zip archive is refused with the problem `not_zip`."""
     try:
         archive = zipfile.ZipFile(handle)
     except (zipfile.BadZipFile, OSError, ValueError):
-        raise InputError(path, None, not_zip) from None
+        raise InputError(path, None, DAMAGED_ZIP if starts_as_zip(handle) else not_zip) from None
     try:
         for info in archive.infolist():
             if info.flag_bits & 0x1:

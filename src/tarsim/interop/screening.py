@@ -281,7 +281,7 @@ def _choose_columns(path: Path, table: Table) -> dict:
             path,
             header_line,
             f"missing column(s) label_included (or another label column: {', '.join(LABEL_COLUMNS)}); "
-            f"header is {_shown(table.header)}",
+            f"header is {_shown(table.header)}{_header_further_down(table)}",
         )
     positions["label"] = label_columns[0]
     positions["label_name"] = " ".join(table.header[label_columns[0]].split())
@@ -292,6 +292,20 @@ def _choose_columns(path: Path, table: Table) -> dict:
     if "title" not in positions and "abstract" not in positions:
         raise InputError(path, header_line, f"no title or abstract column; header is {_shown(table.header)}")
     return positions
+
+
+HEADER_FIRST = "the header must come first (delete what is above it)"
+
+
+def _header_further_down(table: Table, rows: int = 20) -> str:
+    """`; line 3 holds the label column 'included': ...` when one of the first rows names a label column (a title
+    or a note above the header, read as the header), else ''."""
+    unit = "sheet row" if table.unit == "row" else "line"
+    for line, cells in table.rows[:rows]:
+        found = next((cell.strip() for cell in cells if cell.strip().lower() in LABEL_COLUMNS), None)
+        if found is not None and line is not None and table.unit != "record":
+            return f"; {unit} {line} holds the label column {found!r}: {HEADER_FIRST}"
+    return ""
 
 
 def _column_position(path: Path, table: Table, names: list[str], field: str, synonyms: Sequence[str]) -> int | None:
@@ -365,7 +379,9 @@ def read_delimited(path: Path, fallback: str) -> Table:
                     f"(the record runs on over {spans} more line(s))",
                 )
             if len(fields) > len(header):
-                raise InputError(path, start, f"more fields than the {len(header)} header columns")
+                label = next((field.strip() for field in fields if field.strip().lower() in LABEL_COLUMNS), None)
+                hint = f" (it holds the label column {label!r}: {HEADER_FIRST})" if label is not None else ""
+                raise InputError(path, start, f"more fields than the {len(header)} header columns{hint}")
             rows.append((start, tuple(fields)))
     except csv.Error as exc:
         raise InputError(path, reader.line_num, f"cannot parse as delimited text: {exc}") from None

@@ -26,7 +26,7 @@ from tarsim.data.lines import PathLike
 from tarsim.data.qrels import check_qrels_in_collection, read_qrels
 from tarsim.data.topics import Topics
 from tarsim.errors import InputError
-from tarsim.interop.archives import is_tar, open_zip, read_zip_member, tar_members
+from tarsim.interop.archives import DAMAGED_ZIP, is_tar, open_zip, read_zip_member, tar_members
 
 TITLE_TAGS = ("HEADLINE", "TITLE", "HEAD")
 """Elements read as a document's title, the first present wins."""
@@ -68,8 +68,7 @@ def _decode(name: str, data: bytes, *, inside: bool = True) -> str:
         data = decompress_gzip(name, data)
     kind = next((what for magic, what in _ARCHIVE_MAGIC.items() if data.startswith(magic)), None)
     if kind == "a zip archive" and not inside:
-        problem = "damaged or truncated zip archive: its central directory (at the end of the file) is missing"
-        raise InputError(name, None, problem)
+        raise InputError(name, None, DAMAGED_ZIP)
     if kind is not None and not inside:
         raise InputError(name, None, f"{kind}: tarsim reads plain or gzip text, tar archives and zip archives")
     if kind is None and b"\x00" in data[:8192]:

@@ -23,6 +23,7 @@ from typing import Any
 
 from tarsim.data.limits import check_total, decompression_limit, open_regular, too_large
 from tarsim.errors import InputError, require
+from tarsim.interop.archives import DAMAGED_ZIP, starts_as_zip
 from tarsim.interop.screening_table import LABEL_COLUMNS, RECORD_ID_COLUMN, TEXT_COLUMNS, Table
 from tarsim.interop.xml_tokens import check_xml_tokens
 
@@ -97,7 +98,8 @@ def _check_members(path: Path, handle: Any, size: int) -> None:
                     with archive.open(info) as stream:
                         check_xml_tokens(path, info.filename, stream)
     except zipfile.BadZipFile:
-        raise InputError(path, None, "cannot read as an Excel .xlsx workbook: not a zip archive") from None
+        problem = DAMAGED_ZIP if starts_as_zip(handle) else "not a zip archive"
+        raise InputError(path, None, f"cannot read as an Excel .xlsx workbook: {problem}") from None
     except InputError:
         raise
     except Exception as exc:  # a damaged member: zlib, CRC, unsupported compression
