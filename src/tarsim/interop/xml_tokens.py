@@ -36,8 +36,7 @@ def check_xml_tokens(path: Path, member: str, stream: IO[bytes]) -> None:
                     path,
                     None,
                     f"member {member!r}: an XML tag, comment or processing instruction of more than {MAX_TOKEN:,} "
-                    f"bytes at its line {parser.CurrentLineNumber} (Excel writes none; is the workbook made to stall "
-                    "a reader?)",
+                    f"bytes at its line {parser.CurrentLineNumber} (Excel writes none)",
                 )
         parser.Parse(b"", True)
     except pyexpat.ExpatError:
