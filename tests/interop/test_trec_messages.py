@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from tarsim.errors import InputError
+from tarsim.errors import InputError, InputWarning
 from tarsim.interop.trec import read_trec_documents, read_trec_topics
 
 DOC = "<DOC>\n<DOCNO>{}</DOCNO>\n<TEXT>text of {}</TEXT>\n</DOC>\n"
@@ -88,4 +88,38 @@ def test_a_tar_member_other_than_a_file_is_named(tmp_path, kind, shown):
         archive.addfile(special)
     assert error(read_trec_documents, path) == (
         f"{path}: member 'docs/b' is {shown}, not a regular file: tarsim reads regular files only"
+    )
+
+
+def test_a_readme_beside_sgml_files_is_left_out_with_a_warning(tmp_path):
+    """A disk's README became a document named README (a record the collection does not hold)."""
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    (folder / "README").write_text("This disk holds the FT files.\n")
+    (folder / "ft1").write_text(DOC.format("D1", 1) + DOC.format("D2", 2))
+    with pytest.warns(InputWarning) as caught:
+        collection = read_trec_documents(folder)
+    assert collection.docids == ["D1", "D2"]
+    assert [str(w.message) for w in caught] == [
+        f"{folder}: 1 file(s) without <DOC> left out, the other files being SGML: {folder}/README"
+    ]
+    (folder / "ft1").unlink()
+    assert read_trec_documents(folder).docids == ["README"]  # one document per file: every file is a document
+
+
+def test_an_archive_in_a_folder_or_an_archive_is_named(tmp_path):
+    """A tar.gz in a folder was `binary data (NUL bytes), not text, not a text file of documents: give an archive as
+    the source itself (not inside a folder)`."""
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    (folder / "ft1").write_text(DOC.format("D1", 1))
+    inner = io.BytesIO()
+    with tarfile.open(fileobj=inner, mode="w:gz") as archive:
+        data = DOC.format("D2", 2).encode()
+        info = tarfile.TarInfo("d2")
+        info.size = len(data)
+        archive.addfile(info, io.BytesIO(data))
+    (folder / "more.tar.gz").write_bytes(inner.getvalue())
+    assert error(read_trec_documents, folder) == (
+        f"{folder}/more.tar.gz: a tar archive, not a text file of documents: extract it (or give it as the source)"
     )

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +26,7 @@ from tarsim.data.limits import decompress_gzip, open_regular, read_regular
 from tarsim.data.lines import PathLike
 from tarsim.data.qrels import check_qrels_in_collection, read_qrels
 from tarsim.data.topics import Topics
-from tarsim.errors import InputError
+from tarsim.errors import InputError, InputWarning
 from tarsim.interop.archives import DAMAGED_ZIP, is_tar, open_zip, read_zip_member, tar_members
 
 TITLE_TAGS = ("HEADLINE", "TITLE", "HEAD")
@@ -67,15 +68,18 @@ def _decode(name: str, data: bytes, *, inside: bool = True) -> str:
     if data[:2] == _GZIP_MAGIC:
         data = decompress_gzip(name, data)
     kind = next((what for magic, what in _ARCHIVE_MAGIC.items() if data.startswith(magic)), None)
+    if kind is None and data[257:262] == b"ustar":
+        kind = "a tar archive"
     if kind == "a zip archive" and not inside:
         raise InputError(name, None, DAMAGED_ZIP)
+    if kind == "a tar archive" and not inside:
+        raise InputError(name, None, "damaged or truncated tar archive (tarfile cannot open it)")
     if kind is not None and not inside:
         raise InputError(name, None, f"{kind}: tarsim reads plain or gzip text, tar archives and zip archives")
-    if kind is None and b"\x00" in data[:8192]:
-        kind = "binary data (NUL bytes), not text"
     if kind is not None:
-        problem = f"{kind}, not a text file of documents: give an archive as the source itself (not inside a folder)"
-        raise InputError(name, None, f"{problem}, or extract it")
+        raise InputError(name, None, f"{kind}, not a text file of documents: extract it (or give it as the source)")
+    if b"\x00" in data[:8192]:
+        raise InputError(name, None, "binary data (NUL bytes), not a text file of documents")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -163,22 +167,31 @@ def parse_sgml(name: str, text: str) -> Iterator[tuple[int, Document]]:
 
 
 def read_trec_documents(source: PathLike) -> Collection:
-    """Every document of an SGML file, folder or archive; files without <DOC> are one document each."""
-    documents: list[Document] = []
-    first: dict[str, str] = {}  # docid -> where it was read first
+    """Every document of an SGML file, folder or archive; files without <DOC> are one document each, unless other
+    files hold <DOC>s: then they are a disk's README and the like, left out with one warning naming them (read as
+    documents, they were records that the collection does not hold)."""
+    found: list[tuple[str, int | None, Document]] = []
+    plain: list[tuple[str, int | None, Document]] = []
     for name, text in source_files(source):
         if _DOC_TAG.search(text):
-            found = list(parse_sgml(name, text))
+            found.extend((name, line, document) for line, document in parse_sgml(name, text))
         else:
-            found = [(None, Document(docid=Path(name.rsplit(":", 1)[-1]).name, text=text))]
-        for line, document in found:
-            where = name if line is None else f"{name}:{line}"
-            if document.docid in first:
-                what = "DOCNO" if line is not None else "file name (its docid)"
-                problem = f"duplicate {what} {document.docid!r}, first read at {first[document.docid]}"
-                raise InputError(name, line, problem)
-            first[document.docid] = where
-            documents.append(document)
+            plain.append((name, None, Document(docid=Path(name.rsplit(":", 1)[-1]).name, text=text)))
+    if found and plain:
+        names = ", ".join(name for name, _, _ in plain[:3]) + (" ..." if len(plain) > 3 else "")
+        warnings.warn(
+            f"{source}: {len(plain)} file(s) without <DOC> left out, the other files being SGML: {names}",
+            InputWarning,
+            stacklevel=2,
+        )
+    documents: list[Document] = []
+    first: dict[str, str] = {}  # docid -> where it was read first
+    for name, line, document in found or plain:
+        if document.docid in first:
+            what = "DOCNO" if line is not None else "file name (its docid)"
+            raise InputError(name, line, f"duplicate {what} {document.docid!r}, first read at {first[document.docid]}")
+        first[document.docid] = name if line is None else f"{name}:{line}"
+        documents.append(document)
     if not documents:
         raise InputError(source, None, "no document found (no file, or no <DOC> in any file)")
     return Collection(documents, source=str(source))
