@@ -112,14 +112,15 @@ def _unreadable(path: Path, exc: BaseException) -> InputError:
 
 
 def _read_sheets(path: Path, workbook: Any, limit: int) -> Table:
+    """The Table of the sheet whose row 1 names most of ASReview's columns, only that row of the others read."""
     wanted = {RECORD_ID_COLUMN, "authors", "keywords", "year", "doi", "url", *LABEL_COLUMNS}
     wanted.update(name for synonyms in TEXT_COLUMNS.values() for name in synonyms)
     best, best_score = None, -1
     for sheet in workbook:
         with closing(_sheet_rows(path, workbook, sheet)) as sheet_rows:
             first = next(sheet_rows, None)
-        header = first[1] if first is not None and first[0] == 1 else {}
-        score = len({cell_text(v).strip().lower() for v in header.values()} & wanted)
+        names = first[1].values() if first is not None and first[0] == 1 else ()
+        score = len({cell_text(v).strip().lower() for v in names} & wanted)
         if score > best_score:
             best, best_score = sheet, score
     if best is None:
