@@ -13,7 +13,7 @@ import pytest
 
 from asreview_fixtures import write_project
 from tarsim.cli import main
-from tarsim.errors import InputWarning
+from tarsim.errors import InputError, InputWarning
 from tarsim.interop.asreview_project import read_asreview_project
 from tarsim.interop.reviews import read_review
 
@@ -181,7 +181,7 @@ def a_record_without_a_row(path):
         (lambda path: make_project(path, data=("tiny.csv", None)), "its data file data/tiny.csv is missing"),
         (
             lambda path: make_project(path, data=("tiny.csv", data_csv(record_ids=[*ROW_NAMES[:7], "w17"]))),
-            "tarsim cannot read data/tiny.csv:9: record 7: duplicate record_id 'w17'",
+            "tarsim cannot read data/tiny.csv:9: duplicate record_id 'w17' (first on line 2)",
         ),
         (
             lambda path: make_project(path, data=("tiny.csv", data_csv().rsplit(b"\n", 2)[0] + b"\n")),
@@ -238,3 +238,12 @@ def test_a_project_pairs_with_tarsims_review_of_the_same_file(tmp_path, capsys):
     assert main(["compare", *inputs, "--baseline", "tarsim asreview-default", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert {row["pairs"] for row in rows if row["group"] == "asreview -q max"} == {2}
+
+
+def test_a_bad_label_names_the_data_files_record_id(tmp_path):
+    """ASReview's record id alone cannot be found in a data file with a record_id column: both are named."""
+    results = [*RESULTS[:2], (4, 2, "max", 2, 1.0)]
+    project = make_project(tmp_path / "tiny.asreview", results=results, data=("tiny.csv", data_csv()))
+    with pytest.raises(InputError) as caught:
+        read_asreview_project(project)
+    assert caught.value.problem == "results.db: record 4 (record_id 'w42') is labelled 2, not 0 or 1"

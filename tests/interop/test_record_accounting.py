@@ -177,7 +177,46 @@ def test_import_prints_and_records_the_counts_read_and_kept(tmp_path, capsys):
     assert "3 records read, 2 kept" in err
     manifest = json.loads((destination / "manifest.json").read_text())
     assert manifest["records_read"] == 3 and manifest["records_kept"] == 2
-    assert manifest["unlabelled_left_out"] == [1] and manifest["source"] == "set.csv"
+    assert manifest["unlabelled_left_out"] == [{"record_id": "1", "line": 3}] and manifest["source"] == "set.csv"
+
+
+def test_records_left_out_and_bad_labels_are_named_by_record_id(tmp_path, capsys):
+    """The warning and the manifest of --unlabelled skip, and the label errors, name a record by its record_id and
+    line (they printed its row number from 0, which users cannot find in a file with record ids)."""
+    source = tmp_path / "set.csv"
+    source.write_text("record_id,title,abstract,label_included\nR7,a,x,1\nR3,b,y,\nR9,c,z,0\n\nR1,d,w,\n")
+    destination = tmp_path / "out"
+    code, err = run_cli(capsys, "data", "import", str(source), str(destination), "--unlabelled", "skip")
+    assert code == 0, err
+    assert f"{source}: 2 unlabelled record(s) left out (--unlabelled skip): record_id 'R3' (line 3), record_id " in err
+    assert "'R1' (line 6)" in err
+    manifest = json.loads((destination / "manifest.json").read_text())
+    assert manifest["unlabelled_left_out"] == [{"record_id": "R3", "line": 3}, {"record_id": "R1", "line": 6}]
+    code, err = run_cli(capsys, "data", "import", str(source), str(tmp_path / "other"))
+    assert code == 2
+    assert err == (
+        f"tarsim: error: {source}:3: record_id 'R3' has no label (empty label; leave such records out: --unlabelled "
+        'skip, in a sweep unlabelled = "skip" in its [[collections]])\n'
+    )
+    source.write_text("record_id,title,abstract,label_included\nR7,a,x,1\nR3,b,y,2\n")
+    code, err = run_cli(capsys, "data", "import", str(source), str(tmp_path / "other"))
+    assert code == 2 and err.startswith(f"tarsim: error: {source}:3: record_id 'R3': label_included is not 0 or 1: '2'")
+    source.write_text("record_id,title,abstract,label_included\nR7,a,x,1\nR3,b,y,0\nR7,c,z,1\n")
+    code, err = run_cli(capsys, "data", "import", str(source), str(tmp_path / "other"))
+    assert code == 2 and err == f"tarsim: error: {source}:4: duplicate record_id 'R7' (first on line 2)\n"
+
+
+def test_xlsx_records_left_out_are_named_by_record_id_and_sheet_row(tmp_path, capsys):
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    for row in (["record_id", "title", "label_included"], ["A", "a", 1], [None], ["B", "b", None]):
+        book.active.append(row)
+    source = tmp_path / "set.xlsx"
+    book.save(source)
+    code, err = run_cli(capsys, "data", "import", str(source), str(tmp_path / "out"), "--unlabelled", "skip")
+    assert code == 0 and "left out (--unlabelled skip): record_id 'B' (sheet row 4)" in err
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["unlabelled_left_out"] == [{"record_id": "B", "sheet_row": 4}]
 
 
 def test_convert_prints_the_counts_read_and_kept(tmp_path, capsys):

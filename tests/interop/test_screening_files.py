@@ -144,7 +144,7 @@ def test_ris_not_seen_and_unlabelled_skip(tmp_path):
         warnings.simplefilter("always")
         dataset = load_dataset(path, unlabelled="skip")
     assert [str(w.message) for w in caught_warnings if w.category is InputWarning] == [
-        f"{path}: 1 unlabelled record(s) left out (--unlabelled skip): 1"
+        f"{path}: 1 unlabelled record(s) left out (--unlabelled skip): record 1 (line 8)"
     ]
     assert dataset.collection.docids == ["0", "2"] and dataset.qrels == {"r": {"0": 1, "2": 0}}
 
@@ -237,7 +237,7 @@ def test_xlsx_labels_and_rows(tmp_path):
     )
     with pytest.raises(InputError) as caught:
         read_screening_file(path)
-    assert str(caught.value).startswith(f"{path}:4: record 2: included is not 0 or 1: '2' (accepted: 0, 1 ")
+    assert str(caught.value).startswith(f"{path}:4: record_id '12': included is not 0 or 1: '2' (accepted: 0, 1 ")
 
 
 def test_data_import_writes_a_collection_directory(tmp_path, capsys):

@@ -121,6 +121,10 @@ def test_a_composed_rule_with_a_target_sample_costs_the_sample():
         ("knee(6)", "knee takes no rules in parentheses; write knee:VALUE"),
         ("notbefore:0:knee", "n must be an integer >= 1"),
         ("notbefore:10", "missing rule; expected notbefore:N:RULE"),
+        (
+            "notbefore:5:",
+            "notbefore needs a stopping rule after N, e.g. notbefore:5:knee",
+        ),  # was "empty rule in the list"
         ("fraction:1.5", "fraction must be a number in (0, 1]"),
         ("batchprecision:2", "precision must be a number in [0, 1]"),
         ("any(knee,all(nonrel:x))", "stopping rule 'nonrel:x': run must be an integer >= 1"),

@@ -10,7 +10,7 @@ from pathlib import Path
 from tarsim.data.export import default_query, write_dataset_directory
 from tarsim.datasets.catalogue import REGISTRY, data_dir, describe_size, fetch, get_entry
 from tarsim.datasets.converters import COLLECTIONS, convert_collection, describe, record_counts
-from tarsim.interop.screening import load_screening_dataset
+from tarsim.interop.screening import screening_dataset
 from tarsim.legal.convert import BENCHMARKS, convert
 from tarsim.version import __version__
 
@@ -88,14 +88,14 @@ def run(args: argparse.Namespace) -> int:
 def import_screening_file(args: argparse.Namespace) -> int:
     """Write a screening file as a collection directory; say how many records were read and how many kept, on
     stderr and in the directory's manifest.json."""
-    dataset = load_screening_dataset(args.file, unlabelled=args.unlabelled)
+    dataset, left_out = screening_dataset(args.file, unlabelled=args.unlabelled)
     read, kept = record_counts(dataset)
     manifest = {
         "source": Path(args.file).name,
         "topic": dataset.name,
         "records_read": read,
         "records_kept": kept,
-        "unlabelled_left_out": list(dataset.unlabelled_rows),
+        "unlabelled_left_out": [record.as_json() for record in left_out],
         "tarsim_version": __version__,
     }
     write_dataset_directory(dataset, args.destination, query=args.query, manifest=manifest)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import json
 import os
@@ -30,19 +31,30 @@ def open_binary(path: PathLike) -> IO[bytes]:
 
 
 def iter_lines(path: PathLike, *, skip_blank: bool = True) -> Iterator[tuple[int, str]]:
-    """Yield (1-based line number, decoded line without its newline), streaming.
+    """Yield (1-based line number, decoded line without its newline), streaming; lines end at \\n or \\r\\n.
 
-    Raises InputError for an empty file (no non-blank line) and for bytes that are not UTF-8.
+    Raises InputError for an empty file (no non-blank line), for UTF-16 or UTF-32 text (named, as screening files
+    name it), for bytes that are not UTF-8, and for a carriage return inside a line (CR-only line ends, which
+    trec_eval does not read as line ends either).
     """
     seen_content = False
     with open_binary(path) as handle:
         try:
+            check_not_wide(path, handle.peek(_PEEK)[:_PEEK])  # type: ignore[attr-defined]
             for number, raw in enumerate(handle, start=1):
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise InputError(path, number, f"undecodable bytes (not UTF-8) at byte {exc.start}") from None
+                    problem = f"undecodable bytes (not UTF-8) at column {exc.start + 1}: {raw[exc.start : exc.end]!r}"
+                    raise InputError(path, number, f"{problem}; save the file as UTF-8") from None
                 line = line.rstrip("\r\n")
+                if "\r" in line:
+                    raise InputError(
+                        path,
+                        number,
+                        "CR-only (old Mac) line ends: a carriage return (\\r) inside the line; save the file with \\n "
+                        "(or \\r\\n) line ends",
+                    )
                 if number == 1 and line.startswith("\ufeff"):
                     line = line[1:]
                 if not line.strip():
@@ -57,6 +69,48 @@ def iter_lines(path: PathLike, *, skip_blank: bool = True) -> Iterator[tuple[int
             raise InputError(path, None, f"cannot read: {exc}") from None
     if not seen_content:
         raise InputError(path, None, "empty file")
+
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32-LE"),  # before UTF-16-LE: its mark starts with UTF-16-LE's
+    (codecs.BOM_UTF32_BE, "UTF-32-BE"),
+    (codecs.BOM_UTF16_LE, "UTF-16-LE"),
+    (codecs.BOM_UTF16_BE, "UTF-16-BE"),
+)
+_WIDE = (
+    (4, lambda unit: unit[0] != 0 and unit[1:] == b"\0\0\0", "UTF-32-LE"),
+    (4, lambda unit: unit[:3] == b"\0\0\0" and unit[3] != 0, "UTF-32-BE"),
+    (2, lambda unit: unit[0] != 0 and unit[1] == 0, "UTF-16-LE"),
+    (2, lambda unit: unit[0] == 0 and unit[1] != 0, "UTF-16-BE"),
+)
+_UNITS_CHECKED = 8
+"""Characters at the file's start that must all look like ASCII in a wide encoding for it to be named."""
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """`UTF-16-LE text with(out) a byte order mark` and the like when the bytes are UTF-16 or UTF-32 text, by its
+    byte order mark or, without one, by its first characters (ASCII letters with NUL bytes between them); None
+    otherwise."""
+    for mark, name in _BOMS:
+        if data.startswith(mark):
+            return f"{name} text with a byte order mark"
+    for size, looks, name in _WIDE:
+        count = min(_UNITS_CHECKED, len(data) // size)
+        units = [data[i * size : (i + 1) * size] for i in range(count)]
+        if count >= 2 and all(looks(unit) for unit in units):
+            return f"{name} text without a byte order mark"
+    return None
+
+
+_PEEK = 64
+
+
+def check_not_wide(path: PathLike, head: bytes) -> None:
+    """Refuse in one line a file whose first bytes are UTF-16 or UTF-32 text (wide_encoding): read as UTF-8 it
+    gives NULs between letters or undecodable bytes, and a message about those instead of the encoding."""
+    wide = wide_encoding(head)
+    if wide is not None:
+        raise InputError(path, 1, f"the file is {wide}, not UTF-8; save it as UTF-8")
 
 
 _NON_ASCII_SPACE = re.compile(r"[^\S\x00-\x7f]")

@@ -40,13 +40,24 @@ ARCHIVE_ERRORS = (
 """What zipfile, tarfile and their decompressors raise for a damaged archive (EOFError: a truncated gzip stream)."""
 
 
+DAMAGED_ZIP = "damaged or truncated zip archive: its central directory (at the end of the file) is missing"
+"""What zipfile cannot open in a file that starts as a zip archive: it was cut short (a download stopped)."""
+_ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
+
+
+def starts_as_zip(handle: IO[bytes]) -> bool:
+    """Whether an open file starts with a zip archive's signature (its first member, or an empty archive's end)."""
+    handle.seek(0)
+    return handle.read(4) in _ZIP_STARTS
+
+
 def open_zip(path: str | os.PathLike[str], handle: IO[bytes], not_zip: str = "not a zip archive") -> zipfile.ZipFile:
     """The zip archive in an open regular file, its members checked (see the module docstring); a file that is no
     zip archive is refused with the problem `not_zip`."""
     try:
         archive = zipfile.ZipFile(handle)
     except (zipfile.BadZipFile, OSError, ValueError):
-        raise InputError(path, None, not_zip) from None
+        raise InputError(path, None, DAMAGED_ZIP if starts_as_zip(handle) else not_zip) from None
     try:
         for info in archive.infolist():
             if info.flag_bits & 0x1:
@@ -89,10 +100,18 @@ def tar_members(
     path: str | os.PathLike[str], handle: IO[bytes], wanted: Callable[[str], bool] = lambda _name: True
 ) -> Iterator[tuple[str, bytes]]:
     """(name, bytes) of every regular-file member of a tar archive (plain, gzip, bzip2 or xz) whose name is
-    `wanted`, in name order; a truncated or damaged archive is one line naming the file."""
+    `wanted`, in name order; a truncated or damaged archive is one line naming the file, and so is a wanted member
+    that is neither a regular file nor a folder (a FIFO, a device, a link: left out, it would drop a record without
+    a word)."""
     try:
         with tarfile.open(fileobj=handle) as archive:
-            members = sorted((m for m in archive.getmembers() if m.isfile() and wanted(m.name)), key=lambda m: m.name)
+            members = sorted(
+                (m for m in archive.getmembers() if wanted(m.name) and not m.isdir()), key=lambda m: m.name
+            )
+            for member in members:
+                if not member.isfile():
+                    problem = f"member {member.name!r} is {_member_kind(member)}, not a regular file"
+                    raise InputError(path, None, f"{problem}: tarsim reads regular files only")
             check_total(path, "the tar archive", sum(member.size for member in members), _size(handle))
             for member in members:
                 extracted = archive.extractfile(member)
@@ -102,6 +121,18 @@ def tar_members(
         raise
     except ARCHIVE_ERRORS as exc:
         raise InputError(path, None, f"damaged or truncated tar archive: {_said(exc)}") from None
+
+
+def _member_kind(member: tarfile.TarInfo) -> str:
+    if member.isfifo():
+        return "a FIFO (named pipe)"
+    if member.ischr() or member.isblk():
+        return "a device"
+    if member.issym():
+        return f"a symbolic link to {member.linkname!r}"
+    if member.islnk():
+        return f"a hard link to {member.linkname!r}"
+    return "of an unknown kind"
 
 
 def is_tar(handle: IO[bytes]) -> bool:

@@ -60,16 +60,20 @@ def read_asreview_project(path: PathLike) -> Ledger:
         names = _tarsim_names(path, archive, config, rows)
     name = str(config.get("name") or path.stem) if isinstance(config, dict) else path.stem
     topic = re.sub(r"\s+", "_", name.strip()) or path.stem  # as tarsim names a screening file's topic: they pair
+
+    def record(record_id: int) -> str:  # ASReview's id, and the data file's record_id when it has one
+        return f"record {record_id}" + (f" (record_id {names[record_id]!r})" if record_id in names else "")
+
     for record_id, flag in records:
         if flag not in KNOWN_INCLUDED:
-            raise InputError(path, None, f"results.db: record {record_id} has included={flag!r}, not 0 or 1")
+            raise InputError(path, None, f"results.db: {record(record_id)} has included={flag!r}, not 0 or 1")
     included = {record_id: int(flag == 1) for record_id, flag in records}
     docids, labels, truth, prior = [], [], [], []
     for record_id, label, querier in results:
         if record_id not in included:
             raise InputError(path, None, f"results.db labels record {record_id}, which its record table does not hold")
         if label not in (0, 1):  # 2 or 'yes' would read as 0: a relevant record counted as irrelevant
-            raise InputError(path, None, f"results.db: record {record_id} is labelled {label!r}, not 0 or 1")
+            raise InputError(path, None, f"results.db: {record(record_id)} is labelled {label!r}, not 0 or 1")
         docids.append(names.get(record_id, str(record_id)))
         labels.append(int(label == 1))
         truth.append(included[record_id])

@@ -79,7 +79,9 @@ def read_order(path: PathLike, qrels: Qrels | None = None) -> Ledger:
             continue
         fields = text.split()
         if len(fields) not in (2, 3) or (len(fields) == 3 and fields[2] != "prior"):
-            raise InputError(path, number, "expected `docid label` or `docid label prior`")
+            count = f"{len(fields)} field{'' if len(fields) == 1 else 's'}"
+            found = count if len(fields) != 3 else f"{fields[2]!r} as the third field"
+            raise InputError(path, number, f"expected `docid label` or `docid label prior`, found {found}")
         docid, label = fields[0], fields[1]
         if label not in ("0", "1"):
             raise InputError(path, number, f"label must be 0 or 1, got {label!r}")

@@ -42,6 +42,7 @@ __all__ = [
     "SCREENING_SUFFIXES",
     "TEXT_COLUMNS",
     "UNLABELLED_CHOICES",
+    "LeftOut",
     "MissingLabelColumn",
     "ScreeningSet",
     "Table",
@@ -51,7 +52,9 @@ __all__ = [
     "load_screening_dataset",
     "read_screening_file",
     "read_table",
+    "record_name",
     "record_names",
+    "screening_dataset",
     "topic_name",
 ]
 
@@ -76,15 +79,39 @@ U+2028, U+2029, \\x0b, \\x0c or \\x1c-\\x1e, which are characters inside a field
 
 
 @dataclass(frozen=True)
+class LeftOut:
+    """A record left out (`--unlabelled skip`) as users find it: its record_id (without a record_id column, the row
+    number from 0 that is its docid) and where it starts in the file."""
+
+    record_id: str
+    line: int | None
+    unit: str = "line"
+    """What `line` counts: `line` (CSV/TSV, a RIS record's TY line) or `sheet row` (.xlsx)."""
+    name: str = ""
+    """How messages name it (record_name): `record_id 'R7'`, or `record 3` in a file without a record_id column."""
+
+    def __str__(self) -> str:
+        where = f" ({self.unit} {self.line})" if self.line is not None else ""
+        return f"{self.name or self.record_id}{where}"
+
+    def as_json(self) -> dict[str, object]:
+        """The manifest's entry: {"record_id": ..., "line": N} (`sheet_row` for an .xlsx file)."""
+        return {"record_id": self.record_id, self.unit.replace(" ", "_"): self.line}
+
+
+@dataclass(frozen=True)
 class ScreeningSet:
-    """One screening file read: its documents, the labels of the kept records and the row numbers left out."""
+    """One screening file read: its documents, the labels of the kept records and the records left out."""
 
     topic: str
     collection: Collection
     qrels: Qrels
     skipped: tuple[int, ...] = ()
+    """Row numbers from 0 of the records left out (prior_idx counts them)."""
     read: int = 0
     """Records read from the file (kept ones and those left out), counted by the file's own parser."""
+    left_out: tuple[LeftOut, ...] = ()
+    """The records left out as users name them (record_id and line), in file order."""
 
 
 def is_screening_file(path: PathLike) -> bool:
@@ -133,11 +160,8 @@ def record_names(path: PathLike) -> tuple[str, ...] | None:
     position = _column_position(path, table, names, RECORD_ID_COLUMN, (RECORD_ID_COLUMN,))
     if position is None:
         return None
-    seen: set[str] = set()
-    return tuple(
-        _checked_docid(path, line, f"record {index}", _cell(cells, position), seen)
-        for index, (line, cells) in enumerate(table.rows)
-    )
+    seen: dict[str, int | None] = {}
+    return tuple(_checked_docid(path, line, _cell(cells, position), seen) for line, cells in table.rows)
 
 
 def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) -> ScreeningSet:
@@ -149,18 +173,23 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
     documents: list[Document] = []
     labels: dict[str, int] = {}
     skipped: list[int] = []
-    seen: set[str] = set()
+    left_out: list[LeftOut] = []
+    seen: dict[str, int | None] = {}
     empty_lines: list[int | None] = []
+    unit = "sheet row" if table.unit == "row" else "line"
     for index, (line, cells) in enumerate(table.rows):
 
-        def cell(name: str, cells: tuple[str, ...] = cells) -> str:
+        def cell(name: str, cells: Sequence[str] = cells) -> str:
             return _cell(cells, columns.get(name))
 
-        where = f"record {index}"
+        named = RECORD_ID_COLUMN in columns
+        record_id = cell(RECORD_ID_COLUMN) if named else str(index)
+        where = record_name(index, record_id if named else None)
         label = parse_label(path, line, where, columns["label_name"], cell("label"))
         if label is None:
             if unlabelled == "skip":
                 skipped.append(index)
+                left_out.append(LeftOut(record_id, line, unit, where))
                 continue
             hint = "no ASReview_relevant/ASReview_irrelevant note" if table.unit == "record" else "empty label"
             if table.unit == "line" and len(cells) < len(table.header):  # the label column is past the line's end
@@ -171,8 +200,7 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
                 f"{where} has no label ({hint}; leave such records out: --unlabelled skip, in a sweep "
                 'unlabelled = "skip" in its [[collections]])',
             )
-        docid = cell(RECORD_ID_COLUMN) if RECORD_ID_COLUMN in columns else str(index)
-        _checked_docid(path, line, where, docid, seen)
+        docid = _checked_docid(path, line, record_id, seen)
         title, abstract = cell("title"), cell("abstract")
         if not title and not abstract:
             empty_lines.append(line)
@@ -190,7 +218,15 @@ def records_from_table(path: Path, table: Table, topic: str, unlabelled: str) ->
         counted = len(documents) + len(skipped)
         raise InputError(path, None, f"{len(table.rows)} records read but {counted} kept or left out")
     collection = Collection(documents, source=str(path))
-    return ScreeningSet(topic, collection, {topic: labels}, tuple(skipped), read=len(table.rows))
+    return ScreeningSet(topic, collection, {topic: labels}, tuple(skipped), len(table.rows), tuple(left_out))
+
+
+def record_name(index: int, record_id: str | None) -> str:
+    """A record as messages name it: `record_id 'R7'` from the record_id column, else `record 3`, its row number
+    from 0 (its docid, as ASReview numbers the records of a file without that column)."""
+    if record_id is None:
+        return f"record {index}"
+    return f"record_id {record_id!r}" if record_id else f"record {index} (blank record_id)"
 
 
 def warn_empty_records(path: Path, table: Table, columns: dict, lines: Sequence[int | None]) -> None:
@@ -214,18 +250,20 @@ def warn_empty_records(path: Path, table: Table, columns: dict, lines: Sequence[
     )
 
 
-def _cell(cells: tuple[str, ...], position: int | None) -> str:
+def _cell(cells: Sequence[str], position: int | None) -> str:
     """A row's cell at a column position, stripped; '' for a column the file lacks or a short row."""
     return cells[position].strip() if position is not None and position < len(cells) else ""
 
 
-def _checked_docid(path: Path, line: int | None, where: str, docid: str, seen: set[str]) -> str:
-    """A record's docid, refused when blank, holding white space, or already in `seen` (to which it is added)."""
+def _checked_docid(path: Path, line: int | None, docid: str, seen: dict[str, int | None]) -> str:
+    """A record's docid, refused when blank, holding white space, or already in `seen` (docid -> its line, to which
+    it is added)."""
     if not docid or any(ch.isspace() for ch in docid):
-        raise InputError(path, line, f"{where}: invalid record_id {docid!r}")
+        raise InputError(path, line, f"invalid record_id {docid!r} (blank or holding white space)")
     if docid in seen:
-        raise InputError(path, line, f"{where}: duplicate record_id {docid!r}")
-    seen.add(docid)
+        first = f" (first on line {seen[docid]})" if seen[docid] is not None else ""
+        raise InputError(path, line, f"duplicate record_id {docid!r}{first}")
+    seen[docid] = line
     return docid
 
 
@@ -243,7 +281,7 @@ def _choose_columns(path: Path, table: Table) -> dict:
             path,
             header_line,
             f"missing column(s) label_included (or another label column: {', '.join(LABEL_COLUMNS)}); "
-            f"header is {_shown(table.header)}",
+            f"header is {_shown(table.header)}{_header_further_down(table)}",
         )
     positions["label"] = label_columns[0]
     positions["label_name"] = " ".join(table.header[label_columns[0]].split())
@@ -254,6 +292,20 @@ def _choose_columns(path: Path, table: Table) -> dict:
     if "title" not in positions and "abstract" not in positions:
         raise InputError(path, header_line, f"no title or abstract column; header is {_shown(table.header)}")
     return positions
+
+
+HEADER_FIRST = "the header must come first (delete what is above it)"
+
+
+def _header_further_down(table: Table, rows: int = 20) -> str:
+    """`; line 3 holds the label column 'included': ...` when one of the first rows names a label column (a title
+    or a note above the header, read as the header), else ''."""
+    unit = "sheet row" if table.unit == "row" else "line"
+    for line, cells in table.rows[:rows]:
+        found = next((cell.strip() for cell in cells if cell.strip().lower() in LABEL_COLUMNS), None)
+        if found is not None and line is not None and table.unit != "record":
+            return f"; {unit} {line} holds the label column {found!r}: {HEADER_FIRST}"
+    return ""
 
 
 def _column_position(path: Path, table: Table, names: list[str], field: str, synonyms: Sequence[str]) -> int | None:
@@ -327,7 +379,9 @@ def read_delimited(path: Path, fallback: str) -> Table:
                     f"(the record runs on over {spans} more line(s))",
                 )
             if len(fields) > len(header):
-                raise InputError(path, start, f"more fields than the {len(header)} header columns")
+                label = next((field.strip() for field in fields if field.strip().lower() in LABEL_COLUMNS), None)
+                hint = f" (it holds the label column {label!r}: {HEADER_FIRST})" if label is not None else ""
+                raise InputError(path, start, f"more fields than the {len(header)} header columns{hint}")
             rows.append((start, tuple(fields)))
     except csv.Error as exc:
         raise InputError(path, reader.line_num, f"cannot parse as delimited text: {exc}") from None
@@ -378,10 +432,11 @@ def warn_byte_order_mark(path: Path, first: str) -> None:
     )
 
 
-def warn_skipped(path: PathLike, skipped: Sequence[int]) -> None:
-    """One warning line with the count of unlabelled records left out (`--unlabelled skip`)."""
+def warn_skipped(path: PathLike, skipped: Sequence[LeftOut]) -> None:
+    """One warning line with the count of unlabelled records left out (`--unlabelled skip`), naming the first five
+    by record_id and line."""
     if skipped:
-        shown = ", ".join(str(i) for i in list(skipped)[:5]) + (" ..." if len(skipped) > 5 else "")
+        shown = ", ".join(str(record) for record in skipped[:5]) + (" ..." if len(skipped) > 5 else "")
         warnings.warn(
             f"{path}: {len(skipped)} unlabelled record(s) left out (--unlabelled skip): {shown}",
             InputWarning,
@@ -398,12 +453,18 @@ def find_screening_files(folder: PathLike) -> list[Path]:
 
 def load_screening_dataset(path: PathLike, *, unlabelled: str = "error") -> Dataset:
     """A screening file as a one-topic Dataset named after its stem; the topic's query text is empty."""
+    return screening_dataset(path, unlabelled=unlabelled)[0]
+
+
+def screening_dataset(path: PathLike, *, unlabelled: str = "error") -> tuple[Dataset, tuple[LeftOut, ...]]:
+    """load_screening_dataset's Dataset and the records it left out, as users name them (for a manifest)."""
     screening = read_screening_file(path, unlabelled=unlabelled)
-    warn_skipped(path, screening.skipped)
-    return Dataset(
+    warn_skipped(path, screening.left_out)
+    dataset = Dataset(
         collection=screening.collection,
         qrels=screening.qrels,
         topics={screening.topic: ""},
         name=screening.topic,
         unlabelled_rows=tuple(sorted(screening.skipped)),
     )
+    return dataset, screening.left_out

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,16 +26,16 @@ from tarsim.data.limits import decompress_gzip, open_regular, read_regular
 from tarsim.data.lines import PathLike
 from tarsim.data.qrels import check_qrels_in_collection, read_qrels
 from tarsim.data.topics import Topics
-from tarsim.errors import InputError
-from tarsim.interop.archives import is_tar, open_zip, read_zip_member, tar_members
+from tarsim.errors import InputError, InputWarning
+from tarsim.interop.archives import DAMAGED_ZIP, is_tar, open_zip, read_zip_member, tar_members
 
 TITLE_TAGS = ("HEADLINE", "TITLE", "HEAD")
 """Elements read as a document's title, the first present wins."""
 TEXT_TAG = "TEXT"
 _DOC_TAG = re.compile(r"<(/?)DOC>", re.I)
+_TOP_TAG = re.compile(r"<(/?)top>", re.I)
 _DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.S | re.I)
 _MARKUP = re.compile(r"<[^<>]*>")
-_TOP = re.compile(r"<top>(.*?)</top>", re.S | re.I)
 _NUM = re.compile(r"<num>([^<]*)", re.I)
 _NUMBER_LABEL = re.compile(r"^\s*Number:", re.I)
 _TITLE_FIELD = re.compile(r"<title>(.*?)(?=<[a-z/]|\Z)", re.S | re.I)
@@ -59,17 +60,26 @@ _ARCHIVE_MAGIC = {b"PK\x03\x04": "a zip archive", b"PK\x05\x06": "a zip archive"
                   b"\xfd7zXZ": "an xz file", b"7z\xbc\xaf": "a 7-Zip archive"}  # fmt: skip
 
 
-def _decode(name: str, data: bytes) -> str:
+def _decode(name: str, data: bytes, *, inside: bool = True) -> str:
     """A file's text (gunzipped when gzip'd); an archive or other binary file is refused in one line, where reading it
-    as one document of raw bytes would invent a record."""
+    as one document of raw bytes would invent a record. `inside=False`: the file is the source itself, which
+    source_files reads as a zip or tar archive when it is one, so one that looks like an archive here is damaged or
+    of a kind tarsim does not open."""
     if data[:2] == _GZIP_MAGIC:
         data = decompress_gzip(name, data)
     kind = next((what for magic, what in _ARCHIVE_MAGIC.items() if data.startswith(magic)), None)
-    if kind is None and b"\x00" in data[:8192]:
-        kind = "binary data (NUL bytes), not text"
+    if kind is None and data[257:262] == b"ustar":
+        kind = "a tar archive"
+    if kind == "a zip archive" and not inside:
+        raise InputError(name, None, DAMAGED_ZIP)
+    if kind == "a tar archive" and not inside:
+        raise InputError(name, None, "damaged or truncated tar archive (tarfile cannot open it)")
+    if kind is not None and not inside:
+        raise InputError(name, None, f"{kind}: tarsim reads plain or gzip text, tar archives and zip archives")
     if kind is not None:
-        problem = f"{kind}, not a text file of documents: give an archive as the source itself (not inside a folder)"
-        raise InputError(name, None, f"{problem}, or extract it")
+        raise InputError(name, None, f"{kind}, not a text file of documents: extract it (or give it as the source)")
+    if b"\x00" in data[:8192]:
+        raise InputError(name, None, "binary data (NUL bytes), not a text file of documents")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -98,35 +108,43 @@ def source_files(source: PathLike) -> Iterator[tuple[str, str]]:
             for name, data in tar_members(source, handle):
                 yield f"{source}:{name}", _decode(f"{source}:{name}", data)
         else:
-            yield str(source), _decode(str(source), handle.read())
+            yield str(source), _decode(str(source), handle.read(), inside=False)
 
 
 def doc_bodies(name: str, text: str) -> Iterator[tuple[int, str]]:
     """(line, body) of every <DOC>...</DOC> of an SGML text, by the balance of the two tags: a <DOC> opened inside
     another (its </DOC> missing), a <DOC> never closed and a </DOC> without its <DOC> are refused naming the line,
     where a search for <DOC>.*?</DOC> would merge two documents into one."""
+    return balanced(name, text, _DOC_TAG, "DOC")
+
+
+def balanced(name: str, text: str, tags: re.Pattern[str], tag: str) -> Iterator[tuple[int, str]]:
+    """(line, body) of every <tag>...</tag> of a text, `tags` matching both (group 1 is the `/`), refused at the line
+    when one opens inside another, is never closed, or closes without opening."""
     opened: re.Match[str] | None = None
     opened_line = 0
     line, position = 1, 0
-    for tag in _DOC_TAG.finditer(text):
-        line += text.count("\n", position, tag.start())
-        position = tag.start()
-        if not tag.group(1):
+    for found in tags.finditer(text):
+        line += text.count("\n", position, found.start())
+        position = found.start()
+        if not found.group(1):
             if opened is not None:
-                raise InputError(name, line, f"<DOC> inside the <DOC> of line {opened_line} (its </DOC> is missing)")
-            opened, opened_line = tag, line
+                raise InputError(
+                    name, line, f"<{tag}> inside the <{tag}> of line {opened_line} (its </{tag}> is missing)"
+                )
+            opened, opened_line = found, line
         elif opened is None:
-            raise InputError(name, line, "</DOC> without a <DOC> before it")
+            raise InputError(name, line, f"</{tag}> without a <{tag}> before it")
         else:
-            yield opened_line, text[opened.end() : tag.start()]
+            yield opened_line, text[opened.end() : found.start()]
             opened = None
     if opened is not None:
-        raise InputError(name, opened_line, "<DOC> without a </DOC> before the end of the file")
+        raise InputError(name, opened_line, f"<{tag}> without a </{tag}> before the end of the file")
 
 
-def parse_sgml(name: str, text: str) -> Iterator[Document]:
-    """The <DOC>s of one SGML file, counted by the balance of <DOC> and </DOC>; a DOC without a DOCNO is an error
-    at its line."""
+def parse_sgml(name: str, text: str) -> Iterator[tuple[int, Document]]:
+    """(line, document) of the <DOC>s of one SGML file, counted by the balance of <DOC> and </DOC>; a DOC without a
+    DOCNO is an error at its line."""
     for line, body in doc_bodies(name, text):
         docno = _DOCNO.search(body)
         if docno is None or not docno.group(1):
@@ -138,21 +156,42 @@ def parse_sgml(name: str, text: str) -> Iterator[Document]:
             for pattern in _TITLES:
                 rest = pattern.sub("", rest, count=1)
             texts = [rest]
-        yield Document(
-            docid=docno.group(1),
-            title=_SPACE.sub(" ", _MARKUP.sub(" ", title)).strip(),
-            text="\n\n".join(_blank_markup(part) for part in texts),
+        yield (
+            line,
+            Document(
+                docid=docno.group(1),
+                title=_SPACE.sub(" ", _MARKUP.sub(" ", title)).strip(),
+                text="\n\n".join(_blank_markup(part) for part in texts),
+            ),
         )
 
 
 def read_trec_documents(source: PathLike) -> Collection:
-    """Every document of an SGML file, folder or archive; files without <DOC> are one document each."""
-    documents: list[Document] = []
+    """Every document of an SGML file, folder or archive; files without <DOC> are one document each, unless other
+    files hold <DOC>s: then they are a disk's README and the like, left out with one warning naming them (read as
+    documents, they were records that the collection does not hold)."""
+    found: list[tuple[str, int | None, Document]] = []
+    plain: list[tuple[str, int | None, Document]] = []
     for name, text in source_files(source):
         if _DOC_TAG.search(text):
-            documents.extend(parse_sgml(name, text))
+            found.extend((name, line, document) for line, document in parse_sgml(name, text))
         else:
-            documents.append(Document(docid=Path(name.rsplit(":", 1)[-1]).name, text=text))
+            plain.append((name, None, Document(docid=Path(name.rsplit(":", 1)[-1]).name, text=text)))
+    if found and plain:
+        names = ", ".join(name for name, _, _ in plain[:3]) + (" ..." if len(plain) > 3 else "")
+        warnings.warn(
+            f"{source}: {len(plain)} file(s) without <DOC> left out, the other files being SGML: {names}",
+            InputWarning,
+            stacklevel=2,
+        )
+    documents: list[Document] = []
+    first: dict[str, str] = {}  # docid -> where it was read first
+    for name, line, document in found or plain:
+        if document.docid in first:
+            what = "DOCNO" if line is not None else "file name (its docid)"
+            raise InputError(name, line, f"duplicate {what} {document.docid!r}, first read at {first[document.docid]}")
+        first[document.docid] = name if line is None else f"{name}:{line}"
+        documents.append(document)
     if not documents:
         raise InputError(source, None, "no document found (no file, or no <DOC> in any file)")
     return Collection(documents, source=str(source))
@@ -162,9 +201,9 @@ def read_trec_topics(path: PathLike) -> Topics:
     """Topic number -> title of a TREC topic file (<top> ... </top>); a topic without number or title is an error."""
     text = _decode(str(path), read_regular(path))
     topics: Topics = {}
-    for match in _TOP.finditer(text):
-        line = text.count("\n", 0, match.start()) + 1
-        num, title = _NUM.search(match.group(1)), _TITLE_FIELD.search(match.group(1))
+    lines: dict[str, int] = {}
+    for line, body in balanced(str(path), text, _TOP_TAG, "top"):
+        num, title = _NUM.search(body), _TITLE_FIELD.search(body)
         if num is None:
             raise InputError(path, line, "<top> without a <num>")
         fields = _NUMBER_LABEL.sub("", num.group(1)).split()  # `<num> Number: 301`: the id is 301
@@ -176,8 +215,8 @@ def read_trec_topics(path: PathLike) -> Topics:
         if not query:
             raise InputError(path, line, f"topic {number} has no <title> text")
         if number in topics:
-            raise InputError(path, line, f"duplicate topic {number!r}")
-        topics[number] = query
+            raise InputError(path, line, f"duplicate topic {number!r} (first at line {lines[number]})")
+        topics[number], lines[number] = query, line
     if not topics:
         raise InputError(path, None, "no <top> topic found")
     return topics

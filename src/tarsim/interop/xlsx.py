@@ -1,18 +1,31 @@
 """Excel .xlsx screening files: the sheet whose header names most of ASReview's columns, its header in row 1.
 
-An .xlsx file is a zip archive: its members' declared sizes must add up to no more than the decompression cap of
-tarsim.data.limits before openpyxl reads it (a 292 KB workbook could otherwise take gigabytes of memory).
+Reading stays linear in the workbook's decompressed size, whatever the file holds:
+- its members' declared sizes must add up to no more than the decompression cap of tarsim.data.limits (a 292 KB
+  workbook could otherwise take gigabytes of memory), and no XML part may hold a tag, comment or processing
+  instruction over 1 MiB (tarsim.interop.xml_tokens: a 50 MB comment made openpyxl's XML parse take minutes);
+- rows are read as openpyxl's worksheet parser gives them, cell by cell: openpyxl's iter_rows trusts the sheet's
+  declared dimension (leaving out cells past it without a word), pads every row to its widest cell and yields an
+  empty row for every row number skipped, so one cell at XFD1048576 cost 17 billion cells. Only the header row of
+  each sheet is read to choose one; rows out of order or repeated (which iter_rows, so pandas and ASReview, leave
+  out) are refused, naming them;
+- the cells' text, shared strings counted at each use, is capped as decompressed bytes are.
 """
 
 from __future__ import annotations
 
 import os
 import zipfile
+from collections.abc import Iterator, Sequence
+from contextlib import closing
 from pathlib import Path
+from typing import Any
 
-from tarsim.data.limits import check_total, open_regular
+from tarsim.data.limits import check_total, decompression_limit, open_regular, too_large
 from tarsim.errors import InputError, require
+from tarsim.interop.archives import DAMAGED_ZIP, starts_as_zip
 from tarsim.interop.screening_table import LABEL_COLUMNS, RECORD_ID_COLUMN, TEXT_COLUMNS, Table
+from tarsim.interop.xml_tokens import check_xml_tokens
 
 
 def cell_text(value: object) -> str:
@@ -26,8 +39,31 @@ def cell_text(value: object) -> str:
     return str(value)
 
 
-def _filled(row: tuple) -> bool:
-    return any(cell_text(v).strip() for v in row)
+class SparseRow(Sequence[str]):
+    """A sheet row as text cells up to its last cell, holding only the cells the file has (an empty one is '')."""
+
+    __slots__ = ("_cells", "_width")
+
+    def __init__(self, cells: dict[int, str], width: int) -> None:
+        self._cells = cells  # position from 0 -> text, non-empty cells only
+        self._width = width
+
+    def __len__(self) -> int:
+        return self._width
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return tuple(self._cells.get(i, "") for i in range(*index.indices(self._width)))
+        position = index + self._width if index < 0 else index
+        if not 0 <= position < self._width:
+            raise IndexError(index)
+        return self._cells.get(position, "")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __repr__(self) -> str:
+        return f"SparseRow({tuple(self)!r})"
 
 
 def read_xlsx(path: Path) -> Table:
@@ -35,46 +71,119 @@ def read_xlsx(path: Path) -> Table:
     openpyxl = require("openpyxl", "xlsx", "reading an Excel .xlsx file")
     with open_regular(path) as handle:
         size = os.fstat(handle.fileno()).st_size
-        try:
-            with zipfile.ZipFile(handle) as archive:
-                check_total(path, "the workbook", sum(info.file_size for info in archive.infolist()), size)
-        except zipfile.BadZipFile:
-            raise InputError(path, None, "cannot read as an Excel .xlsx workbook: not a zip archive") from None
+        _check_members(path, handle, size)
         handle.seek(0)
         try:
             workbook = openpyxl.load_workbook(handle, read_only=True, data_only=True)
         except Exception as exc:  # openpyxl raises zip, XML, key and value errors for damaged files
-            problem = " ".join(str(exc).split()) or type(exc).__name__
-            raise InputError(path, None, f"cannot read as an Excel .xlsx workbook: {problem}") from None
+            raise _unreadable(path, exc) from None
         try:
-            sheets = [(sheet.title, [tuple(row) for row in sheet.iter_rows(values_only=True)]) for sheet in workbook]
+            return _read_sheets(path, workbook, decompression_limit(size))
+        except InputError:
+            raise
         except Exception as exc:
-            problem = " ".join(str(exc).split()) or type(exc).__name__
-            raise InputError(path, None, f"cannot read as an Excel .xlsx workbook: {problem}") from None
+            raise _unreadable(path, exc) from None
         finally:
             workbook.close()
+
+
+def _check_members(path: Path, handle: Any, size: int) -> None:
+    """The decompression cap on the members' declared sizes, then the token check on every XML part."""
+    try:
+        with zipfile.ZipFile(handle) as archive:
+            infos = archive.infolist()
+            check_total(path, "the workbook", sum(info.file_size for info in infos), size)
+            for info in infos:
+                if info.filename.lower().endswith((".xml", ".rels")):
+                    with archive.open(info) as stream:
+                        check_xml_tokens(path, info.filename, stream)
+    except zipfile.BadZipFile:
+        problem = DAMAGED_ZIP if starts_as_zip(handle) else "not a zip archive"
+        raise InputError(path, None, f"cannot read as an Excel .xlsx workbook: {problem}") from None
+    except InputError:
+        raise
+    except Exception as exc:  # a damaged member: zlib, CRC, unsupported compression
+        raise _unreadable(path, exc) from None
+
+
+def _unreadable(path: Path, exc: BaseException) -> InputError:
+    problem = " ".join(str(exc).split()) or type(exc).__name__
+    return InputError(path, None, f"cannot read as an Excel .xlsx workbook: {problem}")
+
+
+def _read_sheets(path: Path, workbook: Any, limit: int) -> Table:
+    """The Table of the sheet whose row 1 names most of ASReview's columns, only that row of the others read."""
     wanted = {RECORD_ID_COLUMN, "authors", "keywords", "year", "doi", "url", *LABEL_COLUMNS}
     wanted.update(name for synonyms in TEXT_COLUMNS.values() for name in synonyms)
-    best: list[tuple] = []
-    best_title = ""
-    best_score = -1
-    for title, rows in sheets:
-        header = {cell_text(v).strip().lower() for v in rows[0]} if rows else set()
-        score = len(header & wanted)
+    best, best_score = None, -1
+    for sheet in workbook:
+        with closing(_sheet_rows(path, workbook, sheet)) as sheet_rows:
+            first = next(sheet_rows, None)
+        names = first[1].values() if first is not None and first[0] == 1 else ()
+        score = len({cell_text(v).strip().lower() for v in names} & wanted)
         if score > best_score:
-            best, best_title, best_score = rows, title, score
-    if not best or not _filled(best[0]):
-        first = next((number for number, row in enumerate(best, start=1) if _filled(row)), None)
-        if first is None:
+            best, best_score = sheet, score
+    if best is None:
+        raise InputError(path, None, "empty file (no header row in the workbook)")
+    header: tuple[str, ...] = ()
+    rows: list[tuple[int | None, Sequence[str]]] = []
+    first_filled = None
+    text = 0
+    for number, cells in _sheet_rows(path, workbook, best):
+        filled = {column - 1: cell_text(value) for column, value in cells.items()}
+        filled = {position: value for position, value in filled.items() if value}
+        if not any(value.strip() for value in filled.values()):
+            continue
+        first_filled = first_filled or number
+        text += sum(len(value) for value in filled.values())
+        if text > limit:
+            raise too_large(path, f"sheet {best.title!r}'s cell text (shared strings counted at each use)", limit)
+        if number == 1:
+            header = tuple(cell_text(cells.get(column)) for column in range(1, max(cells) + 1))
+        elif first_filled == 1:
+            rows.append((number, SparseRow(filled, max(filled) + 1)))
+    if not header:
+        if first_filled is None:
             raise InputError(path, None, "empty file (no header row in the workbook)")
         raise InputError(
             path,
             None,
-            f"sheet {best_title!r}: row 1 is empty and the first filled row is row {first}; the header must be in "
-            "row 1 (delete the rows above it)",
+            f"sheet {best.title!r}: row 1 is empty and the first filled row is row {first_filled}; the header must be "
+            "in row 1 (delete the rows above it)",
         )
-    header = tuple(cell_text(v) for v in best[0])
-    rows = tuple(
-        (number, tuple(cell_text(v) for v in row)) for number, row in enumerate(best[1:], start=2) if _filled(row)
-    )
-    return Table(header, rows, unit="row")
+    return Table(header, tuple(rows), unit="row")
+
+
+def _sheet_rows(path: Path, workbook: Any, sheet: Any) -> Iterator[tuple[int, dict[int, object]]]:
+    """(row number, {column: value}) of every row the sheet's XML holds, in order, straight from openpyxl's
+    worksheet parser (what its iter_rows reads too, before padding rows and trusting the declared dimension)."""
+    from openpyxl.worksheet._reader import WorkSheetParser
+
+    previous = 0
+    with sheet._get_source() as source:
+        parser = WorkSheetParser(
+            source,
+            sheet._shared_strings,
+            data_only=True,
+            epoch=workbook.epoch,
+            date_formats=workbook._date_formats,
+            timedelta_formats=workbook._timedelta_formats,
+        )
+        for number, parsed in parser.parse():
+            if number <= previous:
+                raise InputError(
+                    path,
+                    None,
+                    f"sheet {sheet.title!r}: row {number} comes after row {previous} in the file (rows out of order "
+                    "or repeated, which pandas and ASReview leave out); save the workbook again from a spreadsheet "
+                    "program",
+                )
+            previous = number
+            cells: dict[int, object] = {}
+            for cell in parsed:
+                column = cell["column"]
+                if column in cells:
+                    problem = f"sheet {sheet.title!r}: row {number} has two cells in column {column}"
+                    raise InputError(path, None, problem)
+                cells[column] = cell["value"]
+            yield number, cells

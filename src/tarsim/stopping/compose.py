@@ -101,6 +101,8 @@ class AllRule(_Combined):
 
 
 def _nested_rule(text: str) -> StoppingRule:
+    if not text.strip():  # `notbefore:5:`: not a list, so not _rule's "empty rule in the list"
+        raise ConfigError("notbefore needs a stopping rule after N, e.g. notbefore:5:knee")
     return _rule(text)
 
 
