@@ -95,7 +95,8 @@ def test_readers_that_search_folders_never_block_on_a_fifo(out_with_fifo, comman
         "compare": ["compare", str(out), "--baseline", "relevance"],
         "metrics": ["metrics", str(out / "ledgers")],
     }[command]
-    finishes(lambda: main(argv), [fifo])  # their search (tarsim.reporting.compare.ledger_paths) takes files only
+    assert finishes(lambda: main(argv), [fifo]) == 2  # refused by their search, never opened (see
+    # tests/data/test_non_regular_review_files.py for the messages)
 
 
 def _limit_memory() -> None:  # pragma: no cover - runs in the child

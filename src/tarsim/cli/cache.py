@@ -36,6 +36,7 @@ def info(args: argparse.Namespace) -> int:
         CacheError,
         cache_files,
         is_recent_temporary,
+        other_files,
         read_cache_meta,
         resolve_cache_dir,
     )
@@ -65,6 +66,11 @@ def info(args: argparse.Namespace) -> int:
     for path in temporaries:
         state = "being written, or left by a killed run" if is_recent_temporary(path) else "left by a killed run"
         print(f"  {path.name}  {_size(path.stat().st_size):>9}  <temporary: {state}>")
+    others = other_files(directory)  # a FIFO under an entry's name was left out without a word
+    if others:
+        shown = "; ".join(f"{path.name} ({reason})" for path, reason in others[:_NAMED])
+        more = f"; and {len(others) - _NAMED} more" if len(others) > _NAMED else ""
+        print(f"{len(others)} other file(s), not tarsim's (`cache clear` leaves them): {shown}{more}")
     return 0
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from tarsim.data.export import default_query, write_dataset_directory
 from tarsim.datasets.catalogue import REGISTRY, data_dir, describe_size, fetch, get_entry
 from tarsim.datasets.converters import COLLECTIONS, convert_collection, describe, record_counts
+from tarsim.errors import InputError
 from tarsim.interop.screening import screening_dataset
 from tarsim.legal.convert import BENCHMARKS, convert
 from tarsim.version import __version__
@@ -88,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
 def import_screening_file(args: argparse.Namespace) -> int:
     """Write a screening file as a collection directory; say how many records were read and how many kept, on
     stderr and in the directory's manifest.json."""
+    _check_destination(args.destination)  # before any work
     dataset, left_out = screening_dataset(args.file, unlabelled=args.unlabelled)
     read, kept = record_counts(dataset)
     manifest = {
@@ -98,11 +100,26 @@ def import_screening_file(args: argparse.Namespace) -> int:
         "unlabelled_left_out": [record.as_json() for record in left_out],
         "tarsim_version": __version__,
     }
-    write_dataset_directory(dataset, args.destination, query=args.query, manifest=manifest)
+    try:
+        write_dataset_directory(dataset, args.destination, query=args.query, manifest=manifest)
+    except OSError as error:  # named by the destination, never by the hidden temporary folder written beside it
+        problem = f"cannot write the collection there: {error.strerror or error}"
+        raise InputError(args.destination, None, problem) from None
     query = args.query or default_query(dataset.name)
     counts = f"{read} record{'' if read == 1 else 's'} read, {kept} kept"
     print(f"{dataset.name}: {counts}; {describe(dataset)} -> {args.destination} (query: {query!r})", file=sys.stderr)
     return 0
+
+
+def _check_destination(destination: Path) -> None:
+    """Refuse a destination that cannot become a folder, in one line naming it: a FIFO or a device, a symlink loop
+    or a symlink to nothing (itself or a folder on its way), a file on its way (the temporary folder's name was
+    shown instead, or "File exists"). An existing file or folder is left to the writer (it refuses a non-empty one)."""
+    from tarsim.data.regular_files import MISSING, is_regular_file, path_problem
+
+    problem = path_problem(destination, "folder")
+    if problem not in (None, MISSING) and not is_regular_file(destination):
+        raise InputError(destination, None, f"{problem}; choose a new destination")
 
 
 def report(line: str) -> None:

@@ -118,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.html:
         return run_html(args)
+    _check_out_folder(Path(args.out))
     effort = tuple(args.effort or recorded_effort_models(Path(args.out)))
     for model in effort:
         validate("effort", model)
@@ -146,6 +147,17 @@ def run(args: argparse.Namespace) -> int:
             )
     print(format_review_tables(result.ledgers.values(), effort, args.recall))
     return 0
+
+
+def _check_out_folder(out: Path) -> None:
+    """Refuse an OUT that is there but is no folder (a file, a FIFO, a symlink loop or a link to nothing), in one
+    line naming it and what it is (a loop gave a traceback, or "File exists" with --write); a missing OUT is left
+    to the ledgers' reader to name."""
+    from tarsim.data.regular_files import MISSING, path_problem
+
+    problem = path_problem(out, "folder")
+    if problem not in (None, MISSING):
+        raise InputError(out, None, f"{problem} (give a `tarsim simulate` output folder)")
 
 
 def recorded_effort_models(out: Path) -> tuple[str, ...]:

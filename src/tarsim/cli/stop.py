@@ -92,6 +92,7 @@ RUN_COLUMNS = ("ledger", "topic", "rule", "target", "stopped", "position", "reca
 
 def run(args: argparse.Namespace) -> int:
     from tarsim.components import validate
+    from tarsim.data.paths import check_output_path
     from tarsim.errors import ConfigError
     from tarsim.reporting.compare import load_ledgers
     from tarsim.stopping import recorded_rules
@@ -109,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
     structures = tuple(parse_cost_structure(s) for s in args.cost_structure) if args.cost_structure else COST_STRUCTURES
     if args.jobs < 1:
         raise ConfigError(f"--jobs must be >= 1, got {args.jobs}")
+    if args.out:  # refused before any work: a symlink loop was "File exists" once the study was done
+        check_output_path(args.out, "--out", directory=True)
     ledgers = load_ledgers(args.ledgers)
     replay = replay_inputs(args.collection, ledgers)
     if args.rule:

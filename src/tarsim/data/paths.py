@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 from pathlib import Path
 
+from tarsim.data.regular_files import file_kind
 from tarsim.errors import ConfigError
 
 SWEEP_RESULT_TABLES = ("results.csv", "results.parquet")
@@ -26,9 +29,15 @@ def check_output_path(text: str | os.PathLike[str], option: str = "--out", *, di
         kind = "folder" if directory else "file"
         raise ConfigError(f"{option} is empty: give the {kind} to write")
     path = Path(raw)
+    problem = _symlink_problem(path, directory)
+    if problem is not None:
+        raise ConfigError(f"{option} {raw}: {problem}")
     if directory:
         if path.exists() and not path.is_dir():
-            raise ConfigError(f"{option} {raw}: is a file, expected a folder to write into")
+            mode = os.stat(path).st_mode
+            what = "a file" if stat.S_ISREG(mode) else file_kind(mode)  # a FIFO is no file to the user
+            what = f"a symlink to {os.path.realpath(path)}, {what}" if path.is_symlink() else what
+            raise ConfigError(f"{option} {raw}: is {what}, expected a folder to write into")
     elif path.is_dir():
         raise ConfigError(f"{option} {raw}: is a folder, expected a file name to write (e.g. {path / 'out'})")
     parent = path.parent
@@ -39,6 +48,25 @@ def check_output_path(text: str | os.PathLike[str], option: str = "--out", *, di
     if not directory and not os.path.isdir(os.path.abspath(path.parent)):
         raise ConfigError(f"{option} {raw}: folder {path.parent} does not exist (create it first)")
     return path
+
+
+def _symlink_problem(path: Path, directory: bool) -> str | None:
+    """A symlink on the way to `path` that cannot be followed, named: a loop (mkdir said only "File exists", and
+    an output file's folder was called missing) or, for a folder to write into, a link to nothing. A file itself
+    may be either: it is replaced by the output file."""
+    parts = (*reversed(path.parents), path) if directory else tuple(reversed(path.parents))
+    for part in parts:
+        if not part.is_symlink():
+            continue
+        try:
+            os.stat(part)
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                return f"{part} is a symlink loop (it leads back to itself)"
+            if error.errno == errno.ENOENT:
+                return f"{part} is a symlink to {os.readlink(part)}, which does not exist"
+            return f"{part}: {error.strerror}"
+    return None
 
 
 def missing_folders(path: Path) -> list[Path]:

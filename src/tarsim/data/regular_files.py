@@ -15,6 +15,9 @@ from typing import BinaryIO
 
 from tarsim.errors import InputError
 
+MISSING = "no such file"
+"""The problem of a path where nothing is (path_problem, open_error_problem)."""
+
 _KINDS = (
     (stat.S_ISFIFO, "a named pipe (FIFO)"),
     (stat.S_ISCHR, "a character device"),
@@ -43,7 +46,7 @@ def not_regular_problem(path: str | os.PathLike[str], mode: int) -> str:
 def open_error_problem(path: str | os.PathLike[str], error: OSError) -> str:
     """The one-line problem of an OSError raised when `path` was opened."""
     if error.errno == errno.ENOENT:
-        return "no such file" if not Path(path).is_symlink() else "a symlink to a file that does not exist"
+        return MISSING if not Path(path).is_symlink() else f"a symlink to {os.readlink(path)}, which does not exist"
     if error.errno == errno.ELOOP:
         return "a symlink loop (a symlink that leads back to itself)"
     if error.errno in (errno.EACCES, errno.EPERM):
@@ -53,6 +56,43 @@ def open_error_problem(path: str | os.PathLike[str], error: OSError) -> str:
     if error.errno == errno.ENAMETOOLONG:
         return "file name too long"
     return f"cannot open: {error.strerror or error}"
+
+
+def _first_failing(path: Path, code: int) -> Path:
+    """The first part of `path` (a parent folder, or `path` itself) whose stat fails with errno `code`."""
+    for part in (*reversed(path.parents), path):
+        try:
+            os.stat(part)
+        except OSError as error:
+            if error.errno == code:
+                return part
+    return path
+
+
+def path_problem(path: str | os.PathLike[str], want: str = "file") -> str | None:
+    """Why `path` cannot be read as a regular file (`want="file"`) or a folder (`want="folder"`), found without
+    opening it (lstat and stat only, so a FIFO never blocks): missing, a symlink to nothing, a symlink loop (named,
+    also when it is a parent folder), a FIFO, a device, a socket; None when it is what is wanted."""
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            loop = _first_failing(path, errno.ELOOP)
+            where = "" if loop == path else f"{loop} (on its path) is "
+            return f"{where}a symlink loop (a symlink that leads back to itself)"
+        if error.errno == errno.ENOTDIR:
+            blocker = _first_failing(path, errno.ENOTDIR).parent
+            mode = os.stat(blocker).st_mode
+            return f"{blocker} (on its path) is {'a file' if stat.S_ISREG(mode) else file_kind(mode)}, not a folder"
+        return open_error_problem(path, error)
+    if want == "folder":
+        if stat.S_ISDIR(mode):
+            return None
+        what = "a regular file" if stat.S_ISREG(mode) else file_kind(mode)
+        where = f"a symlink to {os.path.realpath(path)}, " if path.is_symlink() else ""
+        return f"{where}{what}, not a folder"
+    return None if stat.S_ISREG(mode) else not_regular_problem(path, mode)
 
 
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:

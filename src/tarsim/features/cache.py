@@ -207,6 +207,20 @@ def not_written_by_tarsim(path: Path) -> str | None:
     return None if valid(head) else "its content is not what tarsim writes under this name"
 
 
+def other_files(cache_dir: Path) -> list[tuple[Path, str]]:
+    """The files of a cache folder that cache_files leaves out, each with why (not_written_by_tarsim): a FIFO, a
+    device or a symlink under an entry's name, anyone else's file; what `cache clear` would leave. Never read
+    blocking (a FIFO is looked at with stat only)."""
+    directory = Path(cache_dir)
+    ours = set(cache_files(directory))
+    found = []
+    for path in sorted(directory.iterdir()) if directory.is_dir() else []:
+        if path not in ours:
+            reason = not_written_by_tarsim(path)
+            found.append((path, reason or "not a regular file"))
+    return found
+
+
 class ClearedCache(tuple):
     """What clear_cache did: (files removed, bytes freed, temporary files kept as perhaps still being written,
     files left because tarsim did not write them, each with why)."""

@@ -18,6 +18,7 @@ from tarsim.config.review import normalise_config
 from tarsim.data.ledger import Ledger, is_temporary
 from tarsim.data.lines import PathLike
 from tarsim.data.qrels import Qrels
+from tarsim.data.regular_files import MISSING, open_regular, path_problem
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.interop.order import looks_like_order
 from tarsim.interop.reviews import read_review
@@ -37,9 +38,9 @@ def _is_ledger(path: Path) -> bool:
     if path.parent.name == "ledgers":
         return True
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # never blocks: a FIFO swapped in after the search is refused (InputError)
             first = handle.readline(1 << 20)
-    except OSError:
+    except OSError:  # a read error once open
         return False
     if b'"type":"header"' in first:  # a ledger's own encoding, even when the rest of the line is damaged
         return True
@@ -57,21 +58,36 @@ def _is_review_file(path: Path) -> bool:
     return path.suffix == ".asreview" or (path.suffix == ".txt" and looks_like_order(path))
 
 
+REVIEW_SUFFIXES = (".jsonl", ".asreview", ".txt")
+"""The names a folder search reads as reviews (a `.jsonl` or `.txt` only when its content says so)."""
+
+
 def ledger_paths(paths: Iterable[PathLike]) -> list[Path]:
     """Review files among `paths`: files as given; directories searched recursively (hidden folders and names
     included: a topic id or a collection may start with a dot) for ledgers, ASReview projects (.asreview) and order
     files (.txt whose first record reads `docid 0|1`) alike, skipping only tarsim's own partial and temporary files,
-    JSONL files that are not ledgers (docs.jsonl) and text files that are not orders, in sorted order."""
+    JSONL files that are not ledgers (docs.jsonl) and text files that are not orders, in sorted order.
+
+    A path given, or one with a review's suffix found in a folder, that is no regular file (a FIFO, a device or a
+    link to one, a symlink loop or a symlink to nothing) is refused in one line naming what it is, never opened
+    (a FIFO would block the read, /dev/zero fill memory) nor skipped (a review left out of the tables unsaid)."""
     found: list[Path] = []
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            candidates = sorted(p for p in path.rglob("*") if not is_temporary(p.name) and p.is_file())
-            found.extend(p for p in candidates if _is_review_file(p))
+            for candidate in sorted(path.rglob("*")):
+                if is_temporary(candidate.name) or candidate.suffix not in REVIEW_SUFFIXES or candidate.is_dir():
+                    continue
+                problem = path_problem(candidate)
+                if problem is not None:
+                    raise InputError(candidate, None, problem)
+                if _is_review_file(candidate):
+                    found.append(candidate)
         elif path.is_file():
             found.append(path)
-        else:
-            raise InputError(path, None, "no such ledger file or directory")
+        else:  # what it is, when it is something: a FIFO was called "no such ledger file"
+            problem = path_problem(path)
+            raise InputError(path, None, "no such ledger file or directory" if problem in (None, MISSING) else problem)
     if not found:
         raise InputError(", ".join(map(str, paths)) or ".", None, "no complete ledger found")
     return list(dict.fromkeys(found))
