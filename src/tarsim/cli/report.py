@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import shlex
 import sys
 from pathlib import Path
 
@@ -58,57 +57,12 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run_html(args: argparse.Namespace) -> int:
     """`--html FILE`: the study's page from every complete ledger under OUT (a simulate or sweep output)."""
-    from tarsim.data.paths import check_output_path
-    from tarsim.errors import require
-    from tarsim.stopping import parse_stopping_rule
+    from tarsim.reporting.html_study import write_study_page
 
-    require("altair", "report", "tarsim report --html")  # before any work
-    require("vl_convert", "report", "tarsim report --html", "vl-convert-python")
-    from tarsim.reporting.compare import load_ledgers
-    from tarsim.reporting.html_report import build_report, write_report
-    from tarsim.stopping.replay_inputs import replay_inputs
-
-    effort = tuple(args.effort or ("judge",))
-    for model in effort:
-        validate("effort", model)
-    for rule in args.stopping:
-        parse_stopping_rule(rule)
-    check_output_path(args.html, "--html")
-    ledgers = [ledger for ledger in load_ledgers([args.out]) if ledger.complete]
-    if not ledgers:
-        raise InputError(Path(args.out), None, "no complete ledger found")
-    command = ["tarsim", "report", args.out, "--html", args.html]
-    command += [f"--effort={model}" for model in args.effort or ()]
-    command += [f"--collection={path}" for path in args.collection or ()]
-    command += [f"--stopping={rule}" for rule in args.stopping] + (
-        [f"--group-by={args.group_by}"] if args.group_by else []
-    )
-    command += ["--recall=found"] if args.recall == "found" else []
-    page, figures = build_report(
-        ledgers,
-        effort_models=effort,
-        recall=args.recall,
-        stopping=args.stopping,
-        found_rules=[] if args.stopping else _sweep_rules(Path(args.out)),
-        replay=replay_inputs(args.collection, ledgers),
-        group_by=[f.strip() for f in args.group_by.split(",")] if args.group_by else None,
-        commands=[" ".join(shlex.quote(part) for part in command)],
-    )
-    path = write_report(args.html, page)
-    print(f"{len(ledgers)} run(s), {len(figures)} figure(s) written to {path}")
+    written = write_study_page(args.out, args.html, args.effort or (), args.collection or (), args.stopping,
+                               args.group_by, args.recall)  # fmt: skip
+    print(f"{written.runs} run(s), {written.figures} figure(s) written to {written.path}")
     return 0
-
-
-def _sweep_rules(out: Path) -> list[str]:
-    """The stopping rules a sweep's stopping study replayed (its ledgers do not record them): OUT/stopping's
-    summary table, when there is one; else none (build_report then uses the rules the ledgers recorded)."""
-    import pandas as pd
-
-    summary = out / "stopping" / "stop_summary.csv"
-    if not summary.is_file():
-        return []
-    column = pd.read_csv(summary, usecols=["rule_given"])["rule_given"]
-    return [str(rule) for rule in dict.fromkeys(column.dropna())]
 
 
 def run(args: argparse.Namespace) -> int:

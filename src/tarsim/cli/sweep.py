@@ -130,12 +130,12 @@ def run(args: argparse.Namespace) -> int:
 def _write_report(config, out, html: str) -> int:
     """The sweep's HTML report, as `tarsim report OUT --html FILE --effort M ...` writes it: the sweep's effort models
     and its collections (for sampled stopping rules)."""
-    from tarsim.cli.report import run_html
+    from tarsim.reporting.html_study import write_study_page
 
     collections = [str(entry.path) for entry in config.collections if entry.path is not None]
-    args = argparse.Namespace(out=str(out), html=html, effort=list(config.effort_models), collection=collections,
-                              stopping=[], group_by=None, recall="presented")  # fmt: skip
-    return run_html(args)
+    written = write_study_page(str(out), html, config.effort_models, collections)
+    print(f"{written.runs} run(s), {written.figures} figure(s) written to {written.path}")
+    return 0
 
 
 def _print_summary(outcome) -> None:
