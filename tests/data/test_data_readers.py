@@ -122,7 +122,7 @@ def test_undecodable_bytes_are_rejected_with_their_line(tmp_path, reader):
 def test_missing_file_and_directory(tmp_path, reader):
     with pytest.raises(InputError, match="no such file"):
         READERS[reader](tmp_path / "absent.txt")
-    with pytest.raises(InputError, match="is a directory"):
+    with pytest.raises(InputError, match="a directory, not a regular file"):
         READERS[reader](tmp_path)
 
 

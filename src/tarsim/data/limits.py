@@ -2,22 +2,24 @@
 
 A reader that opens a FIFO waits for a writer forever, and one that reads /dev/zero reads until memory runs out;
 a small zip or gzip file can hold gigabytes (a 292 KB .xlsx decompressed to 1.1 GB). So every reader opens its
-input with open_regular (refused in one line unless it is a regular file, without blocking on a FIFO) and reads a
+input with open_regular (regular_files.open_regular, re-exported here: refused in one line unless it is a regular
+file, without blocking on a FIFO) and reads a
 compressed input through a cap: by default 100 times the compressed size, at least 1 GiB, and the environment
 variable TARSIM_MAX_DECOMPRESSED (bytes; K, M, G or T suffixes, powers of 1024) sets it outright.
 """
 
 from __future__ import annotations
 
-import fcntl
 import io
 import os
 import re
-import stat
 from collections.abc import Callable
 from typing import IO
 
+from tarsim.data.regular_files import open_regular
 from tarsim.errors import ConfigError, InputError
+
+__all__ = ["capped", "check_total", "decompress_gzip", "decompression_limit", "open_regular", "read_regular"]
 
 LIMIT_VARIABLE = "TARSIM_MAX_DECOMPRESSED"
 """Environment variable: the most bytes a compressed input may decompress to (overrides the default)."""
@@ -56,42 +58,6 @@ def check_total(path: str | os.PathLike[str], what: str, total: int, compressed_
     limit = decompression_limit(compressed_size)
     if total > limit:
         raise too_large(path, what, limit)
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
-def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
-    """Open a regular file for binary reading; anything else is refused in one line naming what it is. The file is
-    opened without blocking (a FIFO with no writer would wait forever) and checked with fstat after opening (so a
-    symlink swapped in between cannot bring a device in)."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-    try:
-        descriptor = os.open(path, flags)
-    except FileNotFoundError:
-        raise InputError(path, None, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, None, "is a directory, expected a file") from None
-    except OSError as exc:
-        raise InputError(path, None, f"cannot open: {exc.strerror or exc}") from None
-    try:
-        mode = os.fstat(descriptor).st_mode
-        if stat.S_ISDIR(mode):
-            raise InputError(path, None, "is a directory, expected a file")
-        if not stat.S_ISREG(mode):
-            raise InputError(path, None, f"is {_kind(mode)}, not a regular file: tarsim reads regular files only")
-        fcntl.fcntl(descriptor, fcntl.F_SETFL, fcntl.fcntl(descriptor, fcntl.F_GETFL) & ~os.O_NONBLOCK)
-        return os.fdopen(descriptor, "rb")
-    except BaseException:
-        os.close(descriptor)
-        raise
 
 
 def read_regular(path: str | os.PathLike[str]) -> bytes:
