@@ -4,12 +4,12 @@ given as options."""
 from __future__ import annotations
 
 import argparse
-import errno
 import math
 import os
 import stat
 from pathlib import Path
 
+from tarsim.data.paths import symlink_problem
 from tarsim.errors import ConfigError
 
 
@@ -25,23 +25,6 @@ def float_list(text: str) -> list[float]:
     if bad:
         raise argparse.ArgumentTypeError(f"expected finite numbers, got {bad[0]!r} in {text!r}")
     return values
-
-
-def symlink_problem(path: Path) -> str | None:
-    """What is wrong with a path whose symlinks cannot be followed, naming the link: a loop (mkdir said only "File
-    exists") or a link to nothing; None when every symlink on the way leads somewhere."""
-    for part in (path, *path.parents):
-        if not part.is_symlink():
-            continue
-        try:
-            os.stat(part)
-        except OSError as error:
-            if error.errno == errno.ELOOP:
-                return f"{part} is a symlink loop (it leads back to itself)"
-            if error.errno == errno.ENOENT:
-                return f"{part} is a symlink to {os.readlink(part)}, which does not exist"
-            return f"{part}: {error.strerror}"
-    return None
 
 
 def check_out_folder(text: str, option: str = "--out") -> None:

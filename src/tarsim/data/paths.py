@@ -29,7 +29,7 @@ def check_output_path(text: str | os.PathLike[str], option: str = "--out", *, di
         kind = "folder" if directory else "file"
         raise ConfigError(f"{option} is empty: give the {kind} to write")
     path = Path(raw)
-    problem = _symlink_problem(path, directory)
+    problem = symlink_problem(path, include_path=directory)
     if problem is not None:
         raise ConfigError(f"{option} {raw}: {problem}")
     if directory:
@@ -50,11 +50,11 @@ def check_output_path(text: str | os.PathLike[str], option: str = "--out", *, di
     return path
 
 
-def _symlink_problem(path: Path, directory: bool) -> str | None:
-    """A symlink on the way to `path` that cannot be followed, named: a loop (mkdir said only "File exists", and
-    an output file's folder was called missing) or, for a folder to write into, a link to nothing. A file itself
-    may be either: it is replaced by the output file."""
-    parts = (*reversed(path.parents), path) if directory else tuple(reversed(path.parents))
+def symlink_problem(path: Path, include_path: bool = True) -> str | None:
+    """A symlink on the way to `path` (and `path` itself with `include_path`) that cannot be followed, named: a loop
+    (mkdir said only "File exists", and an output file's folder was called missing) or a link to nothing; None when
+    every symlink on the way leads somewhere. An output file itself may be either: it is replaced when written."""
+    parts = (*reversed(path.parents), path) if include_path else tuple(reversed(path.parents))
     for part in parts:
         if not part.is_symlink():
             continue
