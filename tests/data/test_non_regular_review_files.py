@@ -175,6 +175,22 @@ def test_import_to_a_destination_that_cannot_be_a_folder_names_it(screening, tmp
     assert (status, err) == (2, f"tarsim: error: {bad}: {said}; choose a new destination\n")
 
 
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [
+        ("fifo", "a named pipe (FIFO), not a folder"),
+        ("loop", "a symlink loop (a symlink that leads back to itself)"),
+    ],
+)
+def test_convert_to_a_destination_that_cannot_be_a_folder_names_it(tmp_path, capsys, kind, said):
+    """Was "already exists and is not an empty folder" for a FIFO or a symlink loop."""
+    source = tmp_path / "a.sgml"
+    source.write_text("<DOC><DOCNO>D1</DOCNO><TEXT>x</TEXT></DOC>\n")
+    bad = make(kind, tmp_path / "dest")
+    status, err = run(["data", "convert", "trec", str(source), str(bad)], capsys, (bad,))
+    assert (status, err) == (2, f"tarsim: error: {bad}: {said}; choose a new destination\n")
+
+
 def test_import_below_a_file_names_the_file(screening, tmp_path, capsys):
     status, err = run(["data", "import", str(screening), str(screening / "dest")], capsys)  # was "File exists"
     said = f"{screening} (on its path) is a file, not a folder; choose a new destination"

@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         return import_screening_file(args)
     if args.data_command == "sentence-qrels":
         return sentence_qrels(args)
+    _check_destination(Path(args.destination))  # before any work: a loop, a FIFO, a link to nothing on the way
     if args.name == "trec":
         convert_collection("trec", args.source, args.destination, report, qrels=args.qrels, topics=args.topics)
         return 0
