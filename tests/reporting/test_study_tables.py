@@ -99,6 +99,25 @@ def test_compare_without_a_baseline_gives_the_per_group_table_and_names_the_grou
     assert len({row["group"] for row in rows}) == 2 and all(row["pairs"] is None for row in rows)
 
 
+def test_equal_differences_leave_the_t_test_undefined_not_significant(tmp_path, capsys):
+    """Failed before: B one step below A in each of 3 seeds printed p <0.001 (an infinite t) from 3 pairs."""
+    for preset, values in {"A": [1.0, 1.0, 0.5], "B": [0.5, 0.5, 0.0]}.items():
+        for seed, value in enumerate(values):
+            folder = tmp_path / "study" / f"{preset}-{seed}" / "ledgers"
+            folder.mkdir(parents=True)
+            lines = ledger_factory.ledger_lines(TRUTHS[value], topic="t1", seed=seed, size=4, config={"preset": preset})
+            (folder / "t1.jsonl").write_text("\n".join(lines) + "\n")
+    argv = ["compare", str(tmp_path / "study"), "--baseline", "A", "--group-by", "preset", "--measure", "Recall@1R+0"]
+    assert main([*argv, "--format", "json"]) == 0
+    tested = [row for row in json.loads(capsys.readouterr().out) if row["pairs"] is not None]
+    assert len(tested) == 1 and tested[0]["diff"] == pytest.approx(-0.5) and tested[0]["p_rand"] == pytest.approx(0.25)
+    assert tested[0]["p_t"] is None and tested[0]["p_holm"] is None  # JSON null: no t-test without spread
+    assert main([*argv, "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "| preset=B | Recall@1R+0 | 3 | -0.500 | - | - | 0.250 |" in out
+    assert "- where every difference is the same and the t-test is undefined" in out
+
+
 def test_compare_groups_by_a_header_field(study, capsys):
     argv = ["compare", str(study), "--baseline", "preset=A", "--group-by", "relevant,preset", "--format", "json"]
     assert main(argv) == 0

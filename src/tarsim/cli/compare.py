@@ -8,6 +8,9 @@ import sys
 
 from tarsim.components import validate
 
+WSS_NOTE = " (WSS@95 counts documents whatever the effort model)"
+"""Said beside a non-judgment effort model: WSS is a share of documents not screened, not of effort."""
+
 
 def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -31,8 +34,9 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--measure",
         action="append",
         metavar="NAME",
-        help="this measure in the grouped table (repeatable; default: WSS@95, Recall@2R+100 and 'effort to 95%% "
-        "recall' in text tables, every measure in csv and json)",
+        help="this measure in the per-group table (repeatable; default: WSS@95, Recall@2R+100 and 'effort to 95%% "
+        "recall' in text tables, every measure in csv and json); without it, --group-by collection or topic, or "
+        "markdown/latex, --baseline prints every measure side by side",
     )
     parser.add_argument(
         "--recall",
@@ -55,7 +59,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from tarsim.data.atomic import atomic_write
     from tarsim.data.paths import check_output_path
-    from tarsim.reporting.compare import compare, load_ledgers
+    from tarsim.reporting.compare import compare, load_ledgers, prior_records, priors_line
     from tarsim.reporting.study_tables import format_grouped_comparison, grouped_comparison, split_fields
 
     validate("effort", args.effort)
@@ -66,7 +70,9 @@ def run(args: argparse.Namespace) -> int:
     if strata or args.measure or args.format in ("markdown", "latex") or not tests:  # the per-group table
         rows = grouped_comparison(ledgers, args.baseline or "", args.effort, strata, fields or None, args.measure,
                                   args.recall, args.seed, tests=tests)  # fmt: skip
-        note = f"effort model {args.effort}; recall {args.recall}"
+        note = f"effort model {args.effort}{WSS_NOTE if args.effort != 'judge' else ''}; recall {args.recall}"
+        if any(prior_records(ledger) for ledger in ledgers):  # as the side-by-side table says it
+            note += "; " + priors_line(list(dict.fromkeys(row["measure"] for row in rows)))
         text = format_grouped_comparison(rows, strata, args.format, args.baseline or "", note, bool(args.measure))
         if not tests:
             groups = ", ".join(repr(group) for group in dict.fromkeys(row["group"] for row in rows))

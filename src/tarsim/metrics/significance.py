@@ -23,7 +23,10 @@ def paired_tests(
     randomisation (sign-flip permutation) test of the mean difference with a fixed seed.
 
     Returns n, mean_a, mean_b, diff (mean of b - a), t, p_t (t-test) and p_rand (randomisation).
-    When every difference is zero both p-values are 1.0 (scipy would give NaN for the t-test).
+    When every difference is zero both p-values are 1.0 (scipy would give NaN for the t-test). When every difference
+    is the same non-zero value, t is infinite and p_t is NaN: the t-test is undefined without spread (reporting 0
+    made two or three equal differences look significant at p < 0.001); p_rand still says how likely the sign
+    pattern is (0.25 from 3 pairs).
     """
     from scipy import stats  # imported here: slow, and only the comparisons need it
 
@@ -57,7 +60,7 @@ def paired_tests(
         random_state=np.random.default_rng(seed),
     )
     t_stat, p_t = float(t_test.statistic), float(t_test.pvalue)
-    if math.isnan(p_t):  # constant non-zero differences: the t statistic is infinite
-        t_stat, p_t = math.copysign(math.inf, result["diff"]), 0.0
+    if math.isnan(p_t):  # constant non-zero differences: t is infinite, the test undefined (no spread to test)
+        t_stat = math.copysign(math.inf, result["diff"])
     result.update(t=t_stat, p_t=p_t, p_rand=float(permutation.pvalue))
     return result

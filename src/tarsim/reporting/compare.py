@@ -523,14 +523,16 @@ def format_comparison(result: Comparison) -> str:
     side = pd.DataFrame.from_dict(cells, orient="index")[result.groups]
     runs = max((row["runs"] for row in result.rows), default=0)
     lines = [
-        f"Mean ± sd [95% bootstrap CI] over topics and seeds (effort model {result.effort_model}; "
+        f"Mean ± sd [95% bootstrap CI] over topics and seeds (effort model {result.effort_model}"
+        f"{'' if result.effort_model == 'judge' else ', WSS@95 in documents whatever the effort model'}; "
         f"recall {result.recall}; up to {runs} runs per group; (n/m): measure known in n of m runs: recall level not "
         "reached, or Recall@E beyond a run's effort budget)",
         *([priors_line(result.measures)] if result.priors else []),
         side.to_string(),
         "",
         f"Paired tests against the baseline {result.baseline!r} (pairs: same collection, topic and seed; another "
-        "tool's reviews: same topic and priors, else same topic; diff = group - baseline; p_t: paired t-test; "
+        "tool's reviews: same topic and priors, else same topic; diff = group - baseline; p_t: paired t-test (- where "
+        "every difference is the same: undefined); "
         "p_holm: p_t adjusted by Holm over the groups tested on a measure; p_rand: randomisation test)",
     ]
     tests = pd.DataFrame(

@@ -241,8 +241,9 @@ def format_grouped_comparison(
     tests = [row for row in rows if row["pairs"] is not None]
     if tests:
         title = (
-            f"Paired tests against {baseline!r} (diff = group - baseline; p: paired t-test; p_holm: Holm-adjusted "
-            "over the comparisons of each measure; p_rand: randomisation test)"
+            f"Paired tests against {baseline!r} (diff = group - baseline; p: paired t-test, - where every difference "
+            "is the same and the t-test is undefined; p_holm: Holm-adjusted over the comparisons of each measure; "
+            "p_rand: randomisation test)"
         )
         parts += ["", caption(title, fmt)]
         header = [*strata, "group", "measure", "pairs", "diff", "p", "p_holm", "p_rand"]
