@@ -29,10 +29,19 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "tarsim.cli.metrics",
         "ASReview Insights' measures (WSS, RRF, ERF, ATD) of ledgers, .asreview and order files",
     ),
-    "report": ("tarsim.cli.report", "recompute Recall@E tables from the ledgers of a simulate output"),
-    "sweep": ("tarsim.cli.sweep", "run a study: topics x policies x strategies x seeds (joblib or Dask)"),
+    "report": (
+        "tarsim.cli.report",
+        "recompute Recall@E tables from the ledgers of a simulate output; --html: one page of any study",
+    ),
+    "sweep": (
+        "tarsim.cli.sweep",
+        "run a study: topics x policies x strategies x presets x any setting (vary) x seeds (joblib or Dask)",
+    ),
     "plot": ("tarsim.cli.plot", "plot recall-effort curves from ledgers"),
-    "compare": ("tarsim.cli.compare", "compare policies side by side with paired significance tests"),
+    "compare": (
+        "tarsim.cli.compare",
+        "compare groups of reviews (policies, presets, any setting), per dataset, with paired tests",
+    ),
     "stop": ("tarsim.cli.stop", "replay stopping rules on finished ledgers"),
     "retrieve": ("tarsim.cli.retrieve", "BM25 retrieval over a collection, writing a TREC run"),
     "bench": ("tarsim.cli.bench", "run a legal-retrieval benchmark's BM25 baseline and its measure table"),

@@ -264,8 +264,9 @@ def _same_run(group: str, first: Ledger, second: Ledger, replicate: tuple) -> Co
             "(their files record no seed): give them in separate calls"
         )
     own, other = _flat_config(first), _flat_config(second)
-    differ = sorted(key for key in set(own) | set(other) if own.get(key) != other.get(key))
-    hint = f"; they differ in {', '.join(differ)}: add it to --group-by" if differ else " (the same run given twice?)"
+    differ = sorted(key for key in set(own) | set(other) if own.get(key) != other.get(key) and key != "seed")
+    add = "add it to --group-by" if len(differ) == 1 else "add one of them to --group-by"
+    hint = f"; they differ in {', '.join(differ)}: {add}" if differ else " (the same run given twice?)"
     return ConfigError(f"{where} with the same collection and {_describe(replicate)}{hint}")
 
 
