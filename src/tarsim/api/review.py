@@ -106,7 +106,7 @@ def _sweep_output_problem(out: PathLike) -> str:
     """Why a sweep's output is no simulation's, and what reads it (its runs differ in seed, policy, collection...)."""
     return (
         "is a `tarsim sweep` output, not a `tarsim simulate` one: read its results.csv or results.parquet, or use "
-        f"`tarsim compare {out} --baseline NAME` or `tarsim stop {out} --rule SPEC`"
+        f"`tarsim report {out} --html report.html`, `tarsim compare {out}` or `tarsim stop {out} --rule SPEC`"
     )
 
 
