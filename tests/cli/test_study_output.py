@@ -33,7 +33,7 @@ def test_a_screening_file_prints_the_judgment_tables_only(tmp_path, capsys):
     assert "sentence oracle" not in printed and "Mean hours" not in printed
     assert "effort_model  judge\n" in printed and "sent" not in printed.split("Mean Recall@E")[1].split("\n")[2]
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["effort_models"] == ["judge"]
-    assert f"next: tarsim plot {tmp_path / 'out'} --out recall.png" in printed
+    assert f"next: tarsim plot {tmp_path / 'out'} --out {tmp_path / 'out' / 'recall.png'}" in printed
     assert "Terms:" not in printed  # the glossary lines are the demo's
     assert main(["report", str(tmp_path / "out")]) == 0
     report = capsys.readouterr().out

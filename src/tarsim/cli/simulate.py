@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from tarsim.cli.common import check_input_file, check_out_folder
@@ -157,8 +158,10 @@ clock = modelled reading time (glossary: docs/semantics.md#glossary)."""
 
 
 def next_steps(out: str) -> str:
-    """The two commands a new user most likely wants next, on the output just written."""
+    """The two commands a new user most likely wants next, on the output just written (their files go into it, so
+    that following them after another review does not overwrite the first one's)."""
+    figure, page = os.path.join(out, "recall.png"), os.path.join(out, "report.html")
     return (
-        f"next: tarsim plot {out} --out recall.png   (recall by effort)\n"
-        f"      tarsim report {out} --html report.html   (tables and interactive figures on one page)"
+        f"next: tarsim plot {out} --out {figure}   (recall by effort)\n"
+        f"      tarsim report {out} --html {page}   (tables and interactive figures on one page)"
     )
