@@ -26,7 +26,7 @@ from tarsim.features.matrices import FeatureSettings
 from tarsim.interop.screening import UNLABELLED_CHOICES, is_screening_file
 from tarsim.simulator.run import starting_config
 from tarsim.sweep.dimensions import Dimension, check_combinations, combinations, swept_dimensions, vary_options
-from tarsim.sweep.presets import preset_options, preset_policy, swept_presets
+from tarsim.sweep.presets import DEFAULT_POLICY, preset_options, preset_policy, swept_presets
 from tarsim.sweep.review_table import REVIEW_KEYS as REVIEW_KEYS  # [review]'s keys, imported from here too
 from tarsim.sweep.review_table import in_sweep, named_key, review_options
 from tarsim.sweep.stopping_keys import check_scores_logged, target_recalls
@@ -82,7 +82,7 @@ class SweepConfig:
 
     source: Path
     collections: tuple[CollectionEntry, ...]
-    policies: tuple[str, ...] = ("relevance",)
+    policies: tuple[str, ...] = (DEFAULT_POLICY,)
     presets: tuple[str | None, ...] = (None,)  # (None,): not swept ([review] may name one preset)
     policies_given: bool = True  # [sweep] policies set; False: each swept preset keeps its own policy (policies_of)
     vary: tuple[Dimension, ...] = ()  # [sweep] vary: [review] settings swept as dimensions (by key)
@@ -295,7 +295,7 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
     base = path.parent
 
     policies = check.strings(
-        sweep.get("policies", ["relevance"]), "sweep.policies", kind("policy").accepted(), "sweep", "policies"
+        sweep.get("policies", [DEFAULT_POLICY]), "sweep.policies", kind("policy").accepted(), "sweep", "policies"
     )
     for policy in policies:
         try:
