@@ -37,7 +37,8 @@ def test_the_summary_per_rule_and_target(ledgers, capsys):
     assert main(["stop", str(ledgers), *STUDY]) == 0
     summary, tests = capsys.readouterr().out.split("\n\n")
     lines = summary.splitlines()
-    assert lines[0].split()[:4] == ["rule", "target", "runs", "fired"] and len(lines) == 1 + 2 * 2
+    assert lines[0].split()[:4] == ["rule", "target", "runs", "fired"] and len(lines) == 1 + 2 * 2 + 1
+    assert lines[-1].startswith("excess_judge: judgments after the oracle stop")  # the caption explains it
     assert lines[1].split()[:3] == ["nonrel:3", "0.5", "2"]
     # budget:2 finds 1 and 2 of 4 relevant: mean recall 0.375; the second reaches 0.5, neither 0.75
     budget = {line.split()[1]: line for line in lines if line.startswith("budget:2")}
@@ -100,7 +101,7 @@ def test_stop_summarises_per_group_of_runs(tmp_path, capsys):
     )
     assert main(["stop", str(out / "ledgers"), "--rule", "nonrel:5", "--group-by", "colour"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--group-by 'colour'" in err[0] and "topic" in err[0]
+    assert len(err) == 1 and "--group-by field(s) colour unknown" in err[0] and "topic" in err[0]
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "latex"])
@@ -116,5 +117,6 @@ def test_stop_writes_its_summary_for_a_paper(tmp_path, capsys, fmt):
         assert lines[1].startswith("| --- | ---: |")
         assert lines[2].startswith("| nonrel:5 | 0.8 | 1 | ")
     else:
-        assert text.startswith("\\begin{tabular}{lrrrrrrr}") and "nonrel:5 & 0.8 & 1 & " in text
-        assert text.rstrip().endswith("\\end{tabular}")
+        assert text.startswith("\\begin{tabular}{lrrrrrrr") and "nonrel:5 & 0.8 & 1 & " in text
+        _, captions = text.split("\\end{tabular}\n")
+        assert captions and all(line.startswith("% ") for line in captions.splitlines())  # caption lines: comments

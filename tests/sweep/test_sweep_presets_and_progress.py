@@ -31,9 +31,9 @@ def test_presets_are_a_dimension_of_the_plan_with_review_over_each(tmp_path):
     config = parse_sweep_config(PRESETS + "batch = 5\n", tmp_path / "s.toml")
     assert config.presets == ("asreview-logistic", "bmi")
     runs, _ = expand_plan(config, load_collections(config))
-    assert [run.run_id for run in runs] == [
-        f"demo__T2__{preset}__relevance__document-document__seed{seed}"
-        for preset in ("asreview-logistic", "bmi")
+    assert [run.run_id for run in runs] == [  # without [sweep] policies, each preset's own policy (asreview: max)
+        f"demo__T2__{preset}__{policy}__document-document__seed{seed}"
+        for preset, policy in (("asreview-logistic", "max"), ("bmi", "relevance"))
         for seed in (0, 1)
     ]
     assert runs[0].derived_seed == runs[2].derived_seed  # runs that differ only in their preset pair
@@ -84,7 +84,7 @@ def test_a_sweep_over_two_presets_runs_each_and_ends_with_the_group_table(tmp_pa
     table = lines[lines.index(next(line for line in lines if line.startswith("Mean ± sd"))) + 1 :]
     assert table[0].split()[:2] == ["group", "n"] and "WSS@95" in table[0]
     assert [row.split("  ")[0].strip() for row in table[1:]] == [
-        "tarsim asreview-logistic; policy relevance",  # the preset's policy (max) gave way to [sweep]'s
+        "tarsim asreview-logistic",  # with its own policy (max), as simulate --preset runs it: no "policy relevance"
         "tarsim bmi",
     ]
 

@@ -64,12 +64,14 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--baseline",
         metavar="RULE",
-        help="the rule every other is compared with in paired Wilcoxon tests (default: the first rule)",
+        help="the rule every other is compared with in paired Wilcoxon tests (default: the first rule that fired in "
+        "some run; one that never fired reviews everything)",
     )
     parser.add_argument(
         "--group-by",
         metavar="FIELD,...",
-        help="summarise per group of runs too: columns of the per-run table, e.g. collection, topic, policy, seed",
+        help="summarise per group of runs too: collection, topic, seed, run_id, or any ledger header or config field "
+        "as compare and metrics take them (preset, learner, policy, ...); the per-run table gets a column per field",
     )
     parser.add_argument("--runs", action="store_true", help="text format: print the per-run rows after the summary")
     parser.add_argument(
@@ -96,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     from tarsim.errors import ConfigError
     from tarsim.reporting.compare import load_ledgers
     from tarsim.stopping import recorded_rules
-    from tarsim.stopping.aggregate import paired_tests, summarise
+    from tarsim.stopping.aggregate import default_baseline, paired_tests, summarise
     from tarsim.stopping.measures import COST_STRUCTURES, parse_cost_structure
     from tarsim.stopping.replay_inputs import replay_inputs
     from tarsim.stopping.study import check_targets, expand_rules, study_table
@@ -130,11 +132,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.rule:
         _warn_of_ledgers_without_rules(ledgers)
     table = _efforts_rounded(table)
-    group_by = _group_columns(args.group_by, table)
+    table, group_by = _grouped(table, ledgers, args.group_by)
     summary = tests = None
     if args.format in ("table", "markdown", "latex") or args.out:
         summary = summarise(table, group_by=group_by)
-        baseline = args.baseline or str(table["rule_given"].iloc[0])
+        baseline = args.baseline or default_baseline(table)  # never a rule that fired in no run, unless named
         tests = paired_tests(table, baseline)
     if args.out:
         _write_study(table, summary, tests, args.out)
@@ -144,19 +146,23 @@ def run(args: argparse.Namespace) -> int:
         records = json.loads(_counts_as_integers(table).to_json(orient="records"))
         sys.stdout.write(json.dumps(records, indent=2, sort_keys=True) + "\n")
     elif args.format in ("markdown", "latex"):  # the summary, for a paper
-        from tarsim.reporting.table_formats import render
-        from tarsim.stopping.aggregate import summary_cells
+        from tarsim.reporting.table_formats import caption, render
+        from tarsim.stopping.aggregate import baseline_line, summary_caption, summary_cells
 
         cells = summary_cells(summary, group_by=group_by)
         numeric_from = len(group_by) + 1  # group fields and rule left-aligned, target and measures right
         sys.stdout.write(render(list(cells.columns), cells.astype(str).values.tolist(), args.format, numeric_from))
-        sys.stdout.write("\n")
+        lines = summary_caption(summary)
+        if tests is not None and not tests.empty:  # the tests are in the text format and stop_tests.csv
+            lines.append(baseline_line(table, baseline, bool(args.baseline)))
+        apart = "\n\n" if args.format == "markdown" else "\n"  # a Markdown line after a table is one of its rows
+        sys.stdout.write("".join(apart + caption(line, args.format) for line in lines) + "\n")
     else:
-        from tarsim.stopping.aggregate import paired_tests_text, summary_text
+        from tarsim.stopping.aggregate import baseline_line, paired_tests_text, summary_text
 
         sys.stdout.write(summary_text(summary, group_by=group_by) + "\n")
         if tests is not None and not tests.empty:
-            sys.stdout.write("\npaired Wilcoxon signed-rank tests against " + f"{tests['baseline'].iloc[0]} (Holm):\n")
+            sys.stdout.write(f"\n{baseline_line(table, baseline, bool(args.baseline))}:\n")
             sys.stdout.write(paired_tests_text(tests) + "\n")
         if args.runs:
             sys.stdout.write("\n" + _table(_run_columns(table, models)) + "\n")
@@ -165,18 +171,38 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _group_columns(text: str | None, table) -> list[str]:
-    """The --group-by columns, each a column of the per-run table (refused in one line naming those it has)."""
-    from tarsim.errors import ConfigError
+RUN_FIELDS = ("ledger", "run_id", "topic", "seed")
+"""--group-by fields read from the per-run table itself (each review's own); every other field is resolved as
+`compare` and `metrics` resolve it (tarsim.reporting.study_tables.field_values: collection, header and config
+fields such as preset, learner, policy)."""
 
-    fields = [field.strip() for field in (text or "").split(",") if field.strip()]
-    unknown = [field for field in fields if field not in table.columns or field in ("rule", "target")]
-    if unknown:
-        known = ", ".join(
-            c for c in ("collection", "topic", "policy", "strategy", "seed", "run_id", "ledger") if c in table
-        )
-        raise ConfigError(f"--group-by {unknown[0]!r}: not a column of the runs; group by one of {known}")
-    return fields
+
+def _grouped(table: pd.DataFrame, ledgers: Sequence[Ledger], text: str | None) -> tuple[pd.DataFrame, list[str]]:
+    """The per-run table with a column per --group-by field (after `topic`; a field it has already is kept, but
+    `collection` is named as `compare` names it), and the fields in order: datasets (collection, topic) first. An
+    unknown field, or `rule`/`target` (the summary's own keys), is refused in one line."""
+    from tarsim.errors import ConfigError
+    from tarsim.reporting.study_tables import field_values, split_fields
+
+    strata, others = split_fields(text)
+    fields = list(dict.fromkeys([*strata, *others]))
+    own = [field for field in fields if field in ("rule", "target")]
+    if own:
+        raise ConfigError(f"--group-by {own[0]!r}: the summary is always per rule and target; group by other fields")
+    resolved = [field for field in fields if field not in RUN_FIELDS]
+    if not resolved:
+        return table, fields
+    values = dict(zip((ledger.source for ledger in ledgers), field_values(ledgers, resolved), strict=True))
+    table = table.copy()
+    at = list(table.columns).index("topic") + 1
+    for index, field in enumerate(resolved):
+        column = [values[source][index] for source in table["ledger"]]
+        if field in table.columns:
+            table[field] = column
+        else:
+            table.insert(at, field, column)
+            at += 1
+    return table, fields
 
 
 def _run_columns(table: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame:

@@ -10,7 +10,9 @@ tarsim's plot colours (Okabe-Ito, tarsim.reporting.plots.PALETTE):
     (remaining, what a perfect stop would save); one colour per target. The notebook's figure plots, left of 0,
     the share of the oracle's screening not done (too_early%) under the label "% missed includes"; tarsim plots
     the missed relevant documents the label and the paper's text describe (missed%@recall, its mtl_right column);
-(c) `reliability_figure`: the share of runs that reached the target, per rule and target, with Wilson intervals.
+(c) `reliability_figure`: the share of runs that reached the target, per rule (and group) and target, with Wilson
+    intervals; a rule that fired in no run hatched and labelled "never fired" (its share is that of reading the whole
+    review).
 """
 
 from __future__ import annotations
@@ -140,35 +142,66 @@ def missed_unused_figure(table: pd.DataFrame):
     return fig
 
 
+NEVER_FIRED_HATCH = "///"
+"""How a rule that fired in no run is drawn: its reliability (that of reviewing everything) hatched and labelled."""
+
+
+def _reliability_rows(summary: pd.DataFrame) -> list[tuple[tuple, str]]:
+    """The figure's rows, in the summary's order: (group values, rule as given) and its label (`rule` alone, or
+    `rule | preset-a` when the summary is per group: the columns before `rule`)."""
+    groups = list(summary.columns[: list(summary.columns).index("rule")])
+    rows: dict[tuple, str] = {}
+    for record in summary.to_dict("records"):
+        values = tuple(str(record[column]) for column in groups)
+        rows.setdefault((*values, record["rule_given"]), " | ".join([record["rule_given"], *values]))
+    return list(rows.items())
+
+
 def reliability_figure(summary: pd.DataFrame):
-    """(c) reliability (share of runs reaching the target) per rule and target, with Wilson 95% intervals."""
+    """(c) reliability (share of runs reaching the target) per rule (and group) and target, with Wilson 95% intervals;
+    a rule that fired in no run hatched and labelled `never fired` (its reliability is that of reviewing
+    everything)."""
     plt = _matplotlib()
-    rules = list(dict.fromkeys(summary["rule_given"]))
+    from matplotlib.patches import Patch
+
+    rows = _reliability_rows(summary)
+    index_of = {key: index for index, (key, _) in enumerate(rows)}
+    groups = list(summary.columns[: list(summary.columns).index("rule")])
     targets = list(dict.fromkeys(summary["target"]))
     colours = _colours(targets)
     height = 0.8 / max(1, len(targets))
+    never = False
     with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.32 * len(rules) * max(1, len(targets)) ** 0.5))
+        fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.32 * len(rows) * max(1, len(targets)) ** 0.5))
         for offset, target in enumerate(targets):
-            at = summary[summary["target"] == target].set_index("rule_given")
-            ys, values, lows, highs = [], [], [], []
-            for index, rule in enumerate(rules):
-                if rule not in at.index:
-                    continue
-                row = at.loc[rule]
-                row = row.iloc[0] if getattr(row, "ndim", 1) > 1 else row
-                ys.append(index - 0.4 + height * (offset + 0.5))
-                values.append(row["reliability"])
-                lows.append(row["reliability"] - row["reliability_low"])
-                highs.append(row["reliability_high"] - row["reliability"])
-            ax.barh(ys, values, height=height * 0.9, color=colours[target], label=f"target {target:g}", gid="share")
+            at = summary[summary["target"] == target]
+            ys, values, lows, highs, hatched = [], [], [], [], []
+            for record in at.to_dict("records"):
+                key = (*(str(record[column]) for column in groups), record["rule_given"])
+                ys.append(index_of[key] - 0.4 + height * (offset + 0.5))
+                values.append(record["reliability"])
+                lows.append(record["reliability"] - record["reliability_low"])
+                highs.append(record["reliability_high"] - record["reliability"])
+                hatched.append(record["stopped"] == 0)
+            bars = ax.barh(ys, values, height=height * 0.9, color=colours[target], gid="share")
             ax.errorbar(values, ys, xerr=[lows, highs], fmt="none", ecolor="0.2", lw=0.9, capsize=2, gid="interval")
-        ax.set_yticks(range(len(rules)), rules)
+            for bar, y, flag in zip(bars, ys, hatched, strict=True):
+                if flag:  # reliable only because the review was read to its end
+                    never = True
+                    bar.set(hatch=NEVER_FIRED_HATCH, facecolor="white", edgecolor=colours[target], gid="never_fired")
+                    ax.text(0.02, y, "never fired", va="center", ha="left", fontsize=7, color="0.15", gid="never_fired",
+                            bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})  # fmt: skip
+        ax.set_yticks(range(len(rows)), [label for _, label in rows])
         ax.invert_yaxis()
         ax.set_xlim(0, 1.0)
         ax.set_xlabel("reliability: share of runs whose recall at the stop reached the target")
         ax.grid(True, axis="x", color="0.9", lw=0.6)
-        fig.legend(loc="outside upper center", ncol=len(targets), frameon=False)
+        handles = [Patch(color=colours[target]) for target in targets]  # not a bar's: that may be hatched
+        labels = [f"target {target:g}" for target in targets]
+        if never:
+            handles.append(Patch(facecolor="white", edgecolor="0.3", hatch=NEVER_FIRED_HATCH))
+            labels.append("never fired: the whole review read")
+        fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False)
         fig.set_layout_engine("constrained")
     return fig
 

@@ -91,7 +91,7 @@ def summarise(
     measures = [measure for measure in measures if measure in table]
     rows = []
     keys = [*group_by, "rule", "target"]
-    for values, group in table.groupby(keys, sort=False):
+    for values, group in table.groupby(keys, sort=False, dropna=False):  # a missing value is a group too
         *groups, rule, target = values
         row: dict = dict(zip(group_by, groups, strict=True))
         row.update({"rule": rule, "rule_given": group["rule_given"].iloc[0], "target": target, "runs": len(group)})
@@ -197,16 +197,67 @@ def paired_tests(
     return pd.DataFrame(rows)
 
 
+def default_baseline(table: pd.DataFrame) -> str:
+    """The rule the paired tests compare with when none is named: the first rule (as given) that fired in some run,
+    since one that never fired is a review of everything, no stopping rule to compare with; the first rule when none
+    fired."""
+    rules = list(dict.fromkeys(table["rule_given"]))  # in the order given (the table is by review, then rule)
+    silent = set(never_fired(table))
+    return str(next((rule for rule in rules if rule not in silent), rules[0]))
+
+
+def never_fired(table: pd.DataFrame) -> list[str]:
+    """The rules (as given) that fired in no run of the table."""
+    fired = set(table.loc[table["stopped"].astype(bool), "rule_given"])
+    return [rule for rule in dict.fromkeys(table["rule_given"]) if rule not in fired]
+
+
+def baseline_line(table: pd.DataFrame, baseline: str, named: bool) -> str:
+    """The paired tests' title: the baseline, and why it is that rule when it was chosen (not named by --baseline)."""
+    line = f"paired Wilcoxon signed-rank tests against {baseline} (Holm)"
+    if named:
+        return line
+    skipped = [rule for rule in never_fired(table) if rule != baseline]
+    first = str(table["rule_given"].iloc[0])
+    if baseline == first:
+        return f"{line}; baseline: the first rule"
+    why = f"; {', '.join(skipped)} fired in no run" if skipped else ""
+    return f"{line}; baseline: the first rule that fired in some run{why} (--baseline names another)"
+
+
+NEVER_FIRED = "never fired"
+"""The note of a summary row whose rule fired in no run of its group."""
+EXCESS_CAPTION = (
+    "excess_judge: judgments after the oracle stop (the fewest that reach the target; negative: stopped early)"
+)
+NEVER_FIRED_CAPTION = (
+    "never fired: the rule stopped in no run of the group, so each review counts as read to its end (as the stopping "
+    "papers count it): its recall, documents and reliability are those of reviewing everything, not of a stop"
+)
+
+
+def summary_caption(
+    summary: pd.DataFrame, measures: Sequence[str] = ("recall", "documents", "excess_judge")
+) -> list[str]:
+    """The lines under a summary table: what excess_judge is (when shown) and what `never fired` means (when a row
+    has it)."""
+    lines = [EXCESS_CAPTION] if "excess_judge" in measures and "excess_judge" in summary else []
+    if not summary.empty and (summary["stopped"] == 0).any():
+        lines.append(NEVER_FIRED_CAPTION)
+    return lines
+
+
 def summary_text(
     summary: pd.DataFrame,
     measures: Sequence[str] = ("recall", "documents", "excess_judge"),
     group_by: Sequence[str] = (),
 ) -> str:
     """The summary as a text table: the group columns, then `mean [low, high]` per measure, reliability as a share
-    with its interval."""
+    with its interval, a `never fired` note on a rule that stopped in no run; then its caption lines."""
     if summary.empty:
         return "(no runs)"
-    return summary_cells(summary, measures, group_by).to_string(index=False)
+    table = summary_cells(summary, measures, group_by).to_string(index=False)
+    return "\n".join([table, *summary_caption(summary, measures)])
 
 
 def summary_cells(
@@ -214,7 +265,8 @@ def summary_cells(
     measures: Sequence[str] = ("recall", "documents", "excess_judge"),
     group_by: Sequence[str] = (),
 ) -> pd.DataFrame:
-    """The summary's cells as text (`mean [low, high]`), one column per group field, rule, target and measure."""
+    """The summary's cells as text (`mean [low, high]`), one column per group field, rule, target and measure, and a
+    `note` (NEVER_FIRED) when a rule fired in no run of a group."""
     shown = pd.DataFrame(
         {
             **{column: summary[column] for column in group_by},
@@ -235,6 +287,8 @@ def summary_cells(
             _interval(row[measure], row[f"{measure}_low"], row[f"{measure}_high"], digits)
             for _, row in summary.iterrows()
         ]
+    if (summary["stopped"] == 0).any():  # its reliability 1.00 is that of reviewing everything (summary_caption)
+        shown["note"] = [NEVER_FIRED if stopped == 0 else "" for stopped in summary["stopped"]]
     return shown
 
 

@@ -26,7 +26,7 @@ from tarsim.features.matrices import FeatureSettings
 from tarsim.interop.screening import UNLABELLED_CHOICES, is_screening_file
 from tarsim.simulator.run import starting_config
 from tarsim.sweep.dimensions import Dimension, check_combinations, combinations, swept_dimensions, vary_options
-from tarsim.sweep.presets import preset_options, swept_presets
+from tarsim.sweep.presets import DEFAULT_POLICY, preset_options, preset_policy, swept_presets
 from tarsim.sweep.review_table import REVIEW_KEYS as REVIEW_KEYS  # [review]'s keys, imported from here too
 from tarsim.sweep.review_table import in_sweep, named_key, review_options
 from tarsim.sweep.stopping_keys import check_scores_logged, target_recalls
@@ -82,8 +82,9 @@ class SweepConfig:
 
     source: Path
     collections: tuple[CollectionEntry, ...]
-    policies: tuple[str, ...] = ("relevance",)
+    policies: tuple[str, ...] = (DEFAULT_POLICY,)
     presets: tuple[str | None, ...] = (None,)  # (None,): not swept ([review] may name one preset)
+    policies_given: bool = True  # [sweep] policies set; False: each swept preset keeps its own policy (policies_of)
     vary: tuple[Dimension, ...] = ()  # [sweep] vary: [review] settings swept as dimensions (by key)
     strategies: tuple[str, ...] = ("document/document",)
     seeds: tuple[int, ...] = (0,)
@@ -148,6 +149,13 @@ class SweepConfig:
         """Every (preset, varied values) of the sweep, in plan order: what, besides policy, strategy and seeds, makes
         runs of one topic differ ([(None, ())] when the sweep varies neither)."""
         return [(preset, vary) for preset in self.presets for vary in combinations(self.vary)]
+
+    def policies_of(self, preset: str | None) -> tuple[str, ...]:
+        """The policies a run of the swept `preset` is reviewed with: [sweep] policies when given (or when presets are
+        not swept), else the preset's own policy alone, as `tarsim simulate --preset P` reviews with."""
+        if preset is None or self.policies_given:
+            return self.policies
+        return (preset_policy(preset, self.review),)
 
     def default_preset_of(self, collection: str | None) -> str | None:
         """The preset a run of the named collection takes because [review] names none (a screening file's)."""
@@ -287,7 +295,7 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
     base = path.parent
 
     policies = check.strings(
-        sweep.get("policies", ["relevance"]), "sweep.policies", kind("policy").accepted(), "sweep", "policies"
+        sweep.get("policies", [DEFAULT_POLICY]), "sweep.policies", kind("policy").accepted(), "sweep", "policies"
     )
     for policy in policies:
         try:
@@ -338,8 +346,13 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
     vary = swept_dimensions(check, sweep, document.get("review", {}))
     review = review_options(check, document.get("review", {}), SWEEP_KEYS)
     review_lines = _key_lines(check, document.get("review", {}), "review")
-    variants = len(presets) * math.prod(len(dimension.values) for dimension in vary)
-    if variants * len(policies) * len(strategies) > MAX_RUNS:  # refused before building each one's configuration
+    policies_given = "policies" in sweep
+    per_preset = {
+        preset: policies if preset is None or policies_given else (preset_policy(preset, review),) for preset in presets
+    }
+    variants = math.prod(len(dimension.values) for dimension in vary)
+    runs = variants * sum(map(len, per_preset.values())) * len(strategies)
+    if runs > MAX_RUNS:  # refused before building each one's configuration
         raise InputError(
             path,
             None,
@@ -348,13 +361,14 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
         )
     # every per-run configuration must be valid before anything runs: a problem at the line of the key it names (a
     # combination: the first named), else [review]'s
-    check_combinations(check, review, presets, vary, policies, strategies, prior_seeds[0], review_lines)
+    check_combinations(check, review, per_preset, vary, strategies, prior_seeds[0], review_lines)
     collections = _collections(check, document.get("collections"), base)
     return SweepConfig(
         source=path,
         collections=collections,
         policies=policies,
         presets=presets,
+        policies_given=policies_given,
         vary=vary,
         strategies=strategies,
         seeds=seeds,

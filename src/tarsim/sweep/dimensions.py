@@ -142,17 +142,16 @@ def _fail(check, key: str | None, problem: str):
 def check_combinations(
     check,
     review: Mapping[str, Any],
-    presets: Sequence[str | None],
+    presets: Mapping[str | None, Sequence[str]],
     dimensions: Sequence[Dimension],
-    policies: Sequence[str],
     strategies: Sequence[str],
     prior_seed: int | None,
     review_lines: Mapping[str, int],
 ) -> None:
-    """Build every run's configuration (preset x varied values x policy x strategy) before anything runs: a setting
-    refused with another (`lambda` with a varied learner `svm`) is one error at the line of the key it names first,
-    naming the varied values it came with."""
-    for preset in presets:
+    """Build every run's configuration (preset x varied values x policy x strategy; `presets`: each preset and its
+    policies) before anything runs: a setting refused with another (`lambda` with a varied learner `svm`) is one error
+    at the line of the key it names first, naming the varied values it came with."""
+    for preset, policies in presets.items():
         for vary in combinations(dimensions):
             options = {**review, **vary_options(dimensions, vary)}
             options = options if preset is None else preset_options(preset, options)

@@ -1,6 +1,7 @@
 """Expanding a sweep into runs: collection x topic x preset x varied settings x policy x strategy x seed x prior seed,
 each with its own derived seed (of collection, topic, policy, strategy and seed: runs that differ only in their
-preset, varied settings or prior seed pair).
+preset, varied settings or prior seed pair). A swept preset's own policy (no [sweep] policies: SweepConfig.policies_of)
+derives the seed as the default policy does, so that runs of presets with other policies pair too.
 
 A run's seed is derived from the base seed and the run's identity through numpy's SeedSequence over a
 SHA-256 of the identity, so it is the same in every process, on every machine and whatever the run order
@@ -25,6 +26,7 @@ from tarsim.simulator.review import prior_rows
 from tarsim.simulator.run import check_topics, ledger_name, topic_grades
 from tarsim.sweep.config import MAX_RUNS, SweepConfig
 from tarsim.sweep.dimensions import run_id_parts
+from tarsim.sweep.presets import DEFAULT_POLICY
 
 
 @dataclass(frozen=True)
@@ -86,10 +88,11 @@ def _collection_error(config: SweepConfig, name: str, error: ConfigError) -> Inp
 def check_topic_priors(config: SweepConfig, name: str, dataset: Dataset, topic: str) -> None:
     """Refuse, before anything runs, priors a topic cannot give (counts above a class's size, rows out of range) and
     prior seeds where no random prior is drawn (a topic that starts from its query text)."""
-    policy, strategy, query = config.policies[0], config.strategies[0], dataset.topics[topic]
+    strategy, query = config.strategies[0], dataset.topics[topic]
     grades = None
     try:
         for preset, vary in config.variants():  # each preset and varied setting may draw other priors
+            policy = config.policies_of(preset)[0]
             review = config.review_config(policy, strategy, 0, config.prior_seeds[0], query, name, preset, vary)
             if review.seeding.kind != "priors":
                 continue
@@ -123,8 +126,8 @@ def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list
                 skipped[f"{entry.name}/{topic}"] = "no relevant document in the collection"
                 continue
             variants = config.variants()
-            per_topic = len(config.policies) * len(config.strategies) * len(config.seeds) * len(config.prior_seeds)
-            per_topic *= len(variants)
+            per_topic = len(config.strategies) * len(config.seeds) * len(config.prior_seeds)
+            per_topic *= sum(len(config.policies_of(preset)) for preset, _ in variants)
             if len(runs) + per_topic > MAX_RUNS:
                 vary = " x sweep.vary" if config.vary else ""
                 raise ConfigError(
@@ -132,12 +135,14 @@ def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list
                     "sweep.policies x sweep.strategies x sweep.seeds x sweep.prior_seeds); split it into several sweeps"
                 )
             check_topic_priors(config, entry.name, dataset, topic)
-            for (preset, vary), policy in ((variant, policy) for variant in variants for policy in config.policies):
-                for strategy in config.strategies:
-                    for seed in config.seeds:
+            for preset, vary in variants:
+                for policy in config.policies_of(preset):
+                    # a swept preset's own policy derives the seed as the default policy does (they pair)
+                    seeded = policy if config.policies_given or preset is None else DEFAULT_POLICY
+                    for strategy, seed in ((strategy, seed) for strategy in config.strategies for seed in config.seeds):
                         # the prior seed, the preset and the varied settings are not part of the run's identity: runs
                         # that differ only in them share every other random choice (they pair)
-                        derived = derive_seed(config.base_seed, entry.name, topic, policy, strategy, seed)
+                        derived = derive_seed(config.base_seed, entry.name, topic, seeded, strategy, seed)
                         for prior in config.prior_seeds:
                             spec = RunSpec(entry.name, topic, policy, strategy, seed, derived, prior, preset, vary)
                             runs.append(spec)

@@ -2,7 +2,11 @@
 run reviewed with its preset and [review]'s settings over it, as `tarsim simulate --preset P` with those options.
 
 The preset is part of the run's id (`collection__topic__PRESET__policy__...`) but not of its derived seed: runs that
-differ only in their preset share every random choice (their priors, their random draws), so that they pair."""
+differ only in their preset share every random choice (their priors, their random draws), so that they pair.
+
+Without [sweep] policies, each preset's run keeps the preset's own policy (asreview-logistic's `max`), as `tarsim
+simulate --preset P` does; [sweep] policies, when given, replace it for every preset. The derived seed is then that
+of the default policy (`relevance`), whatever the preset's, so runs of two presets still pair."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from typing import Any
 
 from tarsim.components import kind
 from tarsim.config.presets import apply_preset
+from tarsim.config.review import ReviewConfig
 from tarsim.errors import ConfigError
 
 
@@ -36,3 +41,12 @@ def preset_options(preset: str | None, review: Mapping[str, Any]) -> dict[str, A
     """The ReviewConfig options of a run of `preset`: its settings, [review]'s over them; its policy gives way to
     [sweep] policies, as a [review] preset's does."""
     return {key: value for key, value in apply_preset(preset, review).items() if key != "policy"}
+
+
+DEFAULT_POLICY = "relevance"
+"""[sweep] policies when not given: the policy of a run without a swept preset, and the one its derived seed names."""
+
+
+def preset_policy(preset: str, review: Mapping[str, Any]) -> str:
+    """The policy `tarsim simulate --preset P` reviews with: the preset's own (`max`), else ReviewConfig's default."""
+    return str(apply_preset(preset, review).get("policy", ReviewConfig.__dataclass_fields__["policy"].default))

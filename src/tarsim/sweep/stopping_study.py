@@ -1,7 +1,8 @@
 """The sweep's stopping study: after its runs, every [sweep] stopping rule replayed on every complete ledger and
 measured against every target recall (tarsim.stopping.study), written to OUT/stopping/: stop_table.csv (one row per
-rule x target x run), stop_summary.csv (per rule and target: means with 95% intervals, reliability), stop_tests.csv
-(paired Wilcoxon tests against the first rule, Holm-corrected) and the study's three figures. Nothing is simulated
+rule x target x run), stop_summary.csv (per swept preset, varied value, policy and strategy, rule and target: means
+with 95% intervals, reliability), stop_tests.csv (paired Wilcoxon tests against the first rule that fired in some run,
+Holm-corrected) and the study's three figures. Nothing is simulated
 again: the replay reads the ledgers (and their score logs) the runs wrote.
 """
 
@@ -33,7 +34,7 @@ class StoppingStudy:
 
 def write_stopping_study(prepared, failed: dict[str, str] | Sequence[str] = (), jobs: int = 1) -> StoppingStudy | None:
     """Replay the sweep's stopping rules on its complete ledgers and write OUT/stopping (None: no rules)."""
-    from tarsim.stopping.aggregate import paired_tests, summarise
+    from tarsim.stopping.aggregate import default_baseline, paired_tests, summarise
     from tarsim.stopping.study import study_table
 
     config = prepared.config
@@ -55,14 +56,16 @@ def write_stopping_study(prepared, failed: dict[str, str] | Sequence[str] = (), 
         jobs=jobs,
         inputs_of=inputs.__getitem__,
     )
-    group_by = swept_columns(config) if config.vary else ()  # without vary, as before it existed (same bytes)
-    if group_by and not table.empty:  # each run's preset and varied values, after its topic
+    group_by = swept_columns(config)  # the summary splits by every swept dimension: no row pools two presets
+    if group_by and not table.empty:  # each run's preset, varied values and strategy, after its topic
         values = {task.ledger_path: run_values(task.spec) for task in done}
         at = list(table.columns).index("topic") + 1
-        for offset, column in enumerate(group_by):
-            table.insert(at + offset, column, [values[ledger][column] for ledger in table["ledger"]])
+        for column in [column for column in group_by if column not in table.columns]:
+            table.insert(at, column, [values[ledger][column] for ledger in table["ledger"]])
+            at += 1
     summary = summarise(table, group_by=group_by)
-    tests = paired_tests(table, config.stopping[0]) if len(config.stopping) > 1 and not table.empty else pd.DataFrame()
+    several = len(config.stopping) > 1 and not table.empty
+    tests = paired_tests(table, default_baseline(table)) if several else pd.DataFrame()
     folder.mkdir(parents=True, exist_ok=True)
     for name, frame in zip(STUDY_FILES, (table, summary, tests), strict=True):
         with atomic_write(folder / name) as handle:
@@ -75,10 +78,17 @@ def write_stopping_study(prepared, failed: dict[str, str] | Sequence[str] = (), 
 
 
 def swept_columns(config) -> tuple[str, ...]:
-    """The columns of a sweep's preset (when [sweep] presets varies it) and of its varied settings, in run id order."""
-    return (*(["preset"] if config.presets != (None,) else []), *(dimension.key for dimension in config.vary))
+    """The columns of what a sweep varies, in run id order: its preset (when [sweep] presets varies it), its varied
+    settings, and its policy and strategy when it lists several."""
+    return (
+        *(["preset"] if config.presets != (None,) else []),
+        *(dimension.key for dimension in config.vary),
+        *(["policy"] if len(config.policies) > 1 else []),
+        *(["strategy"] if len(config.strategies) > 1 else []),
+    )
 
 
 def run_values(spec) -> dict[str, str | None]:
-    """A run's preset and varied values as its results table writes them."""
-    return {"preset": spec.preset, **{key: token(value) for key, value in spec.vary}}
+    """A run's preset, varied values, policy and strategy as its results table writes them."""
+    varied = {key: token(value) for key, value in spec.vary}
+    return {"preset": spec.preset, **varied, "policy": spec.policy, "strategy": spec.strategy}
