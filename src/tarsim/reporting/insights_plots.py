@@ -159,19 +159,14 @@ def plot_insights(
             ax.set_title(title or titled(dataset_name(used), what) + (f"\n({band})" if band else ""))
             if len(screens) > 4:  # a long legend below the axes, so that it hides no line and keeps their width
                 handles, _ = ax.get_legend_handles_labels()
-                fit_legend(
-                    fig,
-                    lambda ncols: ax.legend(
-                        handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=ncols, frameon=False
-                    ),
-                )
+                fit_legend(fig, handles, base_height=4.0)
             else:
                 ax.legend(loc="best", frameon=False)
             return fig
         ncols = columns or min(len(topics), max(1, math.ceil(math.sqrt(len(topics)))))
         nrows = math.ceil(len(topics) / ncols)
         fig, axes = plt.subplots(
-            nrows, ncols, figsize=(3.4 * ncols + 0.4, 2.8 * nrows + 1.2), squeeze=False, layout="constrained"
+            nrows, ncols, figsize=(max(3.4 * ncols + 0.4, 6.0), 2.8 * nrows + 1.2), squeeze=False, layout="constrained"
         )
         identical = False
         for ax, key in zip(axes.flat, topics, strict=False):
@@ -182,9 +177,7 @@ def plot_insights(
         for ax in axes.flat[len(topics) :]:
             ax.remove()
         handles = _shared_handles(screens, styles, kind, identical, topics)
-        fit_legend(
-            fig, lambda ncols: fig.legend(handles=handles, loc="outside lower center", ncols=ncols, frameon=False)
-        )
+        fit_legend(fig, handles, base_height=2.8 * nrows + 0.9)
         fig.suptitle(title or titled(dataset_name(used), f"{heading} per topic") + (f" ({band})" if band else ""))
         return fig
 

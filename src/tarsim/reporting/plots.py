@@ -421,21 +421,14 @@ def plot_recall_effort(
             ax.set_ylabel(ylabel)
             handles, _ = ax.get_legend_handles_labels()
             handles += _legend_handles(stopping, marks, True, drawn)
-            columns = fit_legend(
-                fig,
-                lambda ncols: ax.legend(
-                    handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=ncols, frameon=False
-                ),
-            )
-            rows = math.ceil(len(handles) / columns)
-            fig.set_figheight(max(4.2, 3.4 + 0.24 * rows))  # a long legend makes the figure taller, not the axes flat
+            fit_legend(fig, handles, base_height=3.5)
             return fig
         keys = sorted({pair_key(ledger)[:2] for ledger in ledgers}, key=lambda k: (k[1], k[0]))
         n = len(keys)
         ncols = columns or min(n, max(1, math.ceil(math.sqrt(n))))
         nrows = math.ceil(n / ncols)
         fig, axes = plt.subplots(
-            nrows, ncols, figsize=(3.1 * ncols + 0.4, 2.6 * nrows + 0.9), squeeze=False, layout="constrained"
+            nrows, ncols, figsize=(max(3.1 * ncols + 0.4, 6.0), 2.6 * nrows + 0.9), squeeze=False, layout="constrained"
         )
         drawn = Drawn(perfect=True)
         for ax, key in zip(axes.flat, keys, strict=False):
@@ -457,11 +450,7 @@ def plot_recall_effort(
         handles = _per_topic_handles(groups, styles, model, drawn, keys) + _legend_handles(
             stopping, marks, False, drawn
         )
-        fit_legend(
-            fig,
-            lambda columns: fig.legend(handles=handles, loc="outside lower center", ncols=columns, frameon=False),
-            2 if ncols < 3 else 3,
-        )
+        fit_legend(fig, handles, 2 if ncols < 3 else 3, base_height=2.6 * nrows + 0.6)
         fig.suptitle(
             title or titled(dataset_name(ledgers), f"recall per topic by {unit}") + (f" ({band})" if band else "")
         )
@@ -474,18 +463,35 @@ def panel_counts(runs: Sequence[Ledger], keys: Sequence[tuple]) -> list[int]:
     return [count for count in counts if count] or [0]
 
 
-def fit_legend(fig, make, ncols: int = 2):
-    """A legend that fits the figure's width: `make(columns)` draws it, with fewer columns while it is wider than
-    the figure (long labels: constrained layout would else squeeze the axes to make room for it). Returns the
-    number of columns kept."""
+def fit_legend(fig, handles, ncols: int = 2, base_height: float = 0.0) -> None:
+    """The figure's legend below its axes (constrained layout reserves the room), with fewer columns while it is
+    wider than the figure, and in one column the longest labels wrapped (long labels used to squeeze the axes to make
+    room for the legend); with `base_height` (inches: the axes and their labels), the figure is made taller by the
+    legend's height rather than its axes flatter."""
     renderer = fig.canvas.get_renderer()
-    for columns in range(ncols, 1, -1):
-        legend = make(columns)
-        if legend.get_window_extent(renderer).width <= 0.98 * fig.bbox.width:
-            return columns
+    limit = 0.98 * fig.bbox.width
+    for columns in range(ncols, 0, -1):
+        legend = fig.legend(handles=handles, loc="outside lower center", ncols=columns, frameon=False)
+        width = legend.get_window_extent(renderer).width
+        if width <= limit:
+            break
         legend.remove()
-    make(1)
-    return 1
+    else:
+        legend = _wrapped_legend(fig, handles, limit, width)
+    if base_height:
+        height = legend.get_window_extent(renderer).height / fig.dpi
+        fig.set_figheight(max(fig.get_figheight(), base_height + height + 0.15))
+
+
+def _wrapped_legend(fig, handles, limit: float, width: float):
+    """One column with labels wrapped to about the figure's width."""
+    import textwrap
+
+    longest = max(len(handle.get_label()) for handle in handles)
+    chars = max(30, int(longest * limit / width) - 4)
+    for handle in handles:
+        handle.set_label(textwrap.fill(handle.get_label(), chars, subsequent_indent="  "))
+    return fig.legend(handles=handles, loc="outside lower center", ncols=1, frameon=False)
 
 
 def _per_topic_handles(
