@@ -226,7 +226,7 @@ def insights_figure(groups: Mapping[str, Sequence[Ledger]], kind: str, recall: s
     )
     everyone = [ledger for runs in regrouped.values() for ledger, _ in runs]
     what = "Work Saved over Sampling by recall" if kind == "wss" else "Extra Relevant records Found by share screened"
-    band_text = band_note(everyone)
+    band_text = band_note(everyone, {name: [ledger for ledger, _ in runs] for name, runs in regrouped.items()})
     heading = titled(dataset_name(everyone), what) + (f" ({band_text})" if band_text else "")
     chart = alt.layer(band, line).add_params(pick).properties(width=WIDTH, height=HEIGHT, title=heading)
     return Figure(f"insights-{kind}", heading, chart.to_dict(), {"line": len(names)})
