@@ -75,10 +75,11 @@ def test_a_log_effort_axis_starts_at_the_first_judgment():
 
 
 def test_titles_name_the_dataset_and_the_effort_unit_and_legends_the_runs():
-    (ax,) = plot_recall_effort(study(sweep="srd"), "sent").axes
+    figure = plot_recall_effort(study(sweep="srd"), "sent")
+    (ax,) = figure.axes
     assert ax.get_title().startswith("srd: mean recall over 2 topics by sentences read")
     assert "band: min-max over 2 seeds" in ax.get_title()
-    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    labels = [text.get_text() for text in figure.legends[0].get_texts()]
     assert "sentences (n = 4 runs)" in labels and "documents (n = 4 runs)" in labels
 
 
@@ -140,3 +141,80 @@ def test_plot_suggests_a_log_axis_when_a_line_would_sit_at_the_left_edge(tmp_pat
     assert "--xscale log shows them all" in capsys.readouterr().err
     assert main(["plot", str(folder), "--effort", "sent", "--xscale", "log", "-o", str(tmp_path / "b.png")]) == 0
     assert capsys.readouterr().err == ""
+
+
+# ---- issue 31, second review: legends that fit, counts that match what is drawn, dataset fields as lines ----------
+def test_a_long_legend_leaves_the_axes_their_width():
+    """8 long-named lines: the legend used to be wider than the figure and squeeze the axes to a tenth of it."""
+    names = [f"strategy-{i}, batch=fixed:10, learner=logistic-with-a-long-name" for i in range(8)]
+    ledgers = [make([0] * i + [1, 1, 0, 1], policy=name) for i, name in enumerate(names)]
+    figure = plot_recall_effort(ledgers, "sent", xscale="log")
+    figure.canvas.draw()
+    (ax,) = figure.axes
+    assert ax.get_window_extent().width >= 0.6 * figure.bbox.width
+    assert figure.legends[0].get_window_extent().width <= figure.bbox.width
+
+
+def test_the_band_note_counts_the_runs_a_line_holds():
+    """2 seeds x 2 learners per line (learner not a line): the band is over 2 seeds, but a line holds 4 runs."""
+    ledgers = [
+        make([1, 0, 1, 1][: 3 + seed], policy=policy, seed=seed, config={"learner": learner})
+        for policy in ("p", "q")
+        for seed in (0, 1)
+        for learner in ("nb", "logistic")
+    ]
+    (ax,) = plot_recall_effort(ledgers, group_by=["policy"]).axes
+    assert "band: min-max over 2 seeds; a line holds 4 runs" in ax.get_title()
+    (ax,) = plot_insights(ledgers, "wss", group_by=["policy"]).axes
+    assert "a line holds 4 runs" in ax.get_title()
+
+
+def test_per_topic_legends_count_the_runs_of_a_panel():
+    """study(): 4 runs per line over 2 topics, 2 in each panel (the legend said n = 4)."""
+    legend = plot_recall_effort(study(), per_topic=True).legends[0]
+    labels = [text.get_text() for text in legend.get_texts()]
+    assert "sentences (n = 2 runs per panel)" in labels and "documents (n = 2 runs per panel)" in labels
+    legend = plot_insights(study(), "wss", per_topic=True, group_by=["policy"]).legends[0]
+    assert "sentences (n = 2 runs per panel)" in [text.get_text() for text in legend.get_texts()]
+
+
+def test_lines_of_one_topic_are_not_called_a_mean_over_topics():
+    (ax,) = plot_insights(study(), "wss", group_by=["topic"]).axes
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert "topic=A (n = 4 runs)" in labels and "over 2 topics" not in ax.get_title()
+    (ax,) = plot_insights(study(), "wss").axes
+    assert "over 2 topics" in ax.get_title()  # each line averages both topics
+    (ax,) = plot_recall_effort(study(), group_by=["topic", "policy"]).axes
+    assert "over 2 topics" not in ax.get_title()
+
+
+def _two_collections(tmp_path):
+    folder = tmp_path / "ledgers"
+    folder.mkdir()
+    for name in ("cohen", "triptans"):
+        for i, lines in enumerate(study(sweep=name, build=make_lines)):
+            (folder / f"{name}{i}.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def test_plot_groups_by_collection_as_compare_does_and_names_unknown_fields_briefly(tmp_path, capsys):
+    folder = _two_collections(tmp_path)
+    out = tmp_path / "wss.png"
+    assert main(["plot", str(folder), "--kind", "wss", "--group-by", "collection,policy", "-o", str(out)]) == 0
+    assert out.is_file()
+    figure = plot_insights(_ledgers(folder), "wss", group_by=["collection", "policy"])
+    labels = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
+    assert "collection=cohen, sentences (n = 4 runs)" in labels
+    capsys.readouterr()
+    assert main(["plot", str(folder), "--group-by", "colection", "-o", str(tmp_path / "x.png")]) == 2
+    error = capsys.readouterr().err.strip()
+    error = error.splitlines()[-1]  # after the warning that the sweep folder has no results table
+    assert error.startswith("tarsim: error: ") and "colection unknown" in error and "collection" in error
+    listed = error.split("known: ", 1)[1]
+    assert len(listed.split(", ")) <= 11 and "more)" in listed  # ten fields and "... (N more)", not fifty
+
+
+def _ledgers(folder):
+    from tarsim.reporting.compare import load_ledgers
+
+    return load_ledgers([folder])

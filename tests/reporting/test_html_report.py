@@ -25,14 +25,27 @@ REFERENCE = Path(__file__).resolve().parents[1] / "fixtures" / "html_report_refe
 READY = "document.body && document.body.dataset.rendered"
 
 
+WIDE = {f"features.a_setting_with_a_long_name_{k}": "x" * 40 for k in range(8)}
+"""Settings that differ between the groups, with long values: a wide table (it ran off the page's right edge)."""
+
+
+def wide_settings(lines: list[str]) -> list[str]:
+    """The ledger with WIDE's settings, each value prefixed by its policy (so that they differ between groups)."""
+    header = json.loads(lines[0])
+    policy = header["config"]["policy"]
+    header["config"].update({key: f"{policy}-{value}" for key, value in WIDE.items()})
+    return [json.dumps(header), *lines[1:]]
+
+
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    """A study of 2 strategies x 2 topics x 2 seeds as ledgers, and its page (one stopping rule)."""
+    """A study of 2 strategies x 2 topics x 2 seeds as ledgers with wide differing settings, and its page: two
+    stopping rules (one never fires), effort in judgments, sentences and lambda:0.5 (an id with `:` and `.`)."""
     tmp = tmp_path_factory.mktemp("report")
     folder = tmp / "out" / "ledgers"
     folder.mkdir(parents=True)
     for i, lines in enumerate(study(sweep="demo", build=make_lines)):
-        (folder / f"{i}.jsonl").write_text("\n".join(lines) + "\n")
+        (folder / f"{i}.jsonl").write_text("\n".join(wide_settings(lines)) + "\n")
     page = tmp / "report.html"
     assert (
         main(
@@ -43,10 +56,16 @@ def report(tmp_path_factory):
                 str(page),
                 "--stopping",
                 "nonrel:2",
+                "--stopping",
+                "nonrel:50",
                 "--effort",
                 "judge",
                 "--effort",
                 "sent",
+                "--effort",
+                "lambda:0.5",
+                "--group-by",
+                "policy",
             ]
         )
         == 0
@@ -61,6 +80,10 @@ def test_the_page_is_self_contained(report):
     for heading in ("Versions", "Configuration", "Tables", "Figures", "Reproduce"):
         assert f"<h2>{heading}</h2>" in text
     assert "sentences (n = 4 runs)" in text  # the figure notes explain their counts
+    assert 'id="recall-lambda-0-5"' in text  # an id that is a CSS selector too (was recall-lambda-0.5)
+    assert "Stopping rules replayed on every run: nonrel:2, nonrel:50" in text  # the stopping figure's caption
+    assert "Not drawn, as they stopped no run: nonrel:50." in text
+    assert "Recall@2R+100 per topic (mean ± sd over each group&#x27;s runs of the topic: its seeds)" in text
     assert f"tarsim report {report.parent / 'out'} --html {report}" in text
 
 
@@ -83,6 +106,8 @@ def test_the_page_renders_in_headless_chromium(report, tmp_path):
     with Page(chromium_or_skip(), width=reference["width"]) as page:
         page.open(report, READY)
         assert page.evaluate("document.body.dataset.rendered") == str(len(reference["figures"]))
+        # wide tables scroll inside the page and commands wrap: nothing runs off its right edge
+        assert page.evaluate("document.documentElement.scrollWidth") <= reference["width"]
         figures = page.evaluate(
             """Array.from(document.querySelectorAll('.figure')).map(f => ({id: f.id, want: JSON.parse(f.dataset.marks),
               line: f.querySelectorAll('g.mark-line.role-mark path').length,
@@ -148,3 +173,36 @@ def test_identical_mean_lines_are_dashed_and_said_so(tmp_path):
     rows = [row for data in recall.spec["datasets"].values() for row in data if "dashed" in row]
     dashed = {row["group"] for row in rows if row["dashed"]}
     assert len(dashed) == 1 and dashed < {"tarsim (n = 2 runs)", "asreview (n = 2 runs)"}  # the later one only
+
+
+def test_figure_ids_are_css_selectors_and_unique():
+    import dataclasses
+
+    from tarsim.reporting.html_charts import Figure, element_id
+    from tarsim.reporting.html_report import unique_ids
+
+    for text in ("recall-lambda:0.5", "recall-judge", "9 lives", "a.b#c d"):
+        assert re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", element_id(text)), text
+    assert element_id("recall-lambda:0.5") != element_id("recall-lambda:5")
+    figure = Figure("recall-x", "", {}, {})
+    ids = [f.id for f in unique_ids([figure, dataclasses.replace(figure), dataclasses.replace(figure, id="b")])]
+    assert len(set(ids)) == 3 and ids[0] == "recall-x"
+
+
+def test_runs_of_several_collections_get_a_table_per_collection():
+    from test_figures_read import make_lines as lines_of
+
+    from tarsim.data.ledger import ledger_from_lines
+    from tarsim.reporting.html_report import collections_section
+
+    ledgers = [
+        ledger_from_lines(lines_of([1, 0, 1, 1][: 3 + seed], topic=name, policy=policy, seed=seed, sweep=name))
+        for name in ("Cohen", "Triptans")
+        for policy in ("p", "q")
+        for seed in (0, 1)
+    ]
+    section = collections_section(ledgers, None, "judge", "presented")
+    assert "<h3>Per collection</h3>" in section
+    rows = re.findall(r"<tr><td>(\w+)</td><td>(\w+)</td><td>(\d+)</td>", section)
+    assert rows == [("Cohen", "p", "2"), ("Cohen", "q", "2"), ("Triptans", "p", "2"), ("Triptans", "q", "2")]
+    assert collections_section(ledgers[:4], None, "judge", "presented") == ""  # one collection: no such table

@@ -52,7 +52,7 @@ def test_average_figure_has_one_line_per_policy_and_the_reference_lines():
     counts = lines_by_gid(ax)
     assert counts == {"perfect": 1, "random": 1, "policy": 2, "marks": 2, "stop": 2}
     assert ax.get_xlabel() == "Effort (judgments)" and ax.get_ylabel() == "Recall (presented)"
-    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    labels = [text.get_text() for text in figure.legends[0].get_texts()]
     assert "good (n = 4 runs)" in labels and "poor (n = 4 runs)" in labels
     assert "stop: nonrel:2 (mean where fired)" in labels
     assert len(ax.collections) == 2  # one band over seeds per policy
@@ -165,16 +165,16 @@ def test_a_stop_beyond_an_explicit_xmax_is_drawn_hollow_at_the_right_edge():
         (ax,) = figure.axes
         assert ax.get_xlim() == (0, 4) and points(ax, "stop") == []
         assert points(ax, "stop-beyond") == [(4.0, outcome.recall)]
-        legend = figure.legends[0] if per_topic else ax.get_legend()
-        labels = [text.get_text() for text in legend.get_texts()]
+        legend = figure.legends[0]
+        labels = [" ".join(text.get_text().split()) for text in legend.get_texts()]
         assert "stop: target:2 beyond the axis (at its right edge)" in labels
     figure = plot_recall_effort(ledgers, stopping=["target:2"], replay=replay)  # nothing beyond: no such entry
-    assert not any("beyond" in text.get_text() for text in figure.axes[0].get_legend().get_texts())
+    assert not any("beyond" in text.get_text() for text in figure.legends[0].get_texts())
 
 
 def legend_labels(figure, per_topic):
-    legend = figure.legends[0] if per_topic else figure.axes[0].get_legend()
-    return [text.get_text() for text in legend.get_texts()]
+    legend = figure.legends[0]  # below the axes in both layouts
+    return [" ".join(text.get_text().split()) for text in legend.get_texts()]
 
 
 def test_the_legend_lists_only_the_marks_drawn():

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tarsim.cli import main
@@ -49,3 +51,63 @@ def test_an_html_path_that_cannot_be_written_is_refused_before_any_run(tmp_path,
     err = capsys.readouterr().err
     assert err.startswith("tarsim: error: ") and len(err.splitlines()) == 1 and "taken" in err
     assert not out.exists()
+
+
+SCREENING = CONFIG.replace('effort_models = ["judge"]\n', "").replace('vary.learner = ["logistic", "nb"]\n', "")
+"""A title/abstract screening sweep (document/document) with the default effort models (judge, sent, lambda, ...)."""
+
+
+def test_a_page_inside_the_sweeps_output_folder_is_accepted_before_any_run(tmp_path, capsys):
+    """`--out out --html out/report.html` was refused ("folder out does not exist") though the sweep creates out."""
+    config = tmp_path / "study.toml"
+    config.write_text(SCREENING, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["sweep", str(config), "--out", str(out), "--html", str(out / "report.html"), "--dry-run"]) == 0
+    assert main(["sweep", str(config), "--out", str(out), "--html", str(out / "pages" / "r.html"), "--dry-run"]) == 0
+    assert not out.exists()  # checked, nothing made
+
+
+def test_a_screening_sweeps_page_is_the_one_tarsim_report_writes(tmp_path, monkeypatch):
+    """A document-screening sweep drew sentence, lambda and seconds figures that `tarsim report OUT --html` does not:
+    its page now gets the report's default (judgments), and a folder below OUT is made for it."""
+    import tarsim.reporting.html_study as html_study
+    from tarsim.cli.sweep import _write_report
+    from tarsim.sweep.config import load_sweep_config
+
+    config = tmp_path / "study.toml"
+    config.write_text(SCREENING, encoding="utf-8")
+    asked = {}
+
+    def fake(out, html, effort=(), collections=()):
+        asked.update(out=out, html=html, effort=tuple(effort))
+        return html_study.WrittenPage(Path(html), 1, 3)
+
+    monkeypatch.setattr(html_study, "write_study_page", fake)
+    page = tmp_path / "out" / "pages" / "r.html"
+    assert _write_report(load_sweep_config(config), tmp_path / "out", str(page)) == 0
+    assert asked["effort"] == () and page.parent.is_dir()  # () : as `tarsim report OUT --html FILE` (judge)
+
+
+def test_a_sentence_sweep_page_draws_the_sweeps_effort_models():
+    from tarsim.cli.sweep import report_effort_models
+    from tarsim.sweep.config import SweepConfig
+
+    screening = SweepConfig(source=Path("s.toml"), collections=(), effort_models=("judge", "sent", "lambda:0.5"))
+    assert report_effort_models(screening) == ("judge",)
+    sentences = SweepConfig(
+        source=Path("s.toml"),
+        collections=(),
+        strategies=("document/document", "sentence/document"),
+        effort_models=("judge", "sent", "lambda:0.5"),
+    )
+    assert report_effort_models(sentences) == ("judge", "sent", "lambda:0.5")
+
+
+@pytest.mark.parametrize("html", ["out", "out/ledgers", "out/results.csv"])
+def test_an_html_that_is_the_output_folder_or_one_of_its_outputs_is_refused_before_any_run(tmp_path, capsys, html):
+    config = tmp_path / "study.toml"
+    config.write_text(CONFIG, encoding="utf-8")
+    assert main(["sweep", str(config), "--out", str(tmp_path / "out"), "--html", str(tmp_path / html)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tarsim: error: --html ") and len(err.splitlines()) == 1
+    assert not (tmp_path / "out").exists()

@@ -64,14 +64,15 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--progress-every must be >= 0, got {args.progress_every}")
     if args.jobs < 1:  # checked here too, so that --dry-run does not pass a plan the real run refuses
         raise ConfigError(f"--jobs must be >= 1, got {args.jobs}")
-    if args.html is not None:  # refused before any run: a missing extra, an output that cannot be written
+    if args.html is not None:  # refused before any run: a missing extra (the path once the output folder is known)
         from tarsim.errors import require
 
         require("altair", "report", "tarsim sweep --html")
         require("vl_convert", "report", "tarsim sweep --html", "vl-convert-python")
-        check_output_path(args.html, "--html")
     config = load_sweep_config(args.config)
     given_out = check_output_path(args.out, directory=True) if args.out is not None else None
+    if args.html is not None:
+        _check_html_path(args.html, sweep_out(config, given_out))
     if args.dry_run:  # refuses what the sweep would refuse before running: no run planned, a folder of other runs
         datasets = load_collections(config)
         runs, skipped = planned_runs(config, datasets)
@@ -127,13 +128,50 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+SWEEP_OUTPUTS = ("ledgers", "results.csv", "results.parquet", "stopping")
+"""What a sweep writes in its output folder: never a place for its --html page."""
+
+
+def _check_html_path(html: str, out) -> None:
+    """Refuse, before any run, an --html page that cannot be written: as any output file (check_output_path), except
+    that a page inside the sweep's output folder may name folders the sweep creates (OUT, or one below it, made
+    when the page is written); the folder itself or one of the sweep's own outputs is refused."""
+    from pathlib import Path
+
+    from tarsim.data.paths import check_output_path
+    from tarsim.errors import ConfigError
+
+    path = Path(html).resolve()  # as sweep_out resolves the output folder
+    inside = out == path or out in path.parents
+    if not inside or path.parent.is_dir():
+        check_output_path(html, "--html")
+    else:
+        check_output_path(path.parent, "--html", directory=True)  # no file or broken link on the way
+    if inside and (path == out or path.relative_to(out).parts[0] in SWEEP_OUTPUTS):
+        raise ConfigError(f"--html {html}: is the sweep's output folder or one of its outputs; give a page name")
+
+
+def report_effort_models(config) -> tuple[str, ...]:
+    """The effort models of a sweep's HTML page: the sweep's (`[sweep] effort_models`) when some strategy shows
+    sentences (their effort differs from judgments), else judgments only, as `tarsim report OUT --html` draws by
+    default: a title/abstract screening study gets no sentence, lambda or seconds figures."""
+    from tarsim.config.review import STRATEGIES
+
+    sentences = any(STRATEGIES[strategy][0] == "sentence" for strategy in config.strategies)
+    return tuple(config.effort_models) if sentences else ("judge",)
+
+
 def _write_report(config, out, html: str) -> int:
-    """The sweep's HTML report, as `tarsim report OUT --html FILE --effort M ...` writes it: the sweep's effort models
-    and its collections (for sampled stopping rules)."""
+    """The sweep's HTML report, as `tarsim report OUT --html FILE --effort M ...` writes it (the page gives that
+    command): report_effort_models and the sweep's collections (for sampled stopping rules)."""
+    from pathlib import Path
+
     from tarsim.reporting.html_study import write_study_page
 
+    Path(html).parent.mkdir(parents=True, exist_ok=True)  # a folder below OUT (checked before the sweep ran)
     collections = [str(entry.path) for entry in config.collections if entry.path is not None]
-    written = write_study_page(str(out), html, config.effort_models, collections)
+    models = report_effort_models(config)
+    written = write_study_page(str(out), html, models if models != ("judge",) else (), collections)
     print(f"{written.runs} run(s), {written.figures} figure(s) written to {written.path}")
     return 0
 

@@ -46,15 +46,53 @@ def replicate_count(ledgers: Sequence[Ledger]) -> tuple[int, str]:
     return len(replicates), noun + ("s" if len(replicates) != 1 else "")
 
 
-def band_note(ledgers: Sequence[Ledger]) -> str:
-    """`band: min-max over 3 seeds`, or "" with a single replicate (no band is drawn)."""
+def band_note(
+    ledgers: Sequence[Ledger], lines: Mapping[str, Sequence[Ledger]] | None = None, per_topic: bool = False
+) -> str:
+    """`band: min-max over 3 seeds`, or "" with a single replicate (no band is drawn). With `lines` (each line's
+    runs), also what a line holds when that is more than its replicates (the runs of one seed of a line are averaged:
+    over topics, or over a setting the lines do not tell apart): `band: min-max over 2 seeds; a line holds 4 runs`;
+    `per_topic`: what a line holds in each panel (topic)."""
     count, noun = replicate_count(ledgers)
-    return f"band: min-max over {count} {noun}" if count > 1 else ""
+    if count <= 1:
+        return ""
+    held_runs: list[list[Ledger]] = []
+    for runs in (lines or {}).values():
+        if not per_topic:
+            held_runs.append(list(runs))
+            continue
+        panels: dict[tuple, list[Ledger]] = {}
+        for ledger in runs:
+            panels.setdefault(pair_key(ledger)[:2], []).append(ledger)
+        held_runs.extend(panels.values())
+    sizes = sorted({len(runs) for runs in held_runs})
+    held = ""
+    if sizes and sizes[-1] > count:
+        held = f"; a line holds {count_text(sizes)} runs" + (" per panel" if per_topic else "")
+    return f"band: min-max over {count} {noun}{held}"
 
 
-def runs_label(name: str, runs: int) -> str:
-    """A legend entry with its count explained: `relevance (n = 15 runs)`."""
-    return f"{name} (n = {runs} run{'s' if runs != 1 else ''})"
+def count_text(counts: Sequence[int]) -> str:
+    """`4`, or `2-4` when the counts differ."""
+    low, high = min(counts), max(counts)
+    return f"{low}" if low == high else f"{low}-{high}"
+
+
+def runs_label(name: str, runs: int | Sequence[int], per: str = "") -> str:
+    """A legend entry with its count explained: `relevance (n = 15 runs)`; with `per` (small multiples: the counts
+    of the line in each panel), `relevance (n = 3 runs per panel)` or `(n = 2-3 runs per panel)`."""
+    counts = [runs] if isinstance(runs, int) else list(runs)
+    plural = "s" if max(counts) != 1 or len(set(counts)) > 1 else ""
+    return f"{name} (n = {count_text(counts)} run{plural}{f' per {per}' if per else ''})"
+
+
+def topics_text(lines: Mapping[str, Sequence[Ledger]]) -> str:
+    """What a line's mean is over: `over 3 topics` when a line holds several topics (`over up to 3 topics` when lines
+    hold different numbers), "" when every line is one topic (a figure grouped by topic, or of one dataset)."""
+    counts = [len({pair_key(ledger)[:2] for ledger in runs}) for runs in lines.values()]
+    if not counts or max(counts) <= 1:
+        return ""
+    return f"over {'' if min(counts) == max(counts) else 'up to '}{max(counts)} topics"
 
 
 def identical_to(curves: Mapping[str, np.ndarray]) -> dict[str, str]:

@@ -10,6 +10,7 @@ page of a few megabytes.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -106,7 +107,8 @@ def recall_effort_figure(groups: Mapping[str, Sequence[Ledger]], effort_model: s
     names = list(mean_curves)
     pick = alt.selection_point(fields=["group"], bind="legend")
     colour = alt.Color("group:N", scale=_colour_scale(alt, names), title="group (click to show one)")
-    x = alt.X("effort:Q", title=f"Effort ({model.unit})", scale=alt.Scale(domain=[0, limit], clamp=True))
+    unit = f"{model.name}: {model.unit}" if model.name.startswith("lambda") else model.unit  # as the PNG figures
+    x = alt.X("effort:Q", title=f"Effort ({unit})", scale=alt.Scale(domain=[0, limit], clamp=True))
     y = alt.Y("recall:Q", title=f"Recall ({recall})", scale=alt.Scale(domain=[0, 1]))
     thin = (
         alt.Chart(pd.DataFrame(runs))
@@ -141,7 +143,7 @@ def recall_effort_figure(groups: Mapping[str, Sequence[Ledger]], effort_model: s
         )
     )
     topics = len({pair_key(ledger)[:2] for ledger in everyone})
-    heading = titled(dataset_name(everyone), f"recall by {model.unit}, {topics} topic{'s' if topics != 1 else ''}")
+    heading = titled(dataset_name(everyone), f"recall by {unit}, {topics} topic{'s' if topics != 1 else ''}")
     chart = alt.layer(thin, thick).add_params(pick).properties(width=WIDTH, height=HEIGHT, title=heading)
     note = (
         "thin: one line per run; thick: the mean of each group's runs ("
@@ -150,12 +152,19 @@ def recall_effort_figure(groups: Mapping[str, Sequence[Ledger]], effort_model: s
         + "".join(f"; {later} is identical to {earlier} (dashed over it)" for later, earlier in same.items())
     )
     return Figure(
-        f"recall-{model.name.replace(':', '-')}",
+        element_id(f"recall-{model.name}"),
         heading,
         chart.to_dict(),
         {"line": len(runs_of(groups)) + len(groups)},
         note,
     )
+
+
+def element_id(text: str) -> str:
+    """An HTML id that is also a plain CSS selector: letters, digits, `-` and `_` only, starting with a letter
+    (`recall-lambda:0.5` -> `recall-lambda-0-5`); the page makes repeated ids unique (html_report)."""
+    safe = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-")
+    return safe if safe[:1].isalpha() else f"figure-{safe}"
 
 
 def runs_of(groups: Mapping[str, Sequence[Ledger]]) -> list[Ledger]:
@@ -217,7 +226,7 @@ def insights_figure(groups: Mapping[str, Sequence[Ledger]], kind: str, recall: s
     )
     everyone = [ledger for runs in regrouped.values() for ledger, _ in runs]
     what = "Work Saved over Sampling by recall" if kind == "wss" else "Extra Relevant records Found by share screened"
-    band_text = band_note(everyone)
+    band_text = band_note(everyone, {name: [ledger for ledger, _ in runs] for name, runs in regrouped.items()})
     heading = titled(dataset_name(everyone), what) + (f" ({band_text})" if band_text else "")
     chart = alt.layer(band, line).add_params(pick).properties(width=WIDTH, height=HEIGHT, title=heading)
     return Figure(f"insights-{kind}", heading, chart.to_dict(), {"line": len(names)})
@@ -277,4 +286,24 @@ def stopping_figure(
         .add_params(pick)
         .properties(width=WIDTH, height=HEIGHT, title="Where the stopping rules stop (one point per run and rule)")
     )
-    return Figure("stopping", "Stopping", chart.to_dict(), {"symbol": len(rows)})
+    return Figure(
+        "stopping", "Stopping", chart.to_dict(), {"symbol": len(rows)}, stopping_caption(rules, rows, skipped)
+    )
+
+
+def stopping_caption(rules: Sequence[str], rows: Sequence[dict], skipped: Mapping[str, str] | None) -> str:
+    """The stopping figure's caption: the rules replayed, one point per run where a rule stopped it, and the rules
+    that never fired in any run (not drawn: they have no stopping point) or were left out."""
+    fired = list(dict.fromkeys(row["rule"] for row in rows))
+    left_out = [rule for rule in rules if skipped and rule in skipped]
+    never = [rule for rule in rules if rule not in fired and rule not in left_out]
+    text = (
+        f"Stopping rules replayed on every run: {', '.join(r for r in rules if r not in left_out)}. One point per run "
+        "and rule where the rule stopped the review (shape: the rule; colour: the group); a run a rule never stopped "
+        "has no point."
+    )
+    if never:
+        text += f" Not drawn, as they stopped no run: {', '.join(never)}."
+    if left_out:
+        text += f" Left out (see below): {', '.join(left_out)}."
+    return text

@@ -20,22 +20,29 @@ from pathlib import Path
 from tarsim.data.atomic import atomic_write
 from tarsim.data.ledger import Ledger
 from tarsim.errors import ConfigError
-from tarsim.reporting.compare import _flat_config, group_ledgers, pair_key, run_scores
-from tarsim.reporting.figure_text import dataset_name
+from tarsim.reporting.compare import _flat_config, pair_key, run_scores
+from tarsim.reporting.figure_text import dataset_name, replicate_count
 from tarsim.reporting.html_charts import Figure, insights_figure, recall_effort_figure, stopping_figure
+from tarsim.reporting.line_groups import line_groups
 from tarsim.reporting.reproduce import group_commands, sweep_command
+from tarsim.reporting.study_tables import collection_names, split_fields
 from tarsim.reporting.vega_bundle import Bundling
 
 MEASURES = ("Recall@1R+100", "Recall@2R+100", "Recall@4R+100", "WSS@95", "effort to 95% recall")
 HEADLINE = "Recall@2R+100"
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1000px; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+.scroll { overflow-x: auto; max-width: 100%; margin: 0.5em 0 1.5em; }
+table { border-collapse: collapse; font-size: 0.9em; }
+td { overflow-wrap: anywhere; }
+.strata td { white-space: pre-line; }
+.strata th:nth-child(2), .strata td:nth-child(2) { text-align: left; }
+.strata td:nth-child(n+3) { white-space: pre; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 .figure { margin: 1em 0 2em; min-height: 360px; }
 .note { color: #555; font-size: 0.9em; }
-pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; }
+pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
 """
 
 
@@ -60,7 +67,8 @@ def versions() -> dict[str, str]:
 def _table(header: Sequence[str], rows: Sequence[Sequence], cls: str = "") -> str:
     head = "".join(f"<th>{html.escape(str(cell))}</th>" for cell in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>" for row in rows)
-    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    table = f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return f'<div class="scroll">{table}</div>'  # a wide table scrolls inside the page, never widens it
 
 
 def configuration_section(groups: Mapping[str, Sequence[Ledger]]) -> str:
@@ -119,8 +127,44 @@ def tables_section(ledgers: Sequence[Ledger], group_by, effort_model: str, recal
         )
         for topic in topics
     ]
-    parts += [f"<h3>{HEADLINE} per topic (mean ± sd over seeds)</h3>", _table(["topic", *groups], per_topic)]
+    _, noun = replicate_count(ledgers)  # "prior seeds" when only the prior seed varies, as the figures say
+    heading = f"{HEADLINE} per topic (mean ± sd over each group's runs of the topic: its {noun})"
+    parts += [f"<h3>{html.escape(heading)}</h3>", _table(["topic", *groups], per_topic)]
     return "\n".join(parts)
+
+
+def collections_section(ledgers: Sequence[Ledger], group_by, effort_model: str, recall: str) -> str:
+    """Runs of several collections: per collection and group, mean ± sd [95% CI] of the headline measures, as
+    `tarsim compare --group-by collection` prints them (reporting.study_tables); "" for one collection."""
+    if len(set(collection_names(ledgers))) < 2:
+        return ""
+    from tarsim.reporting.study_tables import grouped_comparison
+    from tarsim.reporting.table_formats import digits_for, mean_cell
+
+    rows = grouped_comparison(ledgers, "", effort_model, ["collection"], group_by, None, recall, tests=False)
+    measures = [m for m in MEASURES if any(row["measure"] == m for row in rows)]
+    digits = {m: digits_for([row["mean"] for row in rows if row["measure"] == m]) for m in measures}
+    cells: dict[tuple, dict[str, str]] = {}
+    runs: dict[tuple, int] = {}
+    for row in rows:
+        if row["measure"] in measures:
+            key = (row["collection"], row["group"])
+            runs[key] = max(runs.get(key, 0), row["runs"])
+            cell = mean_cell(row["mean"], row["sd"], row["ci_low"], row["ci_high"], digits[row["measure"]])
+            cell = cell.replace(" [", "\n[")  # the interval on its own line: the table fits the page
+            cells.setdefault(key, {})[row["measure"]] = cell + (
+                f" ({row['n']} of {row['runs']})" if row["n"] < row["runs"] else ""
+            )
+    body = [(*key, runs[key], *(cells[key].get(m, "-") for m in measures)) for key in cells]
+    return "\n".join(
+        [
+            "<h3>Per collection</h3>",
+            "<p class='note'>The runs span several collections: per collection and group, mean ± sd [95% bootstrap "
+            "CI] over its runs, as <code>tarsim compare --group-by collection</code> prints them; (k of n): the "
+            "measure is known in k of the n runs. The table above pools the collections.</p>",
+            _table(["collection", "group", "runs", *measures], body, "strata"),
+        ]
+    )
 
 
 def reproduce_section(groups: Mapping[str, Sequence[Ledger]], replay, commands: Sequence[str]) -> str:
@@ -152,6 +196,23 @@ def reproduce_section(groups: Mapping[str, Sequence[Ledger]], replay, commands: 
     return "\n".join(part for part in parts if part)
 
 
+def unique_ids(figures: Sequence[Figure]) -> list[Figure]:
+    """The figures with ids unique on the page (a repeated id gets `-2`, `-3`, ...): each is drawn in its own
+    element."""
+    from dataclasses import replace
+
+    seen: set[str] = set()
+    unique = []
+    for figure in figures:
+        name, count = figure.id, 1
+        while name in seen:
+            count += 1
+            name = f"{figure.id}-{count}"
+        seen.add(name)
+        unique.append(replace(figure, id=name))
+    return unique
+
+
 def _script_json(value) -> str:
     """JSON safe inside a <script> element (no `</` can close it)."""
     return json.dumps(value).replace("</", "<\\/")
@@ -177,7 +238,8 @@ EMBED = """
 window.tarsimErrors = [];
 window.addEventListener("error", (event) => window.tarsimErrors.push(String(event.message)));
 const figures = %s;
-Promise.all(figures.map((figure) => vegaEmbed("#" + figure.id, figure.spec, {renderer: "svg", actions: false})))
+Promise.all(figures.map((figure) => vegaEmbed(document.getElementById(figure.id), figure.spec,
+                                              {renderer: "svg", actions: false})))
   .then(() => { document.body.dataset.rendered = String(figures.length); })
   .catch((error) => { window.tarsimErrors.push(String(error)); console.error(error);
                       document.body.dataset.rendered = "error"; });
@@ -208,9 +270,10 @@ def build_report(
 
 def _body(ledgers, effort_models, recall, stopping, group_by, replay, commands, found_rules) -> tuple[list, list]:
     """The page's body parts and figures (build_report's arguments)."""
-    groups = group_ledgers(ledgers, group_by)
+    groups = line_groups(ledgers, group_by)  # collection and topic may name groups, as in `tarsim plot`
+    _, fields = split_fields(",".join(group_by or ()))
     replay = replay or (lambda ledger: {})
-    figures = [recall_effort_figure(groups, model, recall) for model in effort_models]
+    figures = [recall_effort_figure(groups, model, recall) for model in dict.fromkeys(effort_models)]
     figures += [insights_figure(groups, kind, recall) for kind in ("wss", "erf")]
     rules = list(stopping) or sorted(
         {rule for ledger in ledgers for rule in ledger.header.get("config", {}).get("stopping", [])}
@@ -219,6 +282,7 @@ def _body(ledgers, effort_models, recall, stopping, group_by, replay, commands, 
     skipped: dict[str, str] = {}  # rules found (not asked for) that these ledgers alone cannot replay: left out
     stops = stopping_figure(groups, rules, replay, None if stopping else skipped) if rules else None
     figures += [stops] if stops else []
+    figures = unique_ids(figures)
     notes = [f"Stopping rule {rule} left out: {reason}" for rule, reason in skipped.items()]
     if rules and not stops:
         notes.append(f"No stopping rule ({', '.join(rules)}) stopped any run: no stopping figure.")
@@ -232,7 +296,8 @@ def _body(ledgers, effort_models, recall, stopping, group_by, replay, commands, 
         "<h2>Versions</h2>",
         _table(["software", "version"], sorted(found.items())),
         configuration_section(groups),
-        tables_section(ledgers, group_by, effort_models[0], recall),
+        tables_section(ledgers, fields or None, effort_models[0], recall),
+        collections_section(ledgers, fields or None, effort_models[0], recall),
         _figures_section(figures),
         f"<p class='note'>{html.escape(unfired)}</p>" if unfired else "",
         reproduce_section(groups, replay, commands),

@@ -14,9 +14,18 @@ import numpy as np
 
 from tarsim.data.ledger import Ledger
 from tarsim.errors import ConfigError
-from tarsim.reporting.compare import group_ledgers, pair_key, refuse_identical_runs
-from tarsim.reporting.figure_text import IDENTICAL_DASHES, band_note, dataset_name, identical_to, runs_label, titled
-from tarsim.reporting.plots import STYLE, _matplotlib, group_styles
+from tarsim.reporting.compare import pair_key, refuse_identical_runs
+from tarsim.reporting.figure_text import (
+    IDENTICAL_DASHES,
+    band_note,
+    dataset_name,
+    identical_to,
+    runs_label,
+    titled,
+    topics_text,
+)
+from tarsim.reporting.line_groups import line_groups
+from tarsim.reporting.plots import STYLE, _matplotlib, fit_legend, group_styles, panel_counts
 
 INSIGHTS_KINDS = ("recall", "wss", "erf")
 INSIGHTS_GRID = 1001
@@ -56,7 +65,7 @@ def insights_groups(
         raise ConfigError("nothing to plot: no ledgers")
     groups: dict[str, list[Ledger]] = {}
     if group_by:
-        groups = group_ledgers(ledgers, group_by)
+        groups = line_groups(ledgers, group_by)
     else:
         for ledger in ledgers:
             groups.setdefault(tool_of(ledger), []).append(ledger)
@@ -136,7 +145,8 @@ def plot_insights(
     }
     heading, ylabel = labels.get(kind, ("Extra Relevant records Found (ERF)", "ERF"))
     used = [ledger for runs in screens.values() for ledger, _ in runs]
-    band = band_note(used)
+    lines = {name: [ledger for ledger, _ in runs] for name, runs in screens.items()}
+    band = band_note(used, lines, per_topic)
     topics = sorted({pair_key(ledger)[:2] for ledger in used}, key=lambda k: (k[1], k[0]))
     plt = _matplotlib()
     with plt.rc_context(STYLE):
@@ -144,14 +154,19 @@ def plot_insights(
             fig, ax = plt.subplots(figsize=(6.4, 4.6), layout="constrained")
             _draw(ax, screens, styles, kind, grid)
             ax.set_ylabel(ylabel)
-            what = f"mean {heading} over {len(topics)} topics" if len(topics) > 1 else heading
+            over = topics_text(lines)  # "" when each line is one topic (grouped by topic)
+            what = f"mean {heading} {over}" if over else heading
             ax.set_title(title or titled(dataset_name(used), what) + (f"\n({band})" if band else ""))
-            ax.legend(loc="best", frameon=False)
+            if len(screens) > 4:  # a long legend below the axes, so that it hides no line and keeps their width
+                handles, _ = ax.get_legend_handles_labels()
+                fit_legend(fig, handles, base_height=4.0)
+            else:
+                ax.legend(loc="best", frameon=False)
             return fig
         ncols = columns or min(len(topics), max(1, math.ceil(math.sqrt(len(topics)))))
         nrows = math.ceil(len(topics) / ncols)
         fig, axes = plt.subplots(
-            nrows, ncols, figsize=(3.4 * ncols + 0.4, 2.8 * nrows + 1.2), squeeze=False, layout="constrained"
+            nrows, ncols, figsize=(max(3.4 * ncols + 0.4, 6.0), 2.8 * nrows + 1.2), squeeze=False, layout="constrained"
         )
         identical = False
         for ax, key in zip(axes.flat, topics, strict=False):
@@ -161,25 +176,23 @@ def plot_insights(
             ax.set_ylabel(ylabel)
         for ax in axes.flat[len(topics) :]:
             ax.remove()
-        fig.legend(
-            handles=_shared_handles(screens, styles, kind, identical),
-            loc="outside lower center",
-            ncols=2,
-            frameon=False,
-        )
+        handles = _shared_handles(screens, styles, kind, identical, topics)
+        fit_legend(fig, handles, base_height=2.8 * nrows + 0.9)
         fig.suptitle(title or titled(dataset_name(used), f"{heading} per topic") + (f" ({band})" if band else ""))
         return fig
 
 
-def _shared_handles(screens: Mapping[str, list], styles: Mapping[str, tuple], kind: str, identical: bool):
-    """The small multiples' one legend: each line with its runs over all panels, the reference lines, and a note
-    when some panel drew a line dashed because it equals another there."""
+def _shared_handles(
+    screens: Mapping[str, list], styles: Mapping[str, tuple], kind: str, identical: bool, topics: Sequence[tuple]
+):
+    """The small multiples' one legend: each line with its runs per panel, the reference lines, and a note when some
+    panel drew a line dashed because it equals another there."""
     from matplotlib.lines import Line2D
 
-    handles = [
-        Line2D([], [], color=styles[name][0], ls=styles[name][1], lw=1.8, label=runs_label(name, len(runs)))
-        for name, runs in screens.items()
-    ]
+    handles = []
+    for name, runs in screens.items():
+        label = runs_label(name, panel_counts([ledger for ledger, _ in runs], topics), "panel")
+        handles.append(Line2D([], [], color=styles[name][0], ls=styles[name][1], lw=1.8, label=label))
     handles.append(Line2D([], [], color="black", lw=1.0, label="random screening"))
     if kind == "recall":
         handles.append(Line2D([], [], color="grey", lw=1.0, label="perfect review"))

@@ -32,8 +32,17 @@ from tarsim.data.ledger import Ledger
 from tarsim.effort_models import make_effort_model
 from tarsim.errors import ConfigError
 from tarsim.metrics.recall_effort import GRID_A, RecallCurve, check_recall_kind, recall_curve
-from tarsim.reporting.compare import group_ledgers, pair_key, refuse_identical_runs
-from tarsim.reporting.figure_text import IDENTICAL_DASHES, band_note, dataset_name, identical_to, runs_label, titled
+from tarsim.reporting.compare import pair_key, refuse_identical_runs
+from tarsim.reporting.figure_text import (
+    IDENTICAL_DASHES,
+    band_note,
+    dataset_name,
+    identical_to,
+    runs_label,
+    titled,
+    topics_text,
+)
+from tarsim.reporting.line_groups import line_groups
 
 if TYPE_CHECKING:
     from tarsim.stopping.replay_inputs import ReplayInputs
@@ -392,41 +401,34 @@ def plot_recall_effort(
     plt = _matplotlib()
     model = make_effort_model(effort_model)
     replay = _per_ledger(replay)
-    groups = group_ledgers(ledgers, group_by)
+    groups = line_groups(ledgers, group_by)
     refuse_identical_runs(groups)  # the same run given twice would count twice in every mean
     styles = group_styles(list(groups))
     unit = model.unit if not model.name.startswith("lambda") else f"{model.name}: {model.unit}"
     xlabel = f"Effort ({unit})" + (", log scale" if xscale == "log" else "")
-    band = band_note(ledgers)
+    band = band_note(ledgers, groups, per_topic)
     with plt.rc_context(STYLE):
         if not per_topic:
             fig, ax = plt.subplots(figsize=(7.0, 4.2), layout="constrained")
             drawn = _plot_panel(ax, groups, styles, model, xmax, marks, stopping, replay, True, recall, xscale)
-            topics = len({pair_key(ledger)[:2] for ledger in ledgers})
+            over = topics_text(groups)
             ax.set_title(
                 title
-                or titled(
-                    dataset_name(ledgers), f"mean recall over {topics} topic{'s' if topics > 1 else ''} by {unit}"
-                )
+                or titled(dataset_name(ledgers), f"mean recall{' ' + over if over else ''} by {unit}")
                 + (f"\n({band})" if band else "")
             )
             ax.set_xlabel(xlabel)
             ax.set_ylabel(ylabel)
             handles, _ = ax.get_legend_handles_labels()
-            ax.legend(
-                handles=handles + _legend_handles(stopping, marks, True, drawn),
-                loc="upper center",
-                bbox_to_anchor=(0.5, -0.2),
-                ncols=2,
-                frameon=False,
-            )
+            handles += _legend_handles(stopping, marks, True, drawn)
+            fit_legend(fig, handles, base_height=3.5)
             return fig
         keys = sorted({pair_key(ledger)[:2] for ledger in ledgers}, key=lambda k: (k[1], k[0]))
         n = len(keys)
         ncols = columns or min(n, max(1, math.ceil(math.sqrt(n))))
         nrows = math.ceil(n / ncols)
         fig, axes = plt.subplots(
-            nrows, ncols, figsize=(3.1 * ncols + 0.4, 2.6 * nrows + 0.9), squeeze=False, layout="constrained"
+            nrows, ncols, figsize=(max(3.1 * ncols + 0.4, 6.0), 2.6 * nrows + 0.9), squeeze=False, layout="constrained"
         )
         drawn = Drawn(perfect=True)
         for ax, key in zip(axes.flat, keys, strict=False):
@@ -445,25 +447,64 @@ def plot_recall_effort(
                 used[-1].set_xlabel(xlabel)
         for ax in axes[:, 0]:
             ax.set_ylabel(ylabel)
-        fig.legend(
-            handles=_per_topic_handles(groups, styles, model, drawn) + _legend_handles(stopping, marks, False, drawn),
-            loc="outside lower center",
-            ncols=2 if ncols < 3 else 3,
-            frameon=False,
+        handles = _per_topic_handles(groups, styles, model, drawn, keys) + _legend_handles(
+            stopping, marks, False, drawn
         )
+        fit_legend(fig, handles, 2 if ncols < 3 else 3, base_height=2.6 * nrows + 0.6)
         fig.suptitle(
             title or titled(dataset_name(ledgers), f"recall per topic by {unit}") + (f" ({band})" if band else "")
         )
         return fig
 
 
-def _per_topic_handles(groups: Mapping[str, Sequence[Ledger]], styles: Mapping[str, tuple], model, drawn: Drawn):
-    """The small multiples' shared legend: each line with its runs over all panels, the reference lines drawn, and
-    a note when some panel drew a line dashed because it equals another there."""
+def panel_counts(runs: Sequence[Ledger], keys: Sequence[tuple]) -> list[int]:
+    """A line's runs in each panel (topic key) where it is drawn: what its legend entry counts."""
+    counts = [sum(1 for run in runs if pair_key(run)[:2] == key) for key in keys]
+    return [count for count in counts if count] or [0]
+
+
+def fit_legend(fig, handles, ncols: int = 2, base_height: float = 0.0) -> None:
+    """The figure's legend below its axes (constrained layout reserves the room), with fewer columns while it is
+    wider than the figure, and in one column the longest labels wrapped (long labels used to squeeze the axes to make
+    room for the legend); with `base_height` (inches: the axes and their labels), the figure is made taller by the
+    legend's height rather than its axes flatter."""
+    renderer = fig.canvas.get_renderer()
+    limit = 0.98 * fig.bbox.width
+    for columns in range(ncols, 0, -1):
+        legend = fig.legend(handles=handles, loc="outside lower center", ncols=columns, frameon=False)
+        width = legend.get_window_extent(renderer).width
+        if width <= limit:
+            break
+        legend.remove()
+    else:
+        legend = _wrapped_legend(fig, handles, limit, width)
+    if base_height:
+        height = legend.get_window_extent(renderer).height / fig.dpi
+        fig.set_figheight(max(fig.get_figheight(), base_height + height + 0.15))
+
+
+def _wrapped_legend(fig, handles, limit: float, width: float):
+    """One column with labels wrapped to about the figure's width."""
+    import textwrap
+
+    longest = max(len(handle.get_label()) for handle in handles)
+    chars = max(30, int(longest * limit / width) - 4)
+    for handle in handles:
+        handle.set_label(textwrap.fill(handle.get_label(), chars, subsequent_indent="  "))
+    return fig.legend(handles=handles, loc="outside lower center", ncols=1, frameon=False)
+
+
+def _per_topic_handles(
+    groups: Mapping[str, Sequence[Ledger]], styles: Mapping[str, tuple], model, drawn: Drawn, keys: Sequence[tuple]
+):
+    """The small multiples' shared legend: each line with its runs per panel, the reference lines drawn, and a note
+    when some panel drew a line dashed because it equals another there."""
     from matplotlib.lines import Line2D
 
     handles = [
-        Line2D([], [], color=styles[g][0], ls=styles[g][1], lw=1.8, label=runs_label(g, len(runs)))
+        Line2D(
+            [], [], color=styles[g][0], ls=styles[g][1], lw=1.8, label=runs_label(g, panel_counts(runs, keys), "panel")
+        )
         for g, runs in groups.items()
     ]
     exact = model.name == "judge"
@@ -486,7 +527,7 @@ line sits in the leftmost 10% of a linear axis: `tarsim plot` then suggests --xs
 def log_scale_advised(ledgers: Sequence[Ledger], effort_model: str, group_by=None, recall: str = "presented") -> bool:
     """Whether a linear effort axis would squeeze some line against its left edge (see LOG_ADVISED_RATIO)."""
     model = make_effort_model(effort_model)
-    groups = group_ledgers(ledgers, group_by)
+    groups = line_groups(ledgers, group_by)
     ends = [_x_limit(runs, model, recall) for runs in groups.values() if runs]
     return len(ends) > 1 and min(ends) > 0 and max(ends) / min(ends) >= LOG_ADVISED_RATIO
 
