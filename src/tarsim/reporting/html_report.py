@@ -289,7 +289,8 @@ def _body(ledgers, effort_models, recall, stopping, group_by, replay, commands, 
     unfired = " ".join(notes)
     topics = len({pair_key(ledger)[:2] for ledger in ledgers})
     name = dataset_name(ledgers) or f"{topics} topic{'s' if topics != 1 else ''}"
-    title = f"tarsim report: {name}, {len(ledgers)} run{'s' if len(ledgers) != 1 else ''} in {len(groups)} group{'s' if len(groups) != 1 else ''}"
+    runs = f"{len(ledgers)} run{'s' if len(ledgers) != 1 else ''}"
+    title = f"tarsim report: {name}, {runs} in {len(groups)} group{'s' if len(groups) != 1 else ''}"
     found = versions()
     body = [
         f"<h1>{html.escape(title)}</h1>",
