@@ -12,7 +12,7 @@ import zipfile
 import pytest
 
 from tarsim.cli import main
-from tarsim.errors import InputError
+from tarsim.errors import InputError, InputWarning
 from tarsim.interop.screening import read_screening_file
 from tarsim.interop.trec import read_trec_documents, read_trec_topics
 
@@ -129,3 +129,26 @@ def test_convert_trec_names_a_symlink_loop_source(tmp_path, capsys):
     ]
     assert main(args) == 2
     assert capsys.readouterr().err == f"tarsim: error: {loop}: a symlink loop (a symlink that leads back to itself)\n"
+
+
+def test_other_sheets_with_data_are_named_in_one_warning(tmp_path):
+    """A second sheet of records was left out without a word (pandas and ASReview do the same)."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    first = book.active
+    first.title = "records"
+    for row in (["record_id", "title", "label_included"], ["R1", "a", 1], ["R2", "b", 0]):
+        first.append(row)
+    more = book.create_sheet("more")
+    for row in (["record_id", "title", "label_included"], ["R3", "c", 1], ["R4", "d", 0], ["R5", "e", 0]):
+        more.append(row)
+    book.create_sheet("empty")
+    path = tmp_path / "review.xlsx"
+    book.save(path)
+    with pytest.warns(InputWarning) as caught:
+        screening = read_screening_file(path)
+    assert len(screening.collection) == 2  # the chosen sheet is still the one read
+    assert [str(w.message) for w in caught if "not read" in str(w.message)] == [
+        f"{path}: sheet 'more' (4 filled rows) is not read: tarsim reads one sheet, 'records', the first whose row 1 "
+        "names most of the screening columns"
+    ]
