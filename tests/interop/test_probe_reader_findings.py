@@ -152,3 +152,28 @@ def test_other_sheets_with_data_are_named_in_one_warning(tmp_path):
         f"{path}: sheet 'more' (4 filled rows) is not read: tarsim reads one sheet, 'records', the first whose row 1 "
         "names most of the screening columns"
     ]
+
+
+def test_an_unclosed_quote_on_the_last_record_is_named(tmp_path):
+    """It was `record_id 'R99' has no label (the line has 3 of the 4 header columns ...)`."""
+    path = tmp_path / "review.csv"
+    path.write_text('record_id,title,abstract,label_included\nR1,a,b,1\n"R99","t","abs\n', encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_screening_file(path)
+    assert str(caught.value) == (
+        f"{path}:3: 3 fields where the header has 4: a quote opened here is not closed (before the end of the file)"
+    )
+
+
+def test_a_last_record_with_a_stray_quote_is_not_called_unclosed(tmp_path):
+    path = tmp_path / "review.csv"
+    path.write_text('record_id,title,abstract,label_included\nR1,a,b,1\nR2,"t"x,b,0\n', encoding="utf-8")
+    assert "not closed" not in _error_or_none(path)
+
+
+def _error_or_none(path) -> str:
+    try:
+        read_screening_file(path)
+    except InputError as error:
+        return str(error)
+    return ""

@@ -374,12 +374,15 @@ def read_delimited(path: Path, fallback: str) -> Table:
                 header, header_line = tuple(fields), start
                 continue
             spans = reader.line_num - start  # more lines the record took: quoted line breaks, or a quote left open
-            if spans and reader.line_num == last_line and _quote_left_open(lines[start - 1 :], delimiter):
+            if reader.line_num == last_line and _quote_left_open(lines[start - 1 :], delimiter):
+                runs_on = (
+                    f" (the record runs on over {spans} more line(s))" if spans else " (before the end of the file)"
+                )
                 raise InputError(
                     path,
                     start,
-                    f"{len(fields)} fields where the header has {len(header)}: a quote opened here is not closed "
-                    f"(the record runs on over {spans} more line(s))",
+                    f"{len(fields)} fields where the header has {len(header)}: a quote opened here is not closed"
+                    + runs_on,
                 )
             if len(fields) > len(header):
                 label = next((field.strip() for field in fields if field.strip().lower() in LABEL_COLUMNS), None)
@@ -406,8 +409,8 @@ def _quote_left_open(lines: list[str], delimiter: str) -> bool:
     closes such a field at the end of the file, the strict one refuses it."""
     try:
         list(csv.reader(lines, delimiter=delimiter, strict=True))
-    except csv.Error:
-        return True
+    except csv.Error as exc:
+        return "unexpected end of data" in str(exc)  # not another strict complaint, such as `"a"b`
     return False
 
 
