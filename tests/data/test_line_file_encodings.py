@@ -63,3 +63,15 @@ def test_an_order_line_of_other_fields_says_what_it_found(tmp_path):
     with pytest.raises(InputError) as caught:
         read_order(path)
     assert str(caught.value) == f"{path}:1: expected `docid label` or `docid label prior`, found 4 fields"
+
+
+@pytest.mark.parametrize(("read", "text"), READERS, ids=["qrels", "run", "order", "topics"])
+def test_a_nul_byte_is_refused_at_its_line(tmp_path, read, text):
+    """A NUL became part of an id (`evaluate` invented a topic '\\x001', `simulate --topics` dropped T2)."""
+    path = tmp_path / "T1.txt"
+    lines = text.splitlines(keepends=True)
+    lines[1] = lines[1].replace("d2", "d\x002").replace("T2", "T\x002")
+    path.write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read(path)
+    assert str(caught.value) == f"{path}:2: NUL byte (binary data), not text"

@@ -9,6 +9,7 @@ from pathlib import Path
 from tarsim.data.collection import Collection, read_collection
 from tarsim.data.lines import PathLike
 from tarsim.data.qrels import Qrels, check_qrels_in_collection, read_qrels
+from tarsim.data.regular_files import MISSING, path_problem
 from tarsim.data.topics import Topics, read_topics
 from tarsim.errors import ConfigError, InputError, InputWarning
 
@@ -29,8 +30,11 @@ class Dataset:
 def find_docs_file(directory: PathLike) -> Path:
     """The docs file of a collection directory (docs.jsonl or docs.jsonl.gz)."""
     directory = Path(directory)
-    if not directory.is_dir():
-        raise InputError(directory, None, "collection directory does not exist")
+    if not directory.is_dir():  # a FIFO, a device, a symlink loop or to nothing is named, as for --docs
+        problem = path_problem(directory, "folder")
+        raise InputError(
+            directory, None, problem if problem not in (None, MISSING) else "collection directory does not exist"
+        )
     present = [directory / name for name in DOCS_NAMES if (directory / name).exists()]
     if len(present) > 1:
         raise InputError(directory, None, f"holds both {' and '.join(p.name for p in present)}: keep only one")

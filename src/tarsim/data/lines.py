@@ -34,8 +34,8 @@ def iter_lines(path: PathLike, *, skip_blank: bool = True) -> Iterator[tuple[int
     """Yield (1-based line number, decoded line without its newline), streaming; lines end at \\n or \\r\\n.
 
     Raises InputError for an empty file (no non-blank line), for UTF-16 or UTF-32 text (named, as screening files
-    name it), for bytes that are not UTF-8, and for a carriage return inside a line (CR-only line ends, which
-    trec_eval does not read as line ends either).
+    name it), for bytes that are not UTF-8, for a NUL byte (binary data: it would become part of an id), and for a
+    carriage return inside a line (CR-only line ends, which trec_eval does not read as line ends either).
     """
     seen_content = False
     with open_binary(path) as handle:
@@ -55,6 +55,8 @@ def iter_lines(path: PathLike, *, skip_blank: bool = True) -> Iterator[tuple[int
                         "CR-only (old Mac) line ends: a carriage return (\\r) inside the line; save the file with \\n "
                         "(or \\r\\n) line ends",
                     )
+                if "\x00" in line:
+                    raise InputError(path, number, "NUL byte (binary data), not text")
                 if number == 1 and line.startswith("\ufeff"):
                     line = line[1:]
                 if not line.strip():

@@ -17,6 +17,7 @@ from tarsim.interop.archives import ARCHIVE_ERRORS, open_zip
 from tarsim.interop.newsgroups import read_20newsgroups
 from tarsim.interop.reuters_sgml import read_reuters_sgml
 from tarsim.interop.screening import MissingLabelColumn, find_screening_files, load_screening_dataset
+from tarsim.interop.source_paths import missing_source
 from tarsim.interop.trec import read_trec_dataset
 
 COLLECTIONS = ("reuters21578", "20newsgroups", "srd", "trec", "clef-tar")
@@ -88,7 +89,7 @@ def convert_collection(
     """
     source, destination = Path(source), Path(destination)
     if not source.exists():
-        raise InputError(source, None, "no such file or directory")
+        raise missing_source(source)
     if name == "clef-tar":
         return convert_clef_tar(
             source, destination, texts=texts, qrels=qrels, level=level, topic_ids=topic_ids, report=report

@@ -1,10 +1,10 @@
 """Zip and tar archives read within limits, every error one line naming the archive (and the member).
 
 Before any member is read, the members' declared sizes must add up to no more than the decompression cap
-(tarsim.data.limits; zipfile and tarfile never read a member past its declared size), and every zip member must be
-readable: not encrypted, and compressed with a method Python's zipfile reads (stored, Deflate, bzip2, LZMA; not
-Deflate64, which Windows' Explorer writes for large files). A member whose bytes do not match its CRC is told apart
-from a file that is not a zip archive at all.
+(tarsim.data.limits; zipfile and tarfile never read a member past its declared size), no two members may share a
+name, and every zip member must be readable: not encrypted, and compressed with a method Python's zipfile reads
+(stored, Deflate, bzip2, LZMA; not Deflate64, which Windows' Explorer writes for large files). A member whose bytes
+do not match its CRC is told apart from a file that is not a zip archive at all.
 """
 
 from __future__ import annotations
@@ -71,11 +71,22 @@ def open_zip(path: str | os.PathLike[str], handle: IO[bytes], not_zip: str = "no
                     f"zip member {info.filename!r} is compressed with {method}, which tarsim cannot read; zip it again "
                     f"with one of {', '.join(READABLE_METHODS.values())}",
                 )
+        check_unique_names(path, [info.filename for info in archive.infolist()])
         check_total(path, "the zip archive", sum(info.file_size for info in archive.infolist()), _size(handle))
     except BaseException:
         archive.close()
         raise
     return archive
+
+
+def check_unique_names(path: str | os.PathLike[str], names: list[str]) -> None:
+    """Refuse an archive holding two members of one name: only one of them can be read by name (zipfile reads the
+    last), and reading both gave one docid twice, reported as a duplicate read at the same place."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise InputError(path, None, f"the archive holds two members named {name!r}")
+        seen.add(name)
 
 
 def read_zip_member(path: str | os.PathLike[str], archive: zipfile.ZipFile, name: str) -> bytes:
@@ -108,6 +119,7 @@ def tar_members(
             members = sorted(
                 (m for m in archive.getmembers() if wanted(m.name) and not m.isdir()), key=lambda m: m.name
             )
+            check_unique_names(path, [member.name for member in members])
             for member in members:
                 if not member.isfile():
                     problem = f"member {member.name!r} is {_member_kind(member)}, not a regular file"

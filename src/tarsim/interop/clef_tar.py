@@ -34,6 +34,7 @@ from pathlib import Path
 from tarsim.data.lines import PathLike, iter_lines
 from tarsim.data.qrels import Qrels
 from tarsim.errors import ConfigError, InputError
+from tarsim.interop.source_paths import missing_source
 
 LEVELS = ("abstract", "content")
 """Relevance levels of the task's qrels: after title-abstract screening, after reading the full text."""
@@ -148,7 +149,7 @@ def find_topic_files(source: PathLike) -> list[Path]:
     """One topic file, or every file of a topics folder (or of a release folder's `topics/`), in name order."""
     source = Path(source)
     if not source.exists():
-        raise InputError(source, None, "no such file or directory")
+        raise missing_source(source)
     if source.is_file():
         return [source]
     folder = topics_folder(source)

@@ -19,6 +19,7 @@ from tarsim.data.lines import PathLike
 from tarsim.data.qrels import Qrels
 from tarsim.errors import InputError
 from tarsim.interop.archives import is_tar, tar_members
+from tarsim.interop.source_paths import missing_source
 
 _MESSAGE = re.compile(r"(?:^|/)20news-bydate-(train|test)/([^/]+)/(\d+)$")
 _SPLITS = {"train": 0, "test": 1}
@@ -57,7 +58,7 @@ def read_20newsgroups(source: PathLike) -> Dataset:
     """Every message of the by-date train and test splits; one topic per newsgroup."""
     source = Path(source)
     if not source.exists():
-        raise InputError(source, None, "no such file or directory")
+        raise missing_source(source)
     found = sorted(_messages(source), key=lambda item: (_SPLITS[item[0][0]], item[0][1], int(item[0][2])))
     if not found:
         raise InputError(source, None, "no 20news-bydate-train/GROUP/NUMBER or 20news-bydate-test/... messages")

@@ -20,6 +20,7 @@ from tarsim.data.lines import PathLike
 from tarsim.data.qrels import Qrels
 from tarsim.errors import InputError
 from tarsim.interop.archives import is_tar, tar_members
+from tarsim.interop.source_paths import missing_source
 
 FILE_PATTERN = re.compile(r"(^|/)reut2-\d+\.sgm$")
 _STORY = re.compile(r"<REUTERS\b([^>]*)>(.*?)</REUTERS>", re.S)
@@ -55,7 +56,7 @@ def read_reuters_sgml(source: PathLike) -> Dataset:
     """Stories, category qrels (positives only) and one topic per category (query: the category's name)."""
     source = Path(source)
     if not source.exists():
-        raise InputError(source, None, "no such file or directory")
+        raise missing_source(source)
     documents: list[Document] = []
     qrels: Qrels = {}
     seen: set[str] = set()

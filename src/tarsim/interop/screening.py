@@ -72,7 +72,8 @@ LABEL_BOOLEANS = {"True": 1, "TRUE": 1, "true": 1, "False": 0, "FALSE": 0, "fals
 """Booleans as pandas (so ASReview) reads them in a label column whose every label is one, as pandas and Excel
 write them; tarsim takes them in any label column."""
 ACCEPTED_LABELS = "0, 1 (1.0 and the like), yes/no, y/n, true/false (True/False, TRUE/FALSE)"
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
+"""A number label: ASCII digits only (float() also reads full-width `１` and Arabic-Indic `١`; qrels refuse them)."""
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 """The only line ends of a CSV/TSV file (as pandas and the csv module read it): not str.splitlines's U+0085,
 U+2028, U+2029, \\x0b, \\x0c or \\x1c-\\x1e, which are characters inside a field."""
@@ -335,10 +336,12 @@ def parse_label(path: Path, line: int | None, where: str, column: str, text: str
         number = float(value)
         if number in (0.0, 1.0):
             return int(number)
+    ascii_note = "numbers are ASCII digits; " if any(not c.isascii() and c.isdigit() for c in value) else ""
     raise InputError(
         path,
         line,
-        f"{where}: {column} is not 0 or 1: {value!r} (accepted: {ACCEPTED_LABELS}; an empty cell means unlabelled)",
+        f"{where}: {column} is not 0 or 1: {value!r} "
+        f"(accepted: {ACCEPTED_LABELS}; {ascii_note}an empty cell means unlabelled)",
     )
 
 
@@ -371,12 +374,15 @@ def read_delimited(path: Path, fallback: str) -> Table:
                 header, header_line = tuple(fields), start
                 continue
             spans = reader.line_num - start  # more lines the record took: quoted line breaks, or a quote left open
-            if spans and reader.line_num == last_line and _quote_left_open(lines[start - 1 :], delimiter):
+            if reader.line_num == last_line and _quote_left_open(lines[start - 1 :], delimiter):
+                runs_on = (
+                    f" (the record runs on over {spans} more line(s))" if spans else " (before the end of the file)"
+                )
                 raise InputError(
                     path,
                     start,
-                    f"{len(fields)} fields where the header has {len(header)}: a quote opened here is not closed "
-                    f"(the record runs on over {spans} more line(s))",
+                    f"{len(fields)} fields where the header has {len(header)}: a quote opened here is not closed"
+                    + runs_on,
                 )
             if len(fields) > len(header):
                 label = next((field.strip() for field in fields if field.strip().lower() in LABEL_COLUMNS), None)
@@ -403,8 +409,8 @@ def _quote_left_open(lines: list[str], delimiter: str) -> bool:
     closes such a field at the end of the file, the strict one refuses it."""
     try:
         list(csv.reader(lines, delimiter=delimiter, strict=True))
-    except csv.Error:
-        return True
+    except csv.Error as exc:
+        return "unexpected end of data" in str(exc)  # not another strict complaint, such as `"a"b`
     return False
 
 

@@ -23,11 +23,12 @@ from pathlib import Path
 from tarsim.data.collection import Collection, Document
 from tarsim.data.dataset import Dataset, check_topics_cover_qrels
 from tarsim.data.limits import decompress_gzip, open_regular, read_regular
-from tarsim.data.lines import PathLike
+from tarsim.data.lines import PathLike, check_not_wide
 from tarsim.data.qrels import check_qrels_in_collection, read_qrels
 from tarsim.data.topics import Topics
 from tarsim.errors import InputError, InputWarning
 from tarsim.interop.archives import DAMAGED_ZIP, is_tar, open_zip, read_zip_member, tar_members
+from tarsim.interop.source_paths import missing_source
 
 TITLE_TAGS = ("HEADLINE", "TITLE", "HEAD")
 """Elements read as a document's title, the first present wins."""
@@ -40,6 +41,7 @@ _NUM = re.compile(r"<num>([^<]*)", re.I)
 _NUMBER_LABEL = re.compile(r"^\s*Number:", re.I)
 _TITLE_FIELD = re.compile(r"<title>(.*?)(?=<[a-z/]|\Z)", re.S | re.I)
 _SPACE = re.compile(r"\s+")
+_LONE_CR = re.compile(r"\r(?!\n)")
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -78,6 +80,7 @@ def _decode(name: str, data: bytes, *, inside: bool = True) -> str:
         raise InputError(name, None, f"{kind}: tarsim reads plain or gzip text, tar archives and zip archives")
     if kind is not None:
         raise InputError(name, None, f"{kind}, not a text file of documents: extract it (or give it as the source)")
+    check_not_wide(name, data[:64])  # UTF-16/32 text is named, not called binary data
     if b"\x00" in data[:8192]:
         raise InputError(name, None, "binary data (NUL bytes), not a text file of documents")
     try:
@@ -92,7 +95,7 @@ def source_files(source: PathLike) -> Iterator[tuple[str, str]]:
     decompression cap, and a damaged or truncated archive is one line naming it."""
     source = Path(source)
     if not source.exists():
-        raise InputError(source, None, "no such file or directory")
+        raise missing_source(source)
     if source.is_dir():
         for path in sorted(p for p in source.rglob("*") if not p.is_dir() and not p.name.startswith(".")):
             yield str(path), _decode(str(path), read_regular(path))
@@ -144,11 +147,18 @@ def balanced(name: str, text: str, tags: re.Pattern[str], tag: str) -> Iterator[
 
 def parse_sgml(name: str, text: str) -> Iterator[tuple[int, Document]]:
     """(line, document) of the <DOC>s of one SGML file, counted by the balance of <DOC> and </DOC>; a DOC without a
-    DOCNO is an error at its line."""
+    DOCNO, or with two, is an error at its line."""
     for line, body in doc_bodies(name, text):
         docno = _DOCNO.search(body)
         if docno is None or not docno.group(1):
             raise InputError(name, line, "<DOC> without a <DOCNO>")
+        second = _DOCNO.search(body, docno.end())
+        if second is not None:  # the first was kept without a word: one of the two documents was lost
+            raise InputError(
+                name,
+                line + body.count("\n", 0, second.start()),
+                f"a second <DOCNO> ({second.group(1)!r}) in the <DOC> of {docno.group(1)!r} (line {line})",
+            )
         title = next((m.group(1) for pattern in _TITLES if (m := pattern.search(body))), "")
         texts = [m.group(1) for m in _TEXTS.finditer(body)]
         if not texts:  # no TEXT element: everything but the DOCNO and the title
@@ -200,6 +210,14 @@ def read_trec_documents(source: PathLike) -> Collection:
 def read_trec_topics(path: PathLike) -> Topics:
     """Topic number -> title of a TREC topic file (<top> ... </top>); a topic without number or title is an error."""
     text = _decode(str(path), read_regular(path))
+    lone_cr = _LONE_CR.search(text)
+    if lone_cr is not None:  # as the other line readers (tarsim.data.lines.iter_lines): trec_eval reads no CR-only ends
+        raise InputError(
+            path,
+            text.count("\n", 0, lone_cr.start()) + 1,
+            "CR-only (old Mac) line ends: a carriage return (\\r) inside the line; save the file with \\n "
+            "(or \\r\\n) line ends",
+        )
     topics: Topics = {}
     lines: dict[str, int] = {}
     for line, body in balanced(str(path), text, _TOP_TAG, "top"):

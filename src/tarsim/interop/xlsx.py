@@ -10,11 +10,13 @@ Reading stays linear in the workbook's decompressed size, whatever the file hold
   each sheet is read to choose one; rows out of order or repeated (which iter_rows, so pandas and ASReview, leave
   out) are refused, naming them;
 - the cells' text, shared strings counted at each use, is capped as decompressed bytes are.
+Other sheets holding data are named in one warning (pandas and ASReview leave them out without a word).
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import closing
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tarsim.data.limits import check_total, decompression_limit, open_regular, too_large
-from tarsim.errors import InputError, require
+from tarsim.errors import InputError, InputWarning, require
 from tarsim.interop.archives import DAMAGED_ZIP, starts_as_zip
 from tarsim.interop.screening_table import LABEL_COLUMNS, RECORD_ID_COLUMN, TEXT_COLUMNS, Table
 from tarsim.interop.xml_tokens import check_xml_tokens
@@ -125,6 +127,7 @@ def _read_sheets(path: Path, workbook: Any, limit: int) -> Table:
             best, best_score = sheet, score
     if best is None:
         raise InputError(path, None, "empty file (no header row in the workbook)")
+    _warn_other_sheets(path, workbook, best)
     header: tuple[str, ...] = ()
     rows: list[tuple[int | None, Sequence[str]]] = []
     first_filled = None
@@ -152,6 +155,30 @@ def _read_sheets(path: Path, workbook: Any, limit: int) -> Table:
             "in row 1 (delete the rows above it)",
         )
     return Table(header, tuple(rows), unit="row")
+
+
+def _warn_other_sheets(path: Path, workbook: Any, chosen: Any) -> None:
+    """One warning naming every other sheet that holds data, with its filled rows: pandas and ASReview read one
+    sheet without a word, so records on a second sheet were left out silently."""
+    others = []
+    for sheet in workbook:
+        if sheet is chosen:
+            continue
+        try:
+            with closing(_sheet_rows(path, workbook, sheet)) as sheet_rows:
+                filled = sum(1 for _, cells in sheet_rows if any(cell_text(value).strip() for value in cells.values()))
+        except InputError:  # its rows out of order: it holds data, not counted
+            others.append(f"sheet {sheet.title!r}")
+            continue
+        if filled:
+            others.append(f"sheet {sheet.title!r} ({filled} filled row{'s' if filled != 1 else ''})")
+    if others:
+        warnings.warn(
+            f"{path}: {', '.join(others)} {'is' if len(others) == 1 else 'are'} not read: tarsim reads one sheet, "
+            f"{chosen.title!r}, the first whose row 1 names most of the screening columns",
+            InputWarning,
+            stacklevel=3,
+        )
 
 
 def _sheet_rows(path: Path, workbook: Any, sheet: Any) -> Iterator[tuple[int, dict[int, object]]]:
