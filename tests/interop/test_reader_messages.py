@@ -65,3 +65,24 @@ def test_an_undecodable_byte_is_placed_in_its_line(tmp_path):
     with pytest.raises(InputError) as caught:
         read_qrels(path)
     assert str(caught.value) == f"{path}:2: undecodable bytes (not UTF-8) at column 7: b'\\x85'; save the file as UTF-8"
+
+
+def test_a_workbook_member_that_does_not_inflate_is_named(tmp_path):
+    """Was 'cannot read as an Excel .xlsx workbook: Error -3 while decompressing data ...', naming no member."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["title", "abstract", "label_included"])
+    for row in range(400):
+        sheet.append([f"title {row} {row * 7919 % 104729}", f"abstract {row * 31337 % 65521} words", row % 2])
+    path = tmp_path / "s.xlsx"
+    book.save(path)
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo("xl/worksheets/sheet1.xml")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)  # the member's deflate data
+    for offset in range(start + 40, start + 60):  # damage its compressed bytes
+        data[offset] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(InputError, match=r"s\.xlsx: damaged workbook: member 'xl/worksheets/sheet1\.xml': "):
+        read_screening_file(path)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import warnings
 import zipfile
+import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
@@ -97,8 +98,12 @@ def _check_members(path: Path, handle: Any, size: int) -> None:
             check_total(path, "the workbook", sum(info.file_size for info in infos), size)
             for info in infos:
                 if info.filename.lower().endswith((".xml", ".rels")):
-                    with archive.open(info) as stream:
-                        check_xml_tokens(path, info.filename, stream)
+                    try:
+                        with archive.open(info) as stream:
+                            check_xml_tokens(path, info.filename, stream)
+                    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:  # its bytes do not inflate
+                        problem = " ".join(str(exc).split()) or type(exc).__name__
+                        raise InputError(path, None, f"damaged workbook: member {info.filename!r}: {problem}") from None
     except zipfile.BadZipFile:
         problem = DAMAGED_ZIP if starts_as_zip(handle) else "not a zip archive"
         raise InputError(path, None, f"cannot read as an Excel .xlsx workbook: {problem}") from None
