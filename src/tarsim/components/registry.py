@@ -164,6 +164,12 @@ class Kind:
             raise self.unknown(spec.name, spec.text)
         return cls, bind(self, cls, spec)
 
+    def canonical(self, spec: str | Spec) -> tuple[str, tuple[tuple[str, Any], ...]]:
+        """A spec's canonical form: its component's name and checked parameters (defaults filled in), so that two
+        spellings of one setting (`10` and `fixed:10`, `svm:C=.5` and `svm:C=0.5`) compare equal."""
+        cls, params = self.resolve(spec)
+        return cls.name, tuple(sorted(params.items()))
+
     def make(self, spec: str | Spec, **context: Any) -> Any:
         """An instance of the component a spec names (`create(spec_text, **params, **context)` if defined)."""
         cls, params = self.resolve(spec)

@@ -256,6 +256,14 @@ class _Checker:
             self.fail(key, f"duplicate entries in {value!r}", section, name)
         return tuple(value)
 
+    def distinct_specs(self, specs: Sequence[str], component: str, key: str, name: str) -> None:
+        """Refuse two spellings of one component (`mix:0.2` and `mix:share=0.2`): they would run twice."""
+        same = [kind(component).canonical(spec) for spec in specs]
+        for later, form in enumerate(same):
+            if same.index(form) < later:
+                first = specs[same.index(form)]
+                self.fail(key, f"{first!r} and {specs[later]!r} are the same setting; list it once", "sweep", name)
+
 
 MAX_CONFIG_BYTES = 16 * 2**20
 
@@ -302,6 +310,7 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
             validate("policy", policy)
         except ConfigError as exc:
             check.fail("sweep.policies", str(exc), "sweep", "policies")
+    check.distinct_specs(policies, "policy", "sweep.policies", "policies")
     strategies = check.strings(
         sweep.get("strategies", ["document/document"]), "sweep.strategies", ", ".join(STRATEGIES), "sweep", "strategies"
     )
