@@ -37,6 +37,7 @@ class Kind:
     interface: tuple[str, ...] = ()  # the methods every component of this kind defines (checked when registered)
     attributes: dict[str, type] = field(default_factory=dict)  # class attributes it holds, with their types (checked)
     components: dict[str, type] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)  # a plugin's name -> `plugin 'x' of distribution 'd' (m:a)`
     loaded: bool = False
     plugins_loaded: bool = False
 
@@ -82,6 +83,8 @@ class Kind:
             self.add(cls)
         except TypeError as exc:  # e.g. a policy listed as a learner: refused here, not at its first use
             warnings.warn(f"{plugin} {exc}", InputWarning, stacklevel=4)
+            return
+        self.origins[point.name] = plugin
 
     def add(self, cls: type) -> type:
         """Register a component class (it needs a `name` and a docstring; `params` defaults to none)."""
@@ -138,6 +141,13 @@ class Kind:
             return ", ".join([*self.forms, *self.extra_forms])
         forms = [signature(cls) for cls in (self.components[n] for n in self.names(plugins))]
         return ", ".join([*forms, *self.extra_forms])
+
+    def origin(self, cls: type) -> str:
+        """Where a component comes from, for errors about it: `plugin 'x' of distribution 'd' (module:attr)`, a
+        session's `module.Class`, or `built-in`."""
+        if cls.__module__ in self.modules:
+            return "built-in"
+        return self.origins.get(getattr(cls, "name", ""), _qualified(cls))
 
     def is_builtin(self, spec: str | Spec) -> bool:
         """Whether the component a spec names is one of tarsim's own (declared in this kind's modules), not a

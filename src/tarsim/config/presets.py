@@ -104,9 +104,28 @@ def apply_preset(name: str | None, explicit: Mapping[str, Any]) -> dict[str, Any
         return dict(explicit)
     cls, _ = kind("preset").resolve(name)
     settings = dict(cls.settings)
+    if not kind("preset").is_builtin(name):
+        check_preset_settings(cls)
     if "features" in explicit and "extractor" not in explicit:
         settings.pop("extractor", None)
     return {**settings, **explicit, "preset": cls.name}
+
+
+def check_preset_settings(cls: type) -> None:
+    """Refuse a plugin's preset whose settings are no ReviewConfig values (`batch = -5`), naming the preset and the
+    plugin: the ReviewConfig built from them would name neither."""
+    from tarsim.components.schema import declared
+    from tarsim.config.review import ReviewConfig
+
+    where = f"preset {cls.name!r} ({kind('preset').origin(cls)})"
+    fields = dict(declared(ReviewConfig))
+    for key, value in cls.settings.items():
+        if key not in fields:
+            raise ConfigError(f"{where}: setting {key!r} is no review setting; accepted: {', '.join(fields)}")
+        try:
+            fields[key].check(fields[key].as_text(value))
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: setting {key} = {value!r}: {exc}") from None
 
 
 SCREENING_FILE_PRESET = "asreview-default"
