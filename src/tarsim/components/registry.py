@@ -17,6 +17,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any, TypeVar
 
 from tarsim.components.params import Param
+from tarsim.components.plugin_load import PluginInterrupt, load_entry_point
 from tarsim.components.spec import Spec, parse_spec
 from tarsim.errors import ConfigError, InputWarning
 
@@ -68,9 +69,13 @@ class Kind:
                 )
             return
         try:
-            cls = point.load()
+            cls = load_entry_point(point)
         except SystemExit as exc:  # a plugin calling sys.exit() on import must not end tarsim
             warnings.warn(f"{plugin} failed to load: it called sys.exit({exc.code!r})", InputWarning, stacklevel=4)
+            return
+        except PluginInterrupt:  # its own KeyboardInterrupt, no Ctrl-C: a real Ctrl-C still interrupts tarsim
+            reason = "it raised KeyboardInterrupt on import (no Ctrl-C was pressed)"
+            warnings.warn(f"{plugin} failed to load: {reason}", InputWarning, stacklevel=4)
             return
         except Exception as exc:  # a broken plugin must not break tarsim: say so and go on
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
