@@ -98,7 +98,8 @@ def one_line_warning(message, category, filename, lineno, file=None, line=None) 
     text = (
         str(message) if issubclass(category, InputWarning) else f"{category.__name__}: {' '.join(str(message).split())}"
     )
-    print(f"tarsim: warning: {text}", file=sys.stderr)
+    sys.stderr.write(f"tarsim: warning: {text}\n")  # one write: two workers' lines do not interleave
+    sys.stderr.flush()
 
 
 def execute_run(task: RunTask) -> RunResult:
