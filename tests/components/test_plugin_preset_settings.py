@@ -26,6 +26,13 @@ class Misspelt:
 
     name = "misspelt"
     settings = {"batchsize": 10}
+
+
+class Fine:
+    """A preset whose settings ReviewConfig takes as given (seeding by name, batch as a number)."""
+
+    name = "fine"
+    settings = {"seeding": "random", "batch": 10}
 '''
 
 
@@ -36,32 +43,31 @@ def bad_presets(tmp_path, monkeypatch):
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: bad-presets\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(
-        "[tarsim.presets]\nbadbatch = bad_presets:BadBatch\nmisspelt = bad_presets:Misspelt\n"
+        "[tarsim.presets]\nbadbatch = bad_presets:BadBatch\nmisspelt = bad_presets:Misspelt\nfine = bad_presets:Fine\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(kind("preset"), "plugins_loaded", False)
     yield
     sys.modules.pop("bad_presets", None)
-    for name in ("badbatch", "misspelt"):
+    for name in ("badbatch", "misspelt", "fine"):
         kind("preset").components.pop(name, None)
         kind("preset").origins.pop(name, None)
 
 
 def test_a_plugin_presets_bad_setting_names_the_preset_and_its_plugin(bad_presets, tmp_path, capsys):
     plugin = "plugin 'badbatch' of distribution 'bad-presets' (bad_presets:BadBatch)"
-    with pytest.raises(
-        ConfigError, match=rf"^preset 'badbatch' \({re.escape(plugin)}\): setting batch = -5: batch size"
-    ):
+    with pytest.raises(ConfigError, match=rf"^preset 'badbatch' \({re.escape(plugin)}\): its settings: batch size"):
         apply_preset("badbatch", {})
     with pytest.raises(
         ConfigError, match=r"^preset 'misspelt' \(plugin .*\): setting 'batchsize' is no review setting"
     ):
         apply_preset("misspelt", {})
+    assert apply_preset("fine", {})["batch"] == 10  # a good plugin preset is not refused
     code = main(["simulate", "--preset", "badbatch", "--collection", str(tmp_path / "none"), "--topic", "t"])
     err = capsys.readouterr().err
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
-        f"tarsim: error: preset 'badbatch' ({plugin}): setting batch = -5"
+        f"tarsim: error: preset 'badbatch' ({plugin}): its settings: batch size '-5'"
     ), err
     assert "Traceback" not in err

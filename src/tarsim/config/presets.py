@@ -112,20 +112,21 @@ def apply_preset(name: str | None, explicit: Mapping[str, Any]) -> dict[str, Any
 
 
 def check_preset_settings(cls: type) -> None:
-    """Refuse a plugin's preset whose settings are no ReviewConfig values (`batch = -5`), naming the preset and the
-    plugin: the ReviewConfig built from them would name neither."""
-    from tarsim.components.schema import declared
+    """Refuse a plugin's preset whose settings make no review configuration (`batch = -5`, a key that is no setting),
+    naming the preset and the plugin: the error of the ReviewConfig built from them would name neither."""
+    from dataclasses import fields
+
     from tarsim.config.review import ReviewConfig
 
     where = f"preset {cls.name!r} ({kind('preset').origin(cls)})"
-    fields = dict(declared(ReviewConfig))
-    for key, value in cls.settings.items():
-        if key not in fields:
-            raise ConfigError(f"{where}: setting {key!r} is no review setting; accepted: {', '.join(fields)}")
-        try:
-            fields[key].check(fields[key].as_text(value))
-        except ConfigError as exc:
-            raise ConfigError(f"{where}: setting {key} = {value!r}: {exc}") from None
+    accepted = [field.name for field in fields(ReviewConfig)]
+    for key in cls.settings:
+        if key not in accepted:
+            raise ConfigError(f"{where}: setting {key!r} is no review setting; accepted: {', '.join(accepted)}")
+    try:
+        ReviewConfig(**cls.settings)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: its settings: {exc}") from None
 
 
 SCREENING_FILE_PRESET = "asreview-default"
