@@ -118,6 +118,30 @@ BAD += '[review]\nuntil = "exhausted"\n'
         ('["nb", "svm"]', '["nb", "nb"]', "3: sweep.vary.learner: lists 'nb' twice; list each value once"),
         ('["nb", "svm"]', "[]", "3: sweep.vary.learner: expected a non-empty list of values"),
         ('learner = ["nb", "svm"]', "batch = [10, '10']", "3: sweep.vary.batch: 10 and '10' are the same setting"),
+        # probe 4: one setting spelled two ways planned two runs of byte-identical judgments
+        ('learner = ["nb", "svm"]', 'batch = ["fixed:10", 10]', "3: sweep.vary.batch: 'fixed:10' and 10 are the same"),
+        (
+            'learner = ["nb", "svm"]',
+            'batch = ["fixed:10", "fixed:010"]',
+            "3: sweep.vary.batch: 'fixed:10' and 'fixed:010'",
+        ),
+        (
+            '["nb", "svm"]',
+            '["svm:C=0.5", "svm:C=.5"]',
+            "3: sweep.vary.learner: 'svm:C=0.5' and 'svm:C=.5' are the same",
+        ),
+        (
+            "seeds = 1\n",
+            'seeds = 1\npolicies = ["mix:0.2", "mix:share=0.2"]\n',
+            "3: sweep.policies: 'mix:0.2' and 'mix:share=",
+        ),
+        (
+            "seeds = 1\n",
+            'seeds = 1\npresets = ["bmi", " bmi"]\n',
+            "3: sweep.presets: 'bmi' and ' bmi' are the same setting",
+        ),
+        ('["nb", "svm"]', '"nb"', '3: sweep.vary.learner: expected a list of values, e.g. vary.learner = ["nb"]'),
+        ('learner = ["nb", "svm"]', '"" = [1]', "3: sweep.vary.: not a setting a sweep can vary"),
         ('learner = ["nb", "svm"]', 'batch = ["fixed:0"]', "3: sweep.vary.batch: batch size 'fixed:0': size must be"),
         ('learner = ["nb", "svm"]', "reviewers = [1, 0]", "3: sweep.vary.reviewers: expected an integer >= 1, got 0"),
         ('"exhausted"', '"exhausted"\nlearner = "nb"', "10: review.learner: [sweep] vary.learner varies it: leave"),

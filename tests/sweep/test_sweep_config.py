@@ -228,3 +228,30 @@ def test_one_topic_may_be_given_as_a_string(tmp_path):
 def test_errors_name_the_key_its_line_and_where_it_belongs(tmp_path, capsys, text, expected):
     err = rejected(tmp_path, capsys, text)
     assert expected in err, err
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (VALID.encode("utf-16"), ":1: the file is UTF-16-LE text with a byte order mark, not UTF-8"),
+        (VALID.replace("\n", "\r").encode(), ":1: CR-only (old Mac) line ends: a carriage return (\\r) without"),
+        (VALID.replace("\n", "\r\n").replace("seeds = 2\r\n", "seeds = 2\r").encode(), ":2: CR-only (old Mac)"),
+    ],
+)
+def test_a_wide_or_cr_only_sweep_file_is_named_as_the_other_readers_name_it(tmp_path, data, expected):
+    # probe 4: "'utf-8' codec can't decode byte 0xff" and "invalid TOML ... at line 1" said neither
+    from tarsim.sweep import load_sweep_config
+
+    path = tmp_path / "s.toml"
+    path.write_bytes(data)
+    with pytest.raises(InputError) as error:
+        load_sweep_config(path)
+    assert str(error.value).startswith(f"{path}{expected}"), str(error.value)
+
+
+def test_a_utf8_byte_order_mark_is_read_as_any_utf8_sweep_file(tmp_path):
+    from tarsim.sweep import load_sweep_config
+
+    path = tmp_path / "s.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + VALID.encode())
+    assert load_sweep_config(path).seeds == (0, 1)

@@ -17,6 +17,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any, TypeVar
 
 from tarsim.components.params import Param
+from tarsim.components.plugin_load import PluginInterrupt, load_entry_point
 from tarsim.components.spec import Spec, parse_spec
 from tarsim.errors import ConfigError, InputWarning
 
@@ -37,6 +38,7 @@ class Kind:
     interface: tuple[str, ...] = ()  # the methods every component of this kind defines (checked when registered)
     attributes: dict[str, type] = field(default_factory=dict)  # class attributes it holds, with their types (checked)
     components: dict[str, type] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)  # a plugin's name -> `plugin 'x' of distribution 'd' (m:a)`
     loaded: bool = False
     plugins_loaded: bool = False
 
@@ -67,9 +69,13 @@ class Kind:
                 )
             return
         try:
-            cls = point.load()
+            cls = load_entry_point(point)
         except SystemExit as exc:  # a plugin calling sys.exit() on import must not end tarsim
             warnings.warn(f"{plugin} failed to load: it called sys.exit({exc.code!r})", InputWarning, stacklevel=4)
+            return
+        except PluginInterrupt:  # its own KeyboardInterrupt, no Ctrl-C: a real Ctrl-C still interrupts tarsim
+            reason = "it raised KeyboardInterrupt on import (no Ctrl-C was pressed)"
+            warnings.warn(f"{plugin} failed to load: {reason}", InputWarning, stacklevel=4)
             return
         except Exception as exc:  # a broken plugin must not break tarsim: say so and go on
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
@@ -82,6 +88,8 @@ class Kind:
             self.add(cls)
         except TypeError as exc:  # e.g. a policy listed as a learner: refused here, not at its first use
             warnings.warn(f"{plugin} {exc}", InputWarning, stacklevel=4)
+            return
+        self.origins[point.name] = plugin
 
     def add(self, cls: type) -> type:
         """Register a component class (it needs a `name` and a docstring; `params` defaults to none)."""
@@ -139,6 +147,13 @@ class Kind:
         forms = [signature(cls) for cls in (self.components[n] for n in self.names(plugins))]
         return ", ".join([*forms, *self.extra_forms])
 
+    def origin(self, cls: type) -> str:
+        """Where a component comes from, for errors about it: `plugin 'x' of distribution 'd' (module:attr)`, a
+        session's `module.Class`, or `built-in`."""
+        if cls.__module__ in self.modules:
+            return "built-in"
+        return self.origins.get(getattr(cls, "name", ""), _qualified(cls))
+
     def is_builtin(self, spec: str | Spec) -> bool:
         """Whether the component a spec names is one of tarsim's own (declared in this kind's modules), not a
         plugin's or a session's: checks that guard against a third party's mistakes can skip it."""
@@ -163,6 +178,12 @@ class Kind:
         if cls is None:
             raise self.unknown(spec.name, spec.text)
         return cls, bind(self, cls, spec)
+
+    def canonical(self, spec: str | Spec) -> tuple[str, tuple[tuple[str, Any], ...]]:
+        """A spec's canonical form: its component's name and checked parameters (defaults filled in), so that two
+        spellings of one setting (`10` and `fixed:10`, `svm:C=.5` and `svm:C=0.5`) compare equal."""
+        cls, params = self.resolve(spec)
+        return cls.name, tuple(sorted(params.items()))
 
     def make(self, spec: str | Spec, **context: Any) -> Any:
         """An instance of the component a spec names (`create(spec_text, **params, **context)` if defined)."""

@@ -104,9 +104,29 @@ def apply_preset(name: str | None, explicit: Mapping[str, Any]) -> dict[str, Any
         return dict(explicit)
     cls, _ = kind("preset").resolve(name)
     settings = dict(cls.settings)
+    if not kind("preset").is_builtin(name):
+        check_preset_settings(cls)
     if "features" in explicit and "extractor" not in explicit:
         settings.pop("extractor", None)
     return {**settings, **explicit, "preset": cls.name}
+
+
+def check_preset_settings(cls: type) -> None:
+    """Refuse a plugin's preset whose settings make no review configuration (`batch = -5`, a key that is no setting),
+    naming the preset and the plugin: the error of the ReviewConfig built from them would name neither."""
+    from dataclasses import fields
+
+    from tarsim.config.review import ReviewConfig
+
+    where = f"preset {cls.name!r} ({kind('preset').origin(cls)})"
+    accepted = [field.name for field in fields(ReviewConfig)]
+    for key in cls.settings:
+        if key not in accepted:
+            raise ConfigError(f"{where}: setting {key!r} is no review setting; accepted: {', '.join(accepted)}")
+    try:
+        ReviewConfig(**cls.settings)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: its settings: {exc}") from None
 
 
 SCREENING_FILE_PRESET = "asreview-default"

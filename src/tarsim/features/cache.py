@@ -155,11 +155,13 @@ STALE_TEMPORARY_SECONDS = 3600
 
 
 def cache_files(cache_dir: Path) -> list[Path]:
-    """tarsim's files in a cache folder, sorted by name ([] when the folder does not exist)."""
+    """tarsim's files in a cache folder, sorted by name ([] when the folder does not exist): those `cache clear`
+    removes (not_written_by_tarsim), so that `cache info` counts a foreign `features-zzzz.npz` among the others."""
     directory = Path(cache_dir)
     if not directory.is_dir():
         return []
-    return sorted({p for pattern in CACHE_FILE_PATTERNS for p in directory.glob(pattern) if p.is_file()})
+    candidates = {p for pattern in CACHE_FILE_PATTERNS for p in directory.glob(pattern) if p.is_file()}
+    return sorted(p for p in candidates if not_written_by_tarsim(p) is None)
 
 
 _ENTRY_NAME = re.compile(r"(?:features|tfidf|sentences)-[0-9a-f]{24}-[0-9a-f]{16}(?:-docs)?-v[0-9]+\.npz")

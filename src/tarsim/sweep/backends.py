@@ -67,6 +67,18 @@ def run_joblib(tasks: Sequence, runner: Runner, jobs: int, on_result: OnResult, 
         for index, task in enumerate(tasks):
             if index not in reported:
                 on_failure(task, NOT_FINISHED)
+    except KeyboardInterrupt:  # joblib ends loky's workers at once: nothing is waited for, and that is said
+        print(loky_stopping_notice(len(tasks) - len(reported), len(tasks)), file=sys.stderr, flush=True)
+        raise
+
+
+def loky_stopping_notice(unfinished: int, total: int) -> str:
+    """What a sweep on loky's workers says on Ctrl-C: the runs in progress end now (loky's pool is stopped at once,
+    unlike forked workers, which finish them: stopping_notice), and how many runs are not finished."""
+    return (
+        f"tarsim: stopping: the runs in progress end now (their partial ledgers are removed); {unfinished} of {total} "
+        "runs not finished, the finished runs' ledgers are kept"
+    )
 
 
 WORKER_DIED = "a worker process died (killed, or out of memory) while this run was in progress"

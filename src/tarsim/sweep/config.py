@@ -19,6 +19,7 @@ from typing import Any
 from tarsim.components import kind, validate
 from tarsim.config.presets import default_preset
 from tarsim.config.review import MAX_SEED, STRATEGIES, ReviewConfig, strategy_config
+from tarsim.data.lines import check_not_wide
 from tarsim.data.regular_files import open_regular
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS as ALL_EFFORT_MODELS
 from tarsim.errors import ConfigError, InputError
@@ -256,8 +257,17 @@ class _Checker:
             self.fail(key, f"duplicate entries in {value!r}", section, name)
         return tuple(value)
 
+    def distinct_specs(self, specs: Sequence[str], component: str, key: str, name: str) -> None:
+        """Refuse two spellings of one component (`mix:0.2` and `mix:share=0.2`): they would run twice."""
+        same = [kind(component).canonical(spec) for spec in specs]
+        for later, form in enumerate(same):
+            if same.index(form) < later:
+                first = specs[same.index(form)]
+                self.fail(key, f"{first!r} and {specs[later]!r} are the same setting; list it once", "sweep", name)
+
 
 MAX_CONFIG_BYTES = 16 * 2**20
+CR_ONLY = "a carriage return (\\r) without \\n after it; save the file with \\n (or \\r\\n) line ends"
 
 
 def load_sweep_config(path: str | Path) -> SweepConfig:
@@ -270,7 +280,8 @@ def load_sweep_config(path: str | Path) -> SweepConfig:
             raw = handle.read(MAX_CONFIG_BYTES + 1)
         if len(raw) > MAX_CONFIG_BYTES:
             raise InputError(path, None, f"larger than {MAX_CONFIG_BYTES // 2**20} MiB: not a sweep configuration")
-        text = raw.decode("utf-8")
+        check_not_wide(path, raw[:64])  # UTF-16 or UTF-32 named, as the other readers name it
+        text = raw.decode("utf-8-sig")  # a UTF-8 byte order mark is no TOML
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(path, None, f"cannot read the sweep configuration: {exc}") from None
     return parse_sweep_config(text, path)
@@ -285,6 +296,10 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
         message = str(exc)
         match = re.search(r"\(at line (\d+), column \d+\)", message)
         line = int(match.group(1)) if match else None
+        lone = re.search(r"\r(?!\n)", text)  # TOML ends lines with \n or \r\n only
+        if lone is not None:
+            line = text.count("\n", 0, lone.start()) + 1
+            raise InputError(path, line, f"CR-only (old Mac) line ends: {CR_ONLY}") from None
         raise InputError(path, line, f"invalid TOML: {re.sub(r' ?[(]at line.*[)]', '', message)}") from None
     check = _Checker(path, text)
     check.keys(document, TOP_KEYS, "", None)
@@ -302,6 +317,7 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
             validate("policy", policy)
         except ConfigError as exc:
             check.fail("sweep.policies", str(exc), "sweep", "policies")
+    check.distinct_specs(policies, "policy", "sweep.policies", "policies")
     strategies = check.strings(
         sweep.get("strategies", ["document/document"]), "sweep.strategies", ", ".join(STRATEGIES), "sweep", "strategies"
     )

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tarsim.components import kind
 from tarsim.config.review import strategy_config
 from tarsim.errors import ConfigError, InputError
 from tarsim.sweep.presets import preset_options
@@ -108,7 +109,9 @@ def swept_dimensions(check, sweep: Mapping, review: Any) -> tuple[Dimension, ...
             _fail(check, key, f"not a setting a sweep can vary{table_hint}; {hint}accepted: {', '.join(accepted)}")
         if isinstance(review, dict) and key in review:
             check.fail(f"review.{key}", f"[sweep] vary.{key} varies it: leave {key} out of [review]", "review", key)
-        values = given if isinstance(given, list) else [given]
+        if not isinstance(given, list):  # one value would be no dimension, and a typo for a list
+            _fail(check, key, f'expected a list of values, e.g. vary.{key} = ["{token(given)}"], got {given!r}')
+        values = given
         if not values:
             _fail(check, key, f"expected a non-empty list of values, {example}")
         settings = []
@@ -117,8 +120,9 @@ def swept_dimensions(check, sweep: Mapping, review: Any) -> tuple[Dimension, ...
                 settings.append(review_value(key, value))
             except ConfigError as exc:
                 _fail(check, key, f"{value!r}: {exc}" if repr(value) not in str(exc) else str(exc))
-        for later, setting in enumerate(settings):
-            first = settings.index(setting)
+        same = [canonical(key, setting) for setting in settings]  # `10` and `fixed:10` are one batch schedule
+        for later, setting in enumerate(same):
+            first = same.index(setting)
             if first < later and values[first] == values[later]:
                 _fail(check, key, f"lists {values[first]!r} twice; list each value once")
             if first < later:
@@ -127,12 +131,20 @@ def swept_dimensions(check, sweep: Mapping, review: Any) -> tuple[Dimension, ...
     return tuple(sorted(dimensions, key=lambda dimension: dimension.key))
 
 
+def canonical(key: str, setting: Any) -> Any:
+    """A varied value's canonical form: a component spec as the registry resolves it (its name and parameters, so
+    that two spellings of one setting are equal), any other value as it is."""
+    component = REVIEW_KEYS[key][1].component
+    return setting if component is None or not isinstance(setting, str) else kind(component).canonical(setting)
+
+
 def vary_line(check, key: str | None) -> int | None:
     """The line of `vary.KEY = ...` under [sweep], of KEY under [sweep.vary], else of vary itself."""
     where = check.where
     if key is None:
         return where.line("sweep", VARY) or where.line("sweep.vary")
-    return where.line("sweep", f"{VARY}.{key}") or where.line("sweep.vary", key) or where.line("sweep", VARY)
+    found = where.line("sweep", f"{VARY}.{key}") or where.line("sweep", f'{VARY}."{key}"')
+    return found or where.line("sweep.vary", key) or where.line("sweep.vary", f'"{key}"') or where.line("sweep", VARY)
 
 
 def _fail(check, key: str | None, problem: str):

@@ -30,6 +30,7 @@ def swept_presets(check, sweep: Mapping, review: Any) -> tuple[str | None, ...]:
             kind("preset").resolve(name)
         except ConfigError as exc:
             check.fail("sweep.presets", str(exc), "sweep", "presets")
+    check.distinct_specs(names, "preset", "sweep.presets", "presets")
     if isinstance(review, dict) and "preset" in review:
         check.fail(
             "review.preset", "[sweep] presets varies the preset: leave preset out of [review]", "review", "preset"

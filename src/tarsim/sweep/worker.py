@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import sys
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,7 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from tarsim.config.review import ReviewConfig
+from tarsim.errors import InputWarning
 from tarsim.features.matrices import Features
 from tarsim.features.review import load_review_features
 from tarsim.simulator.ledger import LedgerWriter
@@ -81,9 +84,22 @@ def remember(features_path: str, docids_path: str, features: Features, docids: l
 def _leave_ctrl_c_to_the_sweep() -> None:
     """In a worker process (loky's, as forked workers already do): ignore Ctrl-C, which the terminal sends to every
     process of the group, so the run in flight finishes with its ledger and the sweep, not the worker, says what
-    stopped (a loky worker interrupted mid-task printed its traceback)."""
-    if multiprocessing.parent_process() is not None and threading.current_thread() is threading.main_thread():
+    stopped (a loky worker interrupted mid-task printed its traceback); and say a warning in one line as the CLI
+    does (a fresh loky worker printed scikit-learn's ConvergenceWarning raw, with its source line under it)."""
+    if multiprocessing.parent_process() is None:
+        return
+    warnings.showwarning = one_line_warning
+    if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning as the CLI writes it (tarsim.cli): `tarsim: warning: ...`, a library's with its kind, one line."""
+    text = (
+        str(message) if issubclass(category, InputWarning) else f"{category.__name__}: {' '.join(str(message).split())}"
+    )
+    sys.stderr.write(f"tarsim: warning: {text}\n")  # one write: two workers' lines do not interleave
+    sys.stderr.flush()
 
 
 def execute_run(task: RunTask) -> RunResult:
