@@ -121,11 +121,18 @@ def test_cache_info_names_the_collection_by_its_absolute_path(tmp_path, collecti
 
 def test_cache_info_reports_the_environment_variable_and_a_damaged_entry(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("TARSIM_CACHE_DIR", str(tmp_path))
-    (tmp_path / "features-0123-abcd-v3.npz").write_bytes(b"not a zip")
+    import io
+    import zipfile
+
+    name = f"features-{'0' * 24}-{'a' * 16}-v3.npz"  # an entry's name, and the start of an .npz tarsim writes ...
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("meta.npy", b"x" * 200)
+    (tmp_path / name).write_bytes(buffer.getvalue()[:60])  # ... cut short: a damaged entry
     assert main(["cache", "info"]) == 0
     out = capsys.readouterr().out
     assert f"cache: {tmp_path} ($TARSIM_CACHE_DIR)" in out
-    assert "features-0123-abcd-v3.npz" in out and "<unreadable: " in out
+    assert name in out and "<unreadable: " in out
 
 
 PROBE = """
