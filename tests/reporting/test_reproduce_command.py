@@ -174,7 +174,27 @@ max_effort = "2R+6"
 """
 
 
-@pytest.mark.parametrize("text", [SWEEP, SWEEP_VARY], ids=["prior-seeds-policies", "vary-learner-batch"])
+SWEEP_PRESETS = """
+[sweep]
+seeds = [0, 1]
+presets = ["asreview-logistic", "bmi"]
+
+[[collections]]
+path = "{collection}"
+topics = ["t1", "t2"]
+
+[review]
+max_effort = "2R+6"
+"""
+"""Presets without [sweep] policies: each keeps its own policy (asreview-logistic's max), its seed derived as for
+relevance, so the derived file must leave policies out (policies = ["max"] would derive other seeds)."""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [SWEEP, SWEEP_VARY, SWEEP_PRESETS],
+    ids=["prior-seeds-policies", "vary-learner-batch", "presets-own-policies"],
+)
 def test_the_derived_sweep_file_rewrites_the_same_ledgers(collection, tmp_path, text):
     """A sweep leaves no copy of its TOML in its output folder: the file is derived from the ledger headers."""
     import tomllib

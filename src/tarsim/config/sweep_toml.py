@@ -19,6 +19,7 @@ from tarsim.components.schema import toml_keys
 from tarsim.config.command_line import recorded_config
 from tarsim.config.presets import SCREENING_FILE_PRESET, apply_preset
 from tarsim.config.review import STRATEGIES, ReviewConfig
+from tarsim.config.run_seeds import derive_seed
 from tarsim.errors import ConfigError
 from tarsim.policies import SeedingChoice
 
@@ -80,6 +81,22 @@ def review_table(config: Mapping, strategy: str, screening: bool = False, swept_
     return table
 
 
+def _own_policies(headers: Sequence[Mapping], places: Sequence[Mapping]) -> bool:
+    """Whether the runs are those of a sweep over presets without [sweep] policies: each run of a swept preset
+    reviews with that preset's own policy, its seed derived as for the default policy (the sweep plans so, to pair
+    the presets); the same policy named in [sweep] policies would derive other seeds."""
+    default = ReviewConfig.__dataclass_fields__["policy"].default
+    for header, place in zip(headers, places, strict=True):
+        preset = place.get("preset")
+        if preset is None or place.get("policy") != apply_preset(preset, {}).get("policy", default):
+            return False
+        identity = (place.get("collection", ""), header.get("topic", ""), default, place.get("strategy", ""))
+        derived = derive_seed(int(place.get("base_seed", 0)), *identity, int(place.get("seed", 0)))
+        if header.get("config", {}).get("seed") != derived:
+            return False
+    return bool(places)
+
+
 def sweep_file(
     headers: Sequence[Mapping],
     paths: Mapping[str, str],
@@ -99,7 +116,8 @@ def sweep_file(
     if len(values("base_seed")) > 1:
         missing.append(f"base_seed: runs of several base seeds ({', '.join(map(str, values('base_seed')))})")
     sweep["seeds"] = sorted(values("seed"))
-    sweep["policies"] = values("policy")
+    if not _own_policies(headers, places):  # else left out: each swept preset reviews with its own policy
+        sweep["policies"] = values("policy")
     sweep["strategies"] = values("strategy")
     if values("preset"):
         sweep["presets"] = values("preset")

@@ -10,14 +10,11 @@ SHA-256 of the identity, so it is the same in every process, on every machine an
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from tarsim.config.presets import check_query_seeding
+from tarsim.config.run_seeds import derive_seed
 from tarsim.data.dataset import Dataset
 from tarsim.datasets import load_dataset
 from tarsim.datasets.synthetic import demo_dataset
@@ -56,14 +53,6 @@ class RunSpec:
     def ledger_file(self) -> str:
         """The run's ledger file name under OUT/ledgers (unsafe characters %-escaped)."""
         return ledger_name(self.run_id)
-
-
-def derive_seed(base_seed: int, collection: str, topic: str, policy: str, strategy: str, seed: int) -> int:
-    """A 32-bit seed from the base seed and the run's identity (stable across processes and platforms)."""
-    identity = json.dumps([collection, topic, policy, strategy, seed], ensure_ascii=False, separators=(",", ":"))
-    words = np.frombuffer(hashlib.sha256(identity.encode("utf-8")).digest(), dtype="<u4")
-    state = np.random.SeedSequence([base_seed, *words.tolist()]).generate_state(1, dtype=np.uint32)
-    return int(state[0])
 
 
 def load_collections(config: SweepConfig) -> dict[str, Dataset]:
