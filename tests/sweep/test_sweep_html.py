@@ -67,7 +67,7 @@ def test_a_page_inside_the_sweeps_output_folder_is_accepted_before_any_run(tmp_p
     assert not out.exists()  # checked, nothing made
 
 
-def test_a_screening_sweeps_page_is_the_one_tarsim_report_writes(tmp_path, monkeypatch):
+def test_a_screening_sweeps_page_is_the_one_tarsim_report_writes(tmp_path, monkeypatch, capsys):
     """A document-screening sweep drew sentence, lambda and seconds figures that `tarsim report OUT --html` does not:
     its page now gets the report's default (judgments), and a folder below OUT is made for it."""
     import tarsim.reporting.html_study as html_study
@@ -86,6 +86,9 @@ def test_a_screening_sweeps_page_is_the_one_tarsim_report_writes(tmp_path, monke
     page = tmp_path / "out" / "pages" / "r.html"
     assert _write_report(load_sweep_config(config), tmp_path / "out", str(page)) == 0
     assert asked["effort"] == () and page.parent.is_dir()  # () : as `tarsim report OUT --html FILE` (judge)
+    said = capsys.readouterr().out.splitlines()[-1]  # the models left out are named, with the command that draws them
+    assert said.startswith("the page draws judgments only (no strategy shows sentences); for sent")
+    assert said.endswith(f"--html {page} --effort judge --effort sent --effort lambda:0.5 --effort seconds")
 
 
 def test_a_sentence_sweep_page_draws_the_sweeps_effort_models():

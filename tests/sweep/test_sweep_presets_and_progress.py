@@ -112,3 +112,14 @@ def test_the_default_is_a_line_about_every_tenth(capsys):
     assert [line.split(",")[0] for line in lines] == [
         f"sweep: {n}/25 runs done" for n in (0, 3, 6, 9, 12, 15, 18, 21, 24, 25)
     ]
+
+
+def test_the_closing_table_says_how_priors_are_counted_when_runs_have_them(tmp_path, capsys):
+    """The sweep's closing table lacked the line compare prints: its effort counts priors, its WSS@95 does not."""
+    text = PRESETS.replace('presets = ["asreview-logistic", "bmi"]', 'presets = ["asreview-logistic"]')
+    text = text.replace("seeds = 2", "seeds = 1") + 'seeding = "priors"\nn_prior_included = 1\nn_prior_excluded = 1\n'
+    (tmp_path / "s.toml").write_text(text)
+    assert main(["sweep", str(tmp_path / "s.toml"), "--out", str(tmp_path / "out")]) == 0
+    caption = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("Mean ± sd"))
+    assert caption.endswith("; Recall@E and effort count the prior judgments; WSS@95 leaves them out (as Insights "
+                            "and tarsim metrics by default)")  # fmt: skip

@@ -173,6 +173,11 @@ def _write_report(config, out, html: str) -> int:
     models = report_effort_models(config)
     written = write_study_page(str(out), html, models if models != ("judge",) else (), collections)
     print(f"{written.runs} run(s), {written.figures} figure(s) written to {written.path}")
+    left = [model for model in config.effort_models if model not in models]
+    if left:  # said, not dropped without a word
+        flags = " ".join(f"--effort {model}" for model in ("judge", *left))
+        print(f"the page draws judgments only (no strategy shows sentences); for {', '.join(left)}: "
+              f"tarsim report {out} --html {html} {flags}")  # fmt: skip
     return 0
 
 
@@ -180,6 +185,7 @@ def _print_summary(outcome) -> None:
     """The sweep's per-group table (per collection when it has several): mean ± sd [95% CI] of WSS@95, Recall@2R+100
     and the effort to 95% recall over its complete runs, as `tarsim compare --group-by collection` prints it."""
     from tarsim.data.ledger import read_ledger
+    from tarsim.reporting.compare import prior_records, priors_line
     from tarsim.reporting.study_tables import format_grouped_comparison, grouped_comparison
 
     done = set(outcome.executed) | set(outcome.resumed)
@@ -189,8 +195,11 @@ def _print_summary(outcome) -> None:
     ledgers = [read_ledger(path) for path in paths]
     strata = ["collection"] if len({spec.collection for spec in outcome.runs}) > 1 else []
     rows = grouped_comparison(ledgers, "", strata=strata, tests=False)
+    note = "effort model judge; recall presented"
+    if any(prior_records(ledger) for ledger in ledgers):  # as compare's tables say it
+        note += "; " + priors_line(list(dict.fromkeys(row["measure"] for row in rows)))
     print()
-    print(format_grouped_comparison(rows, strata, "table", "", "effort model judge; recall presented"), end="")
+    print(format_grouped_comparison(rows, strata, "table", "", note), end="")
 
 
 def _pool_stopped(reasons: list[str]) -> str:
