@@ -85,6 +85,8 @@ def test_the_page_is_self_contained(report):
     assert "Not drawn, as they stopped no run: nonrel:50." in text
     assert "Recall@2R+100 per topic (mean ± sd over each group&#x27;s runs of the topic: its seeds)" in text
     assert f"tarsim report {report.parent / 'out'} --html {report}" in text
+    # legends show a group's label whole (Vega-Lite cut them at 160 px: groups differing at the end looked the same)
+    assert text.count('"legend": {"labelLimit": 420}') >= 3
 
 
 def test_the_cli_refuses_an_unknown_stopping_rule_before_writing(tmp_path, capsys):

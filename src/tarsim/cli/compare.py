@@ -48,8 +48,9 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--format",
         choices=["table", "markdown", "latex", "csv", "json"],
         default="table",
-        help="table (default), markdown or latex: the per-group table with 95%% CIs and Holm-adjusted tests (as "
-        "csv and json give it with --group-by collection or topic)",
+        help="markdown or latex: the per-group table with 95%% CIs, then the Holm-adjusted tests; table (default): "
+        "the same with --group-by collection or topic, --measure or no --baseline, else every measure side by side "
+        "(measures as rows, a column per group); csv and json: the rows of whichever table",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the randomisation test")
     parser.add_argument("--out", metavar="FILE", help="write here (atomically) instead of standard output")

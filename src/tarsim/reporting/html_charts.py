@@ -41,6 +41,16 @@ class Figure:
     note: str = ""
 
 
+LABEL_LIMIT = 420
+"""Pixels a legend label may take (Vega-Lite cuts at 160: groups that differ only at the end looked the same)."""
+
+
+def _group_colour(alt, names):
+    """The colour channel of the groups: the CLI's colours, a legend that toggles them, labels shown whole."""
+    legend = alt.Legend(labelLimit=LABEL_LIMIT)
+    return alt.Color("group:N", scale=_colour_scale(alt, names), title="group (click to show one)", legend=legend)
+
+
 def _altair():
     from tarsim.errors import require
 
@@ -106,7 +116,7 @@ def recall_effort_figure(groups: Mapping[str, Sequence[Ledger]], effort_model: s
         )
     names = list(mean_curves)
     pick = alt.selection_point(fields=["group"], bind="legend")
-    colour = alt.Color("group:N", scale=_colour_scale(alt, names), title="group (click to show one)")
+    colour = _group_colour(alt, names)
     unit = f"{model.name}: {model.unit}" if model.name.startswith("lambda") else model.unit  # as the PNG figures
     x = alt.X("effort:Q", title=f"Effort ({unit})", scale=alt.Scale(domain=[0, limit], clamp=True))
     y = alt.Y("recall:Q", title=f"Recall ({recall})", scale=alt.Scale(domain=[0, 1]))
@@ -207,7 +217,7 @@ def insights_figure(groups: Mapping[str, Sequence[Ledger]], kind: str, recall: s
                 )
     names = list(regrouped)
     pick = alt.selection_point(fields=["group"], bind="legend")
-    colour = alt.Color("group:N", scale=_colour_scale(alt, names), title="group (click to show one)")
+    colour = _group_colour(alt, names)
     xtitle = f"Recall ({recall})" if kind == "wss" else "Proportion of labeled records"
     ytitle = "WSS" if kind == "wss" else "ERF"
     base = alt.Chart(pd.DataFrame(rows)).encode(x=alt.X("x:Q", title=xtitle), color=colour)
@@ -278,7 +288,7 @@ def stopping_figure(
         .encode(
             x=alt.X("judgments:Q", title="Judgments at the stop"),
             y=alt.Y("recall:Q", title="Recall at the stop", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("group:N", scale=_colour_scale(alt, names), title="group (click to show one)"),
+            color=_group_colour(alt, names),
             shape=alt.Shape("rule:N", title="stopping rule"),
             opacity=alt.condition(pick, alt.value(0.85), alt.value(0.08)),
             tooltip=["run:N", "rule:N", "judgments:Q", "recall:Q"],
