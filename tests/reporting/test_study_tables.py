@@ -179,3 +179,12 @@ def test_the_side_by_side_table_has_intervals_holm_and_rounded_efforts(study, ca
     rows = json.loads(capsys.readouterr().out)["rows"]
     tested = [row for row in rows if row["p_t"] is not None]
     assert tested and all(row["p_holm"] == pytest.approx(row["p_t"]) for row in tested)  # one group tested per measure
+
+
+def test_an_unknown_group_by_field_is_named_with_the_closest_known_one(study, capsys):
+    """Was a list of every config field (some fifty) and no hint; the same line from compare, metrics and plot."""
+    for command in ("compare", "metrics"):
+        assert main([command, str(study), "--group-by", "colection,preset"]) == 2
+        err = capsys.readouterr().err
+        assert "--group-by field(s) colection unknown (did you mean collection?); known: " in err, err
+        assert len(err.splitlines()) == 1 and err.count(",") < 20

@@ -24,6 +24,7 @@ from tarsim.interop.order import looks_like_order
 from tarsim.interop.reviews import read_review
 from tarsim.metrics.insights import given_estimator, tool_of
 from tarsim.metrics.recall_effort import GRID_A, GRID_B, recall_curve
+from tarsim.reporting.field_names import unknown_fields
 from tarsim.reporting.unfinished import unfinished_notices
 
 NOT_GROUPED = ("seed", "prior_seed")
@@ -181,9 +182,7 @@ def group_ledgers(ledgers: Sequence[Ledger], by: Sequence[str] | None = None) ->
     )
     unknown = [key for key in keys if key not in known]
     if unknown:
-        raise ConfigError(
-            f"group-by field(s) {', '.join(unknown)} unknown; ledger config fields: {', '.join(sorted(known))}"
-        )
+        raise unknown_fields(unknown, {*known, "collection", "topic"}, grouping_keys(ledgers))  # the CLI takes both
     groups: dict[str, list[Ledger]] = {}
     if not keys and any(is_foreign(ledger) for ledger in ledgers):  # tarsim's runs all alike beside other tools'
         labels = [tool_of(ledger) for ledger in ledgers]

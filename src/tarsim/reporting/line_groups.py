@@ -9,29 +9,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tarsim.data.ledger import Ledger
-from tarsim.errors import ConfigError
 from tarsim.reporting.compare import _flat_config, group_ledgers, grouping_keys, header_fields
+from tarsim.reporting.field_names import unknown_fields
 from tarsim.reporting.study_tables import STRATA, field_values, split_fields
-
-SHOWN_FIELDS = 10
-"""How many known fields an unknown-field message lists before `...`."""
 
 
 def check_fields(ledgers: Sequence[Ledger], fields: Sequence[str]) -> None:
-    """Refuse grouping fields that no ledger has: one line naming them and the first SHOWN_FIELDS useful fields
-    (those that differ between the runs, then collection and topic, then the rest alphabetically)."""
+    """Refuse grouping fields that no ledger has: one line naming them, the closest known one and the first useful
+    fields (those that differ between the runs, then collection and topic, then the rest alphabetically)."""
     known: set[str] = set(STRATA)
     for ledger in ledgers:
         known |= set(_flat_config(ledger)) | set(header_fields(ledger))
     unknown = [field for field in fields if field not in known]
     if not unknown:
         return
-    varying = grouping_keys(ledgers)
-    ordered = list(dict.fromkeys([*varying, *STRATA, "preset", "tool", *sorted(known)]))
-    ordered = [field for field in ordered if field in known]
-    more = len(ordered) - SHOWN_FIELDS
-    listed = ", ".join(ordered[:SHOWN_FIELDS]) + (f", ... ({more} more)" if more > 0 else "")
-    raise ConfigError(f"--group-by field(s) {', '.join(unknown)} unknown; known: {listed}")
+    raise unknown_fields(unknown, known, [*grouping_keys(ledgers), *STRATA, "preset", "tool"])
 
 
 def line_groups(ledgers: Sequence[Ledger], group_by: Sequence[str] | None = None) -> dict[str, list[Ledger]]:

@@ -37,6 +37,7 @@ from tarsim.reporting.compare import (
     run_place,
     run_scores,
 )
+from tarsim.reporting.field_names import unknown_fields
 from tarsim.reporting.table_formats import caption, digits_for, mean_cell, number, p_value, render, tidy_text
 from tarsim.stopping.aggregate import holm, mean_interval, wilcoxon_p
 
@@ -93,7 +94,7 @@ def field_values(ledgers: Sequence[Ledger], fields: Sequence[str]) -> list[tuple
         rows.append(tuple(values))
     unknown = [field for field in fields if field not in known]
     if unknown:
-        raise ConfigError(f"--group-by field(s) {', '.join(unknown)} unknown; known: {', '.join(sorted(known))}")
+        raise unknown_fields(unknown, {*known, *STRATA})
     return rows
 
 
