@@ -61,3 +61,40 @@ def test_a_sweep_writes_its_stopping_study(tmp_path, capsys):
     assert len(table) == 2 * 2 * 2 and set(table["run_id"].str.contains("seed")) == {True}
     assert set(pd.read_csv(folder / "stop_tests.csv")["baseline"]) == {"knee"}
     assert all((folder / f"stop_{name}.png").exists() for name in ("recall_cost", "missed_unused", "reliability"))
+
+
+def test_a_presets_sweep_tests_its_rules_within_each_preset(tmp_path, monkeypatch):
+    """Issue 31: OUT/stopping/stop_tests.csv pooled the presets (pairs counted both presets' runs); each preset's
+    runs now pair among themselves. The sweep is faked (its ledgers written by the factory): only the study runs."""
+    from types import SimpleNamespace
+
+    import ledger_factory
+    import tarsim.reporting.stopping_plots as plots
+    from tarsim.sweep.stopping_study import write_stopping_study
+
+    monkeypatch.setattr(plots, "write_study_figures", lambda *args, **kwargs: [])  # tested in tests/stopping
+    truths = ([1, 0, 0, 1, 0, 1, 0, 0, 0, 1], [1, 1, 0, 0, 1, 0, 0, 0, 1, 0], [0, 1, 0, 0, 1, 1, 0, 0, 0, 1])
+    tasks = []
+    for preset in ("p-a", "p-b"):
+        for seed, truth in enumerate(truths):
+            path = tmp_path / f"{preset}_{seed}.jsonl"
+            path.write_text("\n".join(ledger_factory.ledger_lines(truth, size=20, seed=seed)) + "\n", encoding="utf-8")
+            spec = SimpleNamespace(
+                run_id=f"{preset}-seed{seed}", collection="c", preset=preset, vary=(), policy="max", strategy="d"
+            )
+            tasks.append(SimpleNamespace(spec=spec, ledger_path=str(path)))
+    config = SimpleNamespace(
+        stopping=("nonrel:2", "nonrel:4"),
+        target_recall=(0.8,),
+        effort_models=("judge",),
+        presets=("p-a", "p-b"),
+        vary=(),
+        policies=("max",),
+        strategies=("d",),
+    )
+    dataset = SimpleNamespace(collection=SimpleNamespace(docids=None), qrels=None)
+    prepared = SimpleNamespace(config=config, out=tmp_path / "out", tasks=tasks, datasets={"c": dataset})
+    study = write_stopping_study(prepared)
+    tests = pd.read_csv(tmp_path / "out" / "stopping" / "stop_tests.csv")
+    assert study.group_by == ("preset",) and list(tests.columns[:2]) == ["preset", "rule"]
+    assert sorted(tests["preset"]) == ["p-a", "p-a", "p-b", "p-b"] and set(tests["pairs"]) == {3}  # pooled: 6

@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format in ("table", "markdown", "latex") or args.out:
         summary = summarise(table, group_by=group_by)
         baseline = args.baseline or default_baseline(table)  # never a rule that fired in no run, unless named
-        tests = paired_tests(table, baseline)
+        tests = paired_tests(table, baseline, group_by=group_by)  # runs pair within a group
     if args.out:
         _write_study(table, summary, tests, args.out)
     if args.format == "csv":
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(render(list(cells.columns), cells.astype(str).values.tolist(), args.format, numeric_from))
         lines = summary_caption(summary)
         if tests is not None and not tests.empty:  # the tests are in the text format and stop_tests.csv
-            lines.append(baseline_line(table, baseline, bool(args.baseline)))
+            lines.append(baseline_line(table, baseline, bool(args.baseline), group_by))
         apart = "\n\n" if args.format == "markdown" else "\n"  # a Markdown line after a table is one of its rows
         sys.stdout.write("".join(apart + caption(line, args.format) for line in lines) + "\n")
     else:
@@ -162,8 +162,8 @@ def run(args: argparse.Namespace) -> int:
 
         sys.stdout.write(summary_text(summary, group_by=group_by) + "\n")
         if tests is not None and not tests.empty:
-            sys.stdout.write(f"\n{baseline_line(table, baseline, bool(args.baseline))}:\n")
-            sys.stdout.write(paired_tests_text(tests) + "\n")
+            sys.stdout.write(f"\n{baseline_line(table, baseline, bool(args.baseline), group_by)}:\n")
+            sys.stdout.write(paired_tests_text(tests, group_by) + "\n")
         if args.runs:
             sys.stdout.write("\n" + _table(_run_columns(table, models)) + "\n")
             if (table["sample_cost"] == SAMPLE_COST_OTHER_RELEVANCE).any():
@@ -245,6 +245,7 @@ OTHER_RELEVANCE_NOTE = (
 """Printed under the text table when a row's target:T sample effort was estimated from the other relevance."""
 
 COUNT_COLUMNS = (
+    "prior_seed",
     "position",
     "sample_size",
     "documents",

@@ -8,9 +8,10 @@ confidence intervals, reliability with its binomial interval, and paired tests a
   so the interval speaks of the mean over these reviews and seeds.
 - Reliability (the share of runs whose recall at the stop reached the target): Wilson's score interval
   (scipy.stats.binomtest(...).proportion_ci(method="wilson")), sound also at shares of 0 or 1.
-- Paired tests: each rule against the baseline on the same reviews (the same ledgers: topic and seed), Wilcoxon's
-  signed-rank test (scipy.stats.wilcoxon, two-sided, zero differences dropped as Wilcoxon did) on each measure,
-  with Holm's step-down correction over the rules compared at one target and measure.
+- Paired tests: each rule against the baseline on the same reviews (the same ledgers: topic and seed), within each
+  group when the study is grouped (e.g. per collection and preset), Wilcoxon's signed-rank test
+  (scipy.stats.wilcoxon, two-sided, zero differences dropped as Wilcoxon did) on each measure, with Holm's
+  step-down correction over every comparison (group x rule) made at one target and measure.
 """
 
 from __future__ import annotations
@@ -146,10 +147,12 @@ def paired_tests(
     baseline: str,
     measures: Sequence[str] = TEST_MEASURES,
     pair_on: Sequence[str] = ("ledger", "run_id", "topic", "policy", "seed"),
+    group_by: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Each rule against `baseline` (a rule of the table, as replayed or as given) at each target, paired on the
-    same reviews: pairs, the mean and median difference (rule - baseline), Wilcoxon's p and Holm's adjusted p (over
-    the rules compared at that target and measure)."""
+    same reviews within each group (the columns `group_by`, e.g. collection and preset: runs of two presets never
+    pair): the group values, pairs, the mean and median difference (rule - baseline), Wilcoxon's p and Holm's
+    adjusted p (over every comparison made at that target and measure: each group's rules)."""
     from tarsim.errors import ConfigError
 
     if table.empty:
@@ -161,24 +164,36 @@ def paired_tests(
     column = "rule" if baseline in known else "rule_given"
     table = table.assign(_review=_review_keys(table, pair_on))
     measures = [measure for measure in measures if measure in table]
+    group_by = list(group_by)
+    parts = table.groupby(group_by, sort=False, dropna=False) if group_by else [((), table)]
+    families: dict[tuple, list[dict]] = {}  # (target, measure): its comparisons, over all groups
+    for values, group in parts:
+        groups = dict(zip(group_by, values if isinstance(values, tuple) else (values,), strict=True))
+        for row in _group_tests(group, baseline, column, measures):
+            families.setdefault((row["target"], row["measure"]), []).append({**groups, **row})
+    rows = []
+    for block in families.values():
+        for row, adjusted in zip(block, holm([row["p"] for row in block]), strict=True):
+            row["p_holm"] = adjusted
+        rows.extend(block)
+    return pd.DataFrame(rows)
+
+
+def _group_tests(table: pd.DataFrame, baseline: str, column: str, measures: Sequence[str]) -> list[dict]:
+    """The unadjusted tests of one group's runs: each rule against the baseline per target and measure."""
     rows = []
     for target, at_target in table.groupby("target", sort=False):
         is_base = at_target[column] == baseline
         base = at_target[is_base].drop_duplicates("_review").set_index("_review")
-        others = [rule for rule in dict.fromkeys(at_target.loc[~is_base, "rule"])]
-        wide = {
-            measure: at_target[~is_base].pivot_table(index="_review", columns="rule", values=measure, aggfunc="first")
-            for measure in measures
-        }
+        others = list(dict.fromkeys(at_target.loc[~is_base, "rule"]))
         for measure in measures:
-            block = []
+            wide = at_target[~is_base].pivot_table(index="_review", columns="rule", values=measure, aggfunc="first")
             for rule in others:
-                values = wide[measure][rule] if rule in wide[measure] else pd.Series(dtype=float)
+                values = wide[rule] if rule in wide else pd.Series(dtype=float)
                 paired = pd.concat([values.rename("rule"), base[measure].rename("base")], axis=1, join="inner")
-                paired = paired.dropna()
-                difference = (paired["rule"] - paired["base"]).to_numpy(dtype=np.float64)
+                difference = (paired.dropna()["rule"] - paired.dropna()["base"]).to_numpy(dtype=np.float64)
                 statistic, p = wilcoxon_p(difference) if difference.size else (math.nan, math.nan)
-                block.append(
+                rows.append(
                     {
                         "rule": rule,
                         "baseline": baseline,
@@ -191,10 +206,7 @@ def paired_tests(
                         "p": p,
                     }
                 )
-            for row, adjusted in zip(block, holm([row["p"] for row in block]), strict=True):
-                row["p_holm"] = adjusted
-            rows.extend(block)
-    return pd.DataFrame(rows)
+    return rows
 
 
 def default_baseline(table: pd.DataFrame) -> str:
@@ -212,9 +224,15 @@ def never_fired(table: pd.DataFrame) -> list[str]:
     return [rule for rule in dict.fromkeys(table["rule_given"]) if rule not in fired]
 
 
-def baseline_line(table: pd.DataFrame, baseline: str, named: bool) -> str:
-    """The paired tests' title: the baseline, and why it is that rule when it was chosen (not named by --baseline)."""
+def baseline_line(table: pd.DataFrame, baseline: str, named: bool, group_by: Sequence[str] = ()) -> str:
+    """The paired tests' title: the baseline, within which groups runs pair and over what Holm corrects, and why the
+    baseline is that rule when it was chosen (not named by --baseline)."""
     line = f"paired Wilcoxon signed-rank tests against {baseline} (Holm)"
+    if group_by:
+        line = (
+            f"paired Wilcoxon signed-rank tests against {baseline}, runs paired within each {' x '.join(group_by)} "
+            "group (Holm over all the groups' comparisons at each target and measure)"
+        )
     if named:
         return line
     skipped = [rule for rule in never_fired(table) if rule != baseline]
@@ -292,11 +310,12 @@ def summary_cells(
     return shown
 
 
-def paired_tests_text(tests: pd.DataFrame) -> str:
-    """The paired tests as a text table."""
+def paired_tests_text(tests: pd.DataFrame, group_by: Sequence[str] = ()) -> str:
+    """The paired tests as a text table (the group columns first)."""
     if tests.empty:
         return "(no paired tests)"
-    shown = tests[["rule", "baseline", "target", "measure", "pairs", "median_difference", "p", "p_holm"]].copy()
+    columns = ["rule", "baseline", "target", "measure", "pairs", "median_difference", "p", "p_holm"]
+    shown = tests[[*group_by, *columns]].copy()
     shown["target"] = shown["target"].map(lambda v: f"{v:g}")
     return shown.to_string(
         index=False,

@@ -26,8 +26,20 @@ from tarsim.stopping.evaluate import DEFAULT_STOP_EFFORT_MODELS, evaluate_stoppi
 from tarsim.stopping.measures import COST_STRUCTURES, ReviewFacts, measure_stop
 from tarsim.stopping.rules import missing_scores_message, needs_scores, parse_stopping_rule
 
-IDENT_COLUMNS = ("ledger", "run_id", "collection", "topic", "policy", "seed", "rule", "rule_given", "target")
-"""The tidy table's identifying columns (a review is a ledger: one topic, policy and seed)."""
+IDENT_COLUMNS = (
+    "ledger",
+    "run_id",
+    "collection",
+    "topic",
+    "policy",
+    "seed",
+    "prior_seed",
+    "rule",
+    "rule_given",
+    "target",
+)
+"""The tidy table's identifying columns (a review is a ledger: one topic, policy and seed); prior_seed only when
+some run records one."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +140,7 @@ def _ident(ledger: Ledger) -> dict:
         "topic": ledger.topic,
         "policy": sweep.get("policy", config.get("policy")),
         "seed": sweep.get("seed", ledger.header.get("seed")),
+        "prior_seed": sweep.get("prior_seed", config.get("prior_seed")),  # as compare's pair_key reads it
     }
 
 
@@ -217,5 +230,7 @@ def tidy_frame(rows: Sequence[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(list(rows))
     if frame.empty:
         return pd.DataFrame(columns=list(IDENT_COLUMNS))
+    if "prior_seed" in frame and frame["prior_seed"].isna().all():  # no run drew its priors with a seed of its own
+        frame = frame.drop(columns=["prior_seed"])
     first = [column for column in IDENT_COLUMNS if column in frame]
     return frame[first + [column for column in frame.columns if column not in first]]

@@ -2,8 +2,8 @@
 measured against every target recall (tarsim.stopping.study), written to OUT/stopping/: stop_table.csv (one row per
 rule x target x run), stop_summary.csv (per swept preset, varied value, policy and strategy, rule and target: means
 with 95% intervals, reliability), stop_tests.csv (paired Wilcoxon tests against the first rule that fired in some run,
-Holm-corrected) and the study's three figures. Nothing is simulated
-again: the replay reads the ledgers (and their score logs) the runs wrote.
+runs paired within each swept group, Holm-corrected over all the groups' comparisons) and the study's three figures.
+Nothing is simulated again: the replay reads the ledgers (and their score logs) the runs wrote.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def write_stopping_study(prepared, failed: dict[str, str] | Sequence[str] = (), 
             at += 1
     summary = summarise(table, group_by=group_by)
     several = len(config.stopping) > 1 and not table.empty
-    tests = paired_tests(table, default_baseline(table)) if several else pd.DataFrame()
+    tests = paired_tests(table, default_baseline(table), group_by=group_by) if several else pd.DataFrame()
     folder.mkdir(parents=True, exist_ok=True)
     for name, frame in zip(STUDY_FILES, (table, summary, tests), strict=True):
         with atomic_write(folder / name) as handle:
