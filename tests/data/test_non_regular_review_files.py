@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import threading
 from pathlib import Path
@@ -229,3 +230,22 @@ def test_cache_info_names_a_fifo_and_a_link_to_dev_zero(tmp_path, capsys):
         "features-0123456789abcdef01234567-0123456789abcdef-docs-v3.npz (a named pipe (FIFO), not a regular file); "
         "tfidf-0123456789abcdef01234567-0123456789abcdef-v3.npz (a symlink to /dev/zero; tarsim writes no symlink)"
     ]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "badjson", "array", "utf16"])
+@pytest.mark.parametrize("write", [True, False], ids=["write", "read"])
+def test_a_summary_json_that_is_no_json_object_never_hangs_or_tracebacks_report(out, capsys, kind, write):
+    """`report --write` read OUT/summary.json with read_text: a FIFO blocked, /dev/zero filled memory, and invalid
+    JSON, a JSON array or UTF-16 gave tracebacks. The tables come from the ledgers; the summary is rewritten."""
+    summary = out / "summary.json"
+    if kind in ("fifo", "zero"):
+        make(kind, summary)
+    else:
+        text = {"badjson": '{"skipped": ', "array": "[1, 2]", "utf16": '{"skipped": {}}'}[kind]
+        summary.write_bytes(text.encode("utf-16") if kind == "utf16" else text.encode())
+    status, err = run(["report", str(out), *(["--write"] if write else [])], capsys, (summary,))
+    assert status == 0 and "Traceback" not in err
+    if write:
+        assert err.startswith(f"tarsim: warning: {summary}: ") and len(err.splitlines()) == 1
+        assert err.endswith(": the topics it recorded as skipped are not carried over\n")
+        assert json.loads(summary.read_text(encoding="utf-8"))["skipped"] == {}  # rewritten whole, a regular file

@@ -83,8 +83,12 @@ def run(args: argparse.Namespace) -> int:
             busy = f" yet: it is being written by pid {writer}" if writer else ""
             raise InputError(Path(args.out) / "ledgers", None, f"no complete ledger found{busy}")
         if args.write:
-            summary = Path(args.out) / "summary.json"
-            skipped = json.loads(summary.read_text()).get("skipped", {}) if summary.exists() else {}
+            summary, problem = read_summary(Path(args.out))
+            if problem is not None:  # rewritten below from the ledgers; only the topics it skipped are lost
+                print(f"tarsim: warning: {problem}: the topics it recorded as skipped are not carried over",
+                      file=sys.stderr)  # fmt: skip
+            skipped = summary.get("skipped", {})
+            skipped = skipped if isinstance(skipped, dict) else {}
             write_simulation_reports(Path(args.out), list(result.ledgers.values()), effort, skipped, args.recall)
     if writer is not None:
         print(
@@ -117,12 +121,28 @@ def _check_out_folder(out: Path) -> None:
 def recorded_effort_models(out: Path) -> tuple[str, ...]:
     """The effort models the review printed and wrote (OUT/summary.json: judge alone for a screening file), else
     the defaults."""
-    summary = out / "summary.json"
+    models = read_summary(out)[0].get("effort_models")  # an unreadable summary: the ledgers are what counts
+    if not isinstance(models, list) or not all(isinstance(model, str) for model in models):
+        return tuple(DEFAULT_EFFORT_MODELS)
+    return tuple(models) or tuple(DEFAULT_EFFORT_MODELS)
+
+
+def read_summary(out: Path) -> tuple[dict, str | None]:
+    """OUT/summary.json as a JSON object, and None; or {} and why it could not be read (missing: no reason). Opened
+    as a regular file only: a FIFO or a link to /dev/zero under its name blocked or filled memory."""
+    from tarsim.data.regular_files import MISSING, open_regular
+
+    path = out / "summary.json"
     try:
-        models = json.loads(summary.read_text(encoding="utf-8")).get("effort_models") if summary.is_file() else None
-    except (OSError, ValueError):  # an unreadable summary: the ledgers are what the tables come from anyway
-        models = None
-    return tuple(models) if models else tuple(DEFAULT_EFFORT_MODELS)
+        with open_regular(path) as handle:
+            record = json.loads(handle.read(1 << 24).decode("utf-8"))
+    except InputError as error:
+        return {}, None if error.problem == MISSING else str(error)
+    except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+        return {}, f"{path}: not the JSON tarsim writes ({type(error).__name__})"
+    if not isinstance(record, dict):
+        return {}, f"{path}: not the JSON object tarsim writes"
+    return record, None
 
 
 def unfinished_ledgers(directory: Path) -> list[Path]:
