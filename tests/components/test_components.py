@@ -266,3 +266,20 @@ def test_clock_budgets_and_clock_effort_replay_from_the_judgments_time(clock_led
     assert json.loads(capsys.readouterr().out)[0]["position"] == expected
     assert main(["report", str(clock_ledgers), "--effort", "clock"]) == 0
     assert "clock" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--batch", "fixed:１０"], "got '１０' (numbers are ASCII digits)"),  # int() read it as 10, recorded as given
+        (["--batch", "１０"], "got '１０' (numbers are ASCII digits)"),
+        (["--max-effort", "２R+100"], "budget '２R+100': expected aR+b"),
+        (["--learner", "nb\u2028"], "'nb\\u2028': holds U+2028, a control or line-separator character"),  # strip()ped
+        (["--policy", "relevance\t"], "holds U+0009, a control or line-separator character"),
+    ],
+)
+def test_a_spec_with_non_ascii_digits_or_control_characters_is_refused(tmp_path, capsys, args, said):
+    """Each ran before, recorded as given: `fixed:１０` and `fixed:10` made two groups of one setting."""
+    err = refused(["simulate", *args, "--out", str(tmp_path / "out")], capsys)
+    assert said in err
+    assert not (tmp_path / "out").exists()

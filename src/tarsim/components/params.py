@@ -62,6 +62,8 @@ class Param:
             except ValueError:
                 raise ConfigError(self._bad(value)) from None
         if isinstance(value, str) and self.kind in (int, float):
+            if not value.isascii():  # int() reads '１０' as 10: recorded as given, one setting made two groups
+                raise ConfigError(f"{self._bad(value)} (numbers are ASCII digits)")
             try:
                 value = self.kind(value)
             except ValueError:

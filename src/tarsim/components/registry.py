@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from tarsim.components.params import Param
 from tarsim.components.plugin_load import PluginInterrupt, load_entry_point
-from tarsim.components.spec import Spec, parse_spec
+from tarsim.components.spec import Spec, check_printable, parse_spec
 from tarsim.errors import ConfigError, InputWarning
 
 T = TypeVar("T", bound=type)
@@ -169,6 +169,7 @@ class Kind:
     def resolve(self, spec: str | Spec) -> tuple[type, dict[str, Any]]:
         """The class a spec names and its checked parameters (declared defaults filled in)."""
         if not isinstance(spec, Spec):
+            check_printable(str(spec))  # before strip(), which drops a trailing U+2028
             text = str(spec).strip()
             if not text:
                 raise ConfigError(f"{self.label} is empty; accepted: {self.accepted()}")

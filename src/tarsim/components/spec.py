@@ -19,7 +19,10 @@ class Spec:
 
 
 def parse_spec(text: str) -> Spec:
-    """Split `mix:0.2:random`, `mix:share=0.2,other=random` or `knee` into a Spec (values are checked later)."""
+    """Split `mix:0.2:random`, `mix:share=0.2,other=random` or `knee` into a Spec (values are checked later). A
+    control or line-separator character is refused: strip() dropped a trailing U+2028, so `nb\u2028` ran as `nb`
+    while run ids and headers kept it."""
+    check_printable(text)
     name, _, rest = text.strip().partition(":")
     name = name.strip()
     if not rest:
@@ -35,6 +38,13 @@ def parse_spec(text: str) -> Spec:
             raise ConfigError(f"{text!r}: parameter {key.strip()!r} given twice")
         named[key.strip()] = value.strip()
     return Spec(text, name, named=named)
+
+
+def check_printable(text: str) -> None:
+    """Refuse a spec holding a control or line-separator character (U+2028, a tab, NUL) in one line."""
+    if not text.isprintable():
+        shown = next(f"U+{ord(c):04X}" for c in text if not c.isprintable())
+        raise ConfigError(f"{text!r}: holds {shown}, a control or line-separator character")
 
 
 def split_top_level(text: str, sep: str = ",") -> list[str]:

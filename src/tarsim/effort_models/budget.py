@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from tarsim.errors import ConfigError
 
-_NUMBER = r"\d+(?:\.\d+)?"
+_NUMBER = r"[0-9]+(?:\.[0-9]+)?"  # ASCII: \d took full-width digits, recorded as given
 _BUDGET = re.compile(rf"^(?:(?P<a>{_NUMBER})?R(?:\+(?P<b1>{_NUMBER}))?|(?P<b2>{_NUMBER}))$")
 
 
