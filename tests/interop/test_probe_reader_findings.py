@@ -177,3 +177,13 @@ def _error_or_none(path) -> str:
     except InputError as error:
         return str(error)
     return ""
+
+
+def test_a_nul_byte_in_a_screening_header_is_refused_at_its_line(tmp_path):
+    """`ti\\0tle` named no column, so every title was silently empty (exit 0)."""
+    from tarsim.interop.screening import read_screening_file
+
+    path = tmp_path / "s.csv"
+    path.write_bytes(b"record_id,ti\x00tle,abstract,label_included\nR1,t,a,1\nR2,u,b,0\n")
+    with pytest.raises(InputError, match=r"s\.csv:1: a NUL byte in the header"):
+        read_screening_file(path)

@@ -143,12 +143,16 @@ def read_table(path: Path, *, require_labels: bool = True) -> Table:
     also takes a RIS file without any label note (its reader refuses one by default)."""
     suffix = path.suffix.lower()
     if suffix in DELIMITED_SUFFIXES:
-        return read_delimited(path, DELIMITED_SUFFIXES[suffix])
-    if suffix in EXCEL_SUFFIXES:
-        return read_xlsx(path)
-    if suffix in RIS_SUFFIXES:
+        table = read_delimited(path, DELIMITED_SUFFIXES[suffix])
+    elif suffix in EXCEL_SUFFIXES:
+        table = read_xlsx(path)
+    elif suffix in RIS_SUFFIXES:
         return read_ris(path, require_labels=require_labels)
-    raise InputError(path, None, f"not a screening file: the name must end in {', '.join(SCREENING_SUFFIXES)}")
+    else:
+        raise InputError(path, None, f"not a screening file: the name must end in {', '.join(SCREENING_SUFFIXES)}")
+    if any("\0" in name for name in table.header):  # `ti\0tle` named no column: every title was silently empty
+        raise InputError(path, table.header_line, "a NUL byte in the header (binary data, or a damaged file)")
+    return table
 
 
 def record_names(path: PathLike) -> tuple[str, ...] | None:
