@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -255,3 +256,15 @@ def test_a_utf8_byte_order_mark_is_read_as_any_utf8_sweep_file(tmp_path):
     path = tmp_path / "s.toml"
     path.write_bytes(b"\xef\xbb\xbf" + VALID.encode())
     assert load_sweep_config(path).seeds == (0, 1)
+
+
+def test_a_collection_path_that_is_a_fifo_or_a_loop_is_named_for_what_it_is(tmp_path):
+    """Both were 'collection ... does not exist'."""
+    import os
+
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "loop").symlink_to("loop")
+    for name, said in (("fifo", "is a named pipe (FIFO), not a folder"), ("loop", "is a symlink loop")):
+        text = f'[[collections]]\npath = "{name}"\n'
+        with pytest.raises(InputError, match=rf"collection '.*{name}' {re.escape(said)}"):
+            parse_sweep_config(text, tmp_path / "s.toml")
