@@ -548,3 +548,22 @@ def test_a_collection_is_hashed_once(monkeypatch) -> None:
     first, second = features.collection_digest(collection), features.collection_digest(collection)
     listed = features.collection_digest(list(collection))  # not a Collection: hashed every time
     assert first == second == listed and len(hashed) == 2
+
+
+@pytest.mark.parametrize("kind", ["fifo", "loop"])
+def test_a_cache_folder_that_is_a_fifo_or_a_loop_is_named(tmp_path, monkeypatch, capsys, kind):
+    """TARSIM_CACHE_DIR as a FIFO gave 'cache info: 0 feature entries'; --cache-dir as a loop 'is a file'."""
+    import os
+
+    from tarsim.cli import main
+
+    path = tmp_path / "cache"
+    os.mkfifo(path) if kind == "fifo" else path.symlink_to("cache")
+    said = "a named pipe (FIFO), not a folder" if kind == "fifo" else "a symlink loop"
+    monkeypatch.setenv("TARSIM_CACHE_DIR", str(path))
+    assert main(["cache", "info"]) == 2
+    assert f"TARSIM_CACHE_DIR {path}: {said}" in capsys.readouterr().err
+    monkeypatch.delenv("TARSIM_CACHE_DIR")
+    assert main(["simulate", "--cache-dir", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tarsim: error: --cache-dir {path}: {said}") and len(err.splitlines()) == 1

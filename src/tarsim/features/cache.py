@@ -21,7 +21,7 @@ from tarsim.data.atomic import atomic_write
 from tarsim.data.cache_files import arrays_checksum, cache_write_failure_warned, failure_reason
 from tarsim.data.collection import Collection
 from tarsim.data.digests import collection_digest
-from tarsim.data.regular_files import is_regular_file, not_regular_problem, open_regular
+from tarsim.data.regular_files import MISSING, is_regular_file, not_regular_problem, open_regular, path_problem
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.features.build import build_features, cache_label, with_lazy_sentences
 from tarsim.features.matrices import FEATURES_FORMAT, Features, FeatureSettings
@@ -135,6 +135,9 @@ def _cache_folder(value: str | os.PathLike[str], option: str) -> Path:
         raise ConfigError(f"{option} is empty: give the cache folder")
     if Path(raw).is_file():
         raise ConfigError(f"{option} {raw}: is a file, expected a folder for the feature cache")
+    problem = path_problem(raw, "folder")  # a FIFO, a device, a loop: named, not "File exists" or "0 entries"
+    if problem is not None and problem != MISSING:
+        raise ConfigError(f"{option} {raw}: {problem} (the feature cache must be a folder)")
     return Path(raw)
 
 
