@@ -135,7 +135,9 @@ def _cache_folder(value: str | os.PathLike[str], option: str) -> Path:
         raise ConfigError(f"{option} is empty: give the cache folder")
     if Path(raw).is_file():
         raise ConfigError(f"{option} {raw}: is a file, expected a folder for the feature cache")
-    problem = path_problem(raw, "folder")  # a FIFO, a device, a loop: named, not "File exists" or "0 entries"
+    # the folder itself a FIFO, a device, a loop or a link to nothing: named, not "File exists" or "0 entries" (an
+    # unwritable place above it is left to the warning when the cache is written)
+    problem = path_problem(raw, "folder") if os.path.lexists(raw) else None
     if problem is not None and problem != MISSING:
         raise ConfigError(f"{option} {raw}: {problem} (the feature cache must be a folder)")
     return Path(raw)
