@@ -114,3 +114,17 @@ def test_an_html_that_is_the_output_folder_or_one_of_its_outputs_is_refused_befo
     err = capsys.readouterr().err
     assert err.startswith("tarsim: error: --html ") and len(err.splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_a_dry_run_with_resume_counts_the_finished_ledgers(tmp_path, capsys):
+    """`--resume --dry-run` said '2 run(s) planned' however many had finished."""
+    config = tmp_path / "study.toml"
+    config.write_text(CONFIG, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["sweep", str(config), "--out", str(out)]) == 0
+    next((out / "ledgers").glob("*.jsonl")).unlink()
+    capsys.readouterr()
+    assert main(["sweep", str(config), "--out", str(out), "--resume", "--dry-run"]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 2  # the run ids, as without --resume
+    assert captured.err.splitlines()[-1] == f"2 run(s) planned; 1 have a finished ledger in {out}, so about 1 would run"

@@ -80,9 +80,11 @@ def run(args: argparse.Namespace) -> int:
         if (out / "ledgers").is_dir():
             check_output_folder(config, out, datasets, runs)
         _print_skipped(skipped)
+        finished = _finished_ledgers(out, runs) if args.resume else set()
         for spec in runs:
-            print(spec.run_id)
-        print(f"{len(runs)} run(s) planned", file=sys.stderr)
+            print(spec.run_id)  # plain run ids, one per line (scripts read them); the count goes to stderr
+        kept = f"; {len(finished)} have a finished ledger in {out}, so about {len(runs) - len(finished)} would run"
+        print(f"{len(runs)} run(s) planned{kept if args.resume else ''}", file=sys.stderr)
         return 0
     bar = TerminalProgress("run", "sweep", log_every=args.progress_every)
     try:
@@ -149,6 +151,20 @@ def _check_html_path(html: str, out) -> None:
         check_output_path(path.parent, "--html", directory=True)  # no file or broken link on the way
     if inside and (path == out or path.relative_to(out).parts[0] in SWEEP_OUTPUTS):
         raise ConfigError(f"--html {html}: is the sweep's output folder or one of its outputs; give a page name")
+
+
+def _finished_ledgers(out, runs) -> set:
+    """The planned runs whose ledger in OUT/ledgers ends with an end record (a dry run does not read them whole, nor
+    build the headers --resume compares: the real run may still run some of them)."""
+    from tarsim.data.ledger import ends_with_end_record
+    from tarsim.data.regular_files import is_regular_file
+
+    found = set()
+    for spec in runs:
+        path = out / "ledgers" / spec.ledger_file
+        if is_regular_file(path) and ends_with_end_record(path):
+            found.add(spec)
+    return found
 
 
 def report_effort_models(config) -> tuple[str, ...]:
