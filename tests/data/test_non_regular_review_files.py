@@ -249,3 +249,13 @@ def test_a_summary_json_that_is_no_json_object_never_hangs_or_tracebacks_report(
         assert err.startswith(f"tarsim: warning: {summary}: ") and len(err.splitlines()) == 1
         assert err.endswith(": the topics it recorded as skipped are not carried over\n")
         assert json.loads(summary.read_text(encoding="utf-8"))["skipped"] == {}  # rewritten whole, a regular file
+
+
+def test_a_utf16_ledger_in_a_folder_is_named_not_skipped(out, tmp_path, capsys):
+    """A ledger saved as UTF-16 beside other ledgers was not recognised as one and left out without a word."""
+    other = tmp_path / "study" / "a" / "T9.jsonl"  # outside a `ledgers` folder: recognised by its first line
+    other.parent.mkdir(parents=True)
+    other.write_bytes((out / "ledgers" / "T1.jsonl").read_text(encoding="utf-8").encode("utf-16"))
+    status, err = run(["metrics", str(out), str(tmp_path / "study")], capsys)
+    assert (status, err) == (2, f"tarsim: error: {other}:1: the file is UTF-16-LE text with a byte order mark, "
+                                "not UTF-8; save it as UTF-8\n")  # fmt: skip

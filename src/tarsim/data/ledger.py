@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from tarsim.data.lines import PathLike
+from tarsim.data.lines import PathLike, check_not_wide
 from tarsim.data.regular_files import open_regular
 from tarsim.errors import InputError
 
@@ -413,6 +413,8 @@ def ledger_file_lines(path: PathLike) -> Iterator[tuple[int, str]]:
         handle = gzip.GzipFile(fileobj=raw) if source.endswith(".gz") else raw
         try:
             for number, data in enumerate(handle, start=1):
+                if number == 1:
+                    check_not_wide(source, data[:64])  # a ledger saved as UTF-16: named, not "undecodable bytes"
                 try:
                     line = data.decode("utf-8").rstrip("\r\n")
                 except UnicodeDecodeError as exc:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from tarsim.config.review import normalise_config
 from tarsim.data.ledger import Ledger, is_temporary
-from tarsim.data.lines import PathLike
+from tarsim.data.lines import PathLike, wide_encoding
 from tarsim.data.qrels import Qrels
 from tarsim.data.regular_files import MISSING, open_regular, path_problem
 from tarsim.errors import ConfigError, InputError, InputWarning
@@ -44,6 +44,8 @@ def _is_ledger(path: Path) -> bool:
     except OSError:  # a read error once open
         return False
     if b'"type":"header"' in first:  # a ledger's own encoding, even when the rest of the line is damaged
+        return True
+    if wide_encoding(first[:64]) is not None:  # a ledger saved as UTF-16: read, so that its reader names it
         return True
     try:
         record = json.loads(first)
