@@ -276,6 +276,8 @@ def test_clock_budgets_and_clock_effort_replay_from_the_judgments_time(clock_led
         (["--max-effort", "２R+100"], "budget '２R+100': expected aR+b"),
         (["--learner", "nb\u2028"], "'nb\\u2028': holds U+2028, a control or line-separator character"),  # strip()ped
         (["--policy", "relevance\t"], "holds U+0009, a control or line-separator character"),
+        (["--batch", "fixed:1_0"], "got '1_0' (a plain number: digits, a '-' and a '.' only)"),  # int() takes it
+        (["--batch", "fixed:+10"], "got '+10' (a plain number: digits, a '-' and a '.' only)"),
     ],
 )
 def test_a_spec_with_non_ascii_digits_or_control_characters_is_refused(tmp_path, capsys, args, said):

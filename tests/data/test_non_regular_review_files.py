@@ -12,6 +12,7 @@ import contextlib
 import errno
 import json
 import os
+import stat
 import threading
 from pathlib import Path
 
@@ -259,3 +260,41 @@ def test_a_utf16_ledger_in_a_folder_is_named_not_skipped(out, tmp_path, capsys):
     status, err = run(["metrics", str(out), str(tmp_path / "study")], capsys)
     assert (status, err) == (2, f"tarsim: error: {other}:1: the file is UTF-16-LE text with a byte order mark, "
                                 "not UTF-8; save it as UTF-8\n")  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.parametrize("option", ["metrics", "compare", "plot", "report-html"])
+def test_an_output_file_that_is_a_device_or_a_fifo_is_refused_before_any_work(out, tmp_path, capsys, kind, option):
+    """`metrics --out /dev/full` turned the machine's /dev/full into a regular file; a FIFO was replaced too."""
+    target = tmp_path / ("target.png" if option == "plot" else "target")
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(target, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a /dev/null of our own
+    argv = {
+        "metrics": ["metrics", str(out), "--out", str(target)],
+        "compare": ["compare", str(out), "--format", "json", "--out", str(target)],
+        "plot": ["plot", str(out), "--out", str(target)],
+        "report-html": ["report", str(out), "--html", str(target)],
+    }[option]
+    if option == "report-html":
+        pytest.importorskip("altair")
+    status, err = run(argv, capsys, (target,))
+    flag = "--html" if option == "report-html" else "--out"
+    what = "a named pipe (FIFO)" if kind == "fifo" else "a character device"
+    assert (status, err) == (2, f"tarsim: error: {flag} {target}: {what}, not a regular file: tarsim does not "
+                                "write over it\n")  # fmt: skip
+    assert stat.S_ISFIFO(os.lstat(target).st_mode) if kind == "fifo" else stat.S_ISCHR(os.lstat(target).st_mode)
+
+
+def test_atomic_write_never_replaces_a_device_made_after_the_check(tmp_path):
+    from tarsim.data.atomic import atomic_write
+    from tarsim.errors import InputError
+
+    target = tmp_path / "t"
+    os.mkfifo(target)
+    with pytest.raises(InputError, match="a named pipe \\(FIFO\\), not a regular file"), atomic_write(target) as h:
+        h.write("x")
+    assert stat.S_ISFIFO(os.lstat(target).st_mode) and sorted(p.name for p in tmp_path.iterdir()) == ["t"]

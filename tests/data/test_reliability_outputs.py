@@ -405,3 +405,12 @@ def test_tarsim_simulate_piped_into_head_exits_quietly(tmp_path):
     process.stdout.close()
     assert process.wait(timeout=120) == 141
     assert process.stderr.read() == b""
+
+
+def test_a_command_started_with_stdout_closed_warns_instead_of_a_traceback(tmp_path, monkeypatch, capsys):
+    """`tarsim metrics OUT >&-`: Python sets sys.stdout to None, and the first print gave an AttributeError."""
+    from tarsim.cli import main
+
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main(["list", "policy"]) == 0
+    assert capsys.readouterr().err == "tarsim: warning: standard output is closed: what tarsim prints there is lost\n"

@@ -128,3 +128,13 @@ def test_a_dry_run_with_resume_counts_the_finished_ledgers(tmp_path, capsys):
     captured = capsys.readouterr()
     assert len(captured.out.splitlines()) == 2  # the run ids, as without --resume
     assert captured.err.splitlines()[-1] == f"2 run(s) planned; 1 have a finished ledger in {out}, so about 1 would run"
+
+
+def test_an_html_page_that_is_a_symlink_loop_is_one_line_not_a_traceback(tmp_path, capsys):
+    config = tmp_path / "study.toml"
+    config.write_text(CONFIG, encoding="utf-8")
+    (tmp_path / "loop").symlink_to("loop")
+    argv = ["sweep", str(config), "--out", str(tmp_path / "out"), "--html", str(tmp_path / "loop"), "--dry-run"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == f"tarsim: error: --html {tmp_path / 'loop'}: a symlink loop on its way (it leads back to itself)\n"

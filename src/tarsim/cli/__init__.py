@@ -132,6 +132,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; user errors print one line to stderr and return 2, Ctrl-C returns 130, SIGTERM 143 (both after
     the same clean-up: no partial file left, the output lock released)."""
     arguments = [*(sys.argv[1:] if argv is None else argv)]  # not list(): importing tarsim.cli.list shadows it
+    closed = [name for name in ("stdout", "stderr") if getattr(sys, name) is None]  # `>&-`: print() tracebacked
+    for name in closed:
+        setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - for the process's life
+    if "stdout" in closed:
+        print("tarsim: warning: standard output is closed: what tarsim prints there is lost", file=sys.stderr)
     command = _command(arguments)
     parser = build_parser(command if command in SUBCOMMANDS else None)
     args, unknown = parser.parse_known_args(arguments)

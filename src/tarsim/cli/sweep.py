@@ -143,7 +143,11 @@ def _check_html_path(html: str, out) -> None:
     from tarsim.data.paths import check_output_path
     from tarsim.errors import ConfigError
 
-    path = Path(html).resolve()  # as sweep_out resolves the output folder
+    try:
+        path = Path(html).resolve()  # as sweep_out resolves the output folder
+    except (RuntimeError, OSError):  # a symlink loop: check_output_path names it
+        check_output_path(html, "--html")
+        raise ConfigError(f"--html {html}: a symlink loop on its way (it leads back to itself)") from None
     inside = out == path or out in path.parents
     if not inside or path.parent.is_dir():
         check_output_path(html, "--html")

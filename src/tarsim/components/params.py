@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from tarsim.errors import ConfigError
+
+_INTEGER = re.compile(r"-?[0-9]+")
+_DECIMAL = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+"""How a number is written in a spec: int() and float() also take `1_0` and `+10`, recorded as given, so one
+setting was two groups (`fixed:1_0`, `fixed:10`)."""
 
 
 def _number_text(value: float) -> str:
@@ -64,10 +70,14 @@ class Param:
         if isinstance(value, str) and self.kind in (int, float):
             if not value.isascii():  # int() reads '１０' as 10: recorded as given, one setting made two groups
                 raise ConfigError(f"{self._bad(value)} (numbers are ASCII digits)")
+            text = value
             try:
                 value = self.kind(value)
             except ValueError:
                 raise ConfigError(self._bad(value)) from None
+            plain = (_INTEGER if self.kind is int else _DECIMAL).fullmatch(text.strip())
+            if not plain and math.isfinite(value):  # `1_0`, `+10`: read as 10, recorded as given (two groups)
+                raise ConfigError(f"{self._bad(text)} (a plain number: digits, a '-' and a '.' only)")
         elif isinstance(value, str) and self.kind is bool:
             if value.lower() not in ("true", "false"):
                 raise ConfigError(self._bad(value))

@@ -8,6 +8,7 @@ import os
 import stat
 from pathlib import Path
 
+from tarsim.data.atomic import not_replaceable
 from tarsim.data.regular_files import file_kind
 from tarsim.errors import ConfigError
 
@@ -40,6 +41,8 @@ def check_output_path(text: str | os.PathLike[str], option: str = "--out", *, di
             raise ConfigError(f"{option} {raw}: is {what}, expected a folder to write into")
     elif path.is_dir():
         raise ConfigError(f"{option} {raw}: is a folder, expected a file name to write (e.g. {path / 'out'})")
+    elif (problem := not_replaceable(path)) is not None:  # a device or a FIFO: before any work
+        raise ConfigError(f"{option} {raw}: {problem}")
     parent = path.parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
