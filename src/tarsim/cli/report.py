@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
             busy = f" yet: it is being written by pid {writer}" if writer else ""
             raise InputError(Path(args.out) / "ledgers", None, f"no complete ledger found{busy}")
         if args.write:
+            _check_rewritable(Path(args.out))
             summary, problem = read_summary(Path(args.out))
             if problem is not None:  # rewritten below from the ledgers; only the topics it skipped are lost
                 print(f"tarsim: warning: {problem}: the topics it recorded as skipped are not carried over",
@@ -125,6 +126,18 @@ def recorded_effort_models(out: Path) -> tuple[str, ...]:
     if not isinstance(models, list) or not all(isinstance(model, str) for model in models):
         return tuple(DEFAULT_EFFORT_MODELS)
     return tuple(models) or tuple(DEFAULT_EFFORT_MODELS)
+
+
+def _check_rewritable(out: Path) -> None:
+    """Refuse --write, before it writes anything, when one of the files it rewrites is a device or a FIFO (atomic_write
+    would refuse it halfway, after the files before it were written)."""
+    from tarsim.data.atomic import not_replaceable
+    from tarsim.reporting.tables import REPORT_FILES
+
+    for name in REPORT_FILES:
+        problem = not_replaceable(out / name)
+        if problem is not None:
+            raise InputError(out / name, None, problem)
 
 
 def read_summary(out: Path) -> tuple[dict, str | None]:

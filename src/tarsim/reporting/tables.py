@@ -140,6 +140,10 @@ def _clean(value):
     return value
 
 
+REPORT_FILES = ("recall_at_effort.csv", "summary.json")
+"""The files write_simulation_reports (re)writes in an output folder."""
+
+
 def write_simulation_reports(
     out: Path,
     ledgers: Sequence[Ledger],
@@ -150,7 +154,7 @@ def write_simulation_reports(
     """Write OUT/recall_at_effort.csv and OUT/summary.json (atomically); return the Recall@E table."""
     out = Path(out)
     table = recall_at_effort_frame(ledgers, effort_models, recall)
-    with atomic_write(out / "recall_at_effort.csv") as handle:
+    with atomic_write(out / REPORT_FILES[0]) as handle:
         table.to_csv(handle, index=False, lineterminator="\n")
     summary = summary_frame(ledgers, recall)
     pivot = mean_recall_table(table)
@@ -170,7 +174,7 @@ def write_simulation_reports(
     }
     if ledgers:
         document["config"] = ledgers[0].header["config"]
-    with atomic_write(out / "summary.json") as handle:
+    with atomic_write(out / REPORT_FILES[1]) as handle:
         json.dump(document, handle, indent=2, sort_keys=True)
         handle.write("\n")
     return table
