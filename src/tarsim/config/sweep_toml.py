@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from tarsim.components.schema import toml_keys
-from tarsim.config.command_line import recorded_config
+from tarsim.config.command_line import PRIOR_FLAGS, recorded_config
 from tarsim.config.presets import SCREENING_FILE_PRESET, apply_preset
 from tarsim.config.review import STRATEGIES, ReviewConfig
 from tarsim.config.run_seeds import derive_seed
@@ -75,7 +75,7 @@ def review_table(config: Mapping, strategy: str, screening: bool = False, swept_
             table[key] = _changed(value, usual if isinstance(usual, type(value)) else type(value)())
         else:
             table[key] = list(value) if isinstance(value, tuple) else value
-    drawn = any(key in table for key in ("n_prior_included", "n_prior_excluded", "prior_idx"))
+    drawn = any(key in table for key in PRIOR_FLAGS)
     if recorded.seeding.kind == "priors" and (screening or drawn):  # priors are the seeding (a screening file's too)
         table.pop("seeding", None)
     return table
