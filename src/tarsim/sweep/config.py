@@ -26,7 +26,14 @@ from tarsim.errors import ConfigError, InputError
 from tarsim.features.matrices import FeatureSettings
 from tarsim.interop.screening import UNLABELLED_CHOICES, is_screening_file
 from tarsim.simulator.run import starting_config
-from tarsim.sweep.dimensions import Dimension, check_combinations, combinations, swept_dimensions, vary_options
+from tarsim.sweep.dimensions import (
+    Dimension,
+    check_combinations,
+    combinations,
+    repeated_setting,
+    swept_dimensions,
+    vary_options,
+)
 from tarsim.sweep.presets import DEFAULT_POLICY, preset_options, preset_policy, swept_presets
 from tarsim.sweep.review_table import REVIEW_KEYS as REVIEW_KEYS  # [review]'s keys, imported from here too
 from tarsim.sweep.review_table import in_sweep, named_key, review_options
@@ -259,11 +266,9 @@ class _Checker:
 
     def distinct_specs(self, specs: Sequence[str], component: str, key: str, name: str) -> None:
         """Refuse two spellings of one component (`mix:0.2` and `mix:share=0.2`): they would run twice."""
-        same = [kind(component).canonical(spec) for spec in specs]
-        for later, form in enumerate(same):
-            if same.index(form) < later:
-                first = specs[same.index(form)]
-                self.fail(key, f"{first!r} and {specs[later]!r} are the same setting; list it once", "sweep", name)
+        problem = repeated_setting(specs, [kind(component).canonical(spec) for spec in specs])
+        if problem is not None:
+            self.fail(key, problem, "sweep", name)
 
 
 MAX_CONFIG_BYTES = 16 * 2**20

@@ -120,15 +120,23 @@ def swept_dimensions(check, sweep: Mapping, review: Any) -> tuple[Dimension, ...
                 settings.append(review_value(key, value))
             except ConfigError as exc:
                 _fail(check, key, f"{value!r}: {exc}" if repr(value) not in str(exc) else str(exc))
-        same = [canonical(key, setting) for setting in settings]  # `10` and `fixed:10` are one batch schedule
-        for later, setting in enumerate(same):
-            first = same.index(setting)
-            if first < later and values[first] == values[later]:
-                _fail(check, key, f"lists {values[first]!r} twice; list each value once")
-            if first < later:
-                _fail(check, key, f"{values[first]!r} and {values[later]!r} are the same setting; list it once")
+        problem = repeated_setting(values, [canonical(key, setting) for setting in settings])  # `10`, `fixed:10`
+        if problem is not None:
+            _fail(check, key, problem)
         dimensions.append(Dimension(key, REVIEW_KEYS[key][0], tuple(values), tuple(settings)))
     return tuple(sorted(dimensions, key=lambda dimension: dimension.key))
+
+
+def repeated_setting(values: Sequence[Any], forms: Sequence[Any]) -> str | None:
+    """The problem with a list of values of which two are one setting (`forms`: each value's canonical form, e.g. a
+    component spec as the registry resolves it), else None: they would run twice."""
+    for later, form in enumerate(forms):
+        first = forms.index(form)
+        if first < later and values[first] == values[later]:
+            return f"lists {values[first]!r} twice; list each value once"
+        if first < later:
+            return f"{values[first]!r} and {values[later]!r} are the same setting; list it once"
+    return None
 
 
 def canonical(key: str, setting: Any) -> Any:
