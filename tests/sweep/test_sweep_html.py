@@ -92,18 +92,17 @@ def test_a_screening_sweeps_page_is_the_one_tarsim_report_writes(tmp_path, monke
 
 
 def test_a_sentence_sweep_page_draws_the_sweeps_effort_models():
-    from tarsim.cli.sweep import report_effort_models
     from tarsim.sweep.config import SweepConfig
 
     screening = SweepConfig(source=Path("s.toml"), collections=(), effort_models=("judge", "sent", "lambda:0.5"))
-    assert report_effort_models(screening) == ("judge",)
+    assert screening.report_effort_models() == ("judge",)
     sentences = SweepConfig(
         source=Path("s.toml"),
         collections=(),
         strategies=("document/document", "sentence/document"),
         effort_models=("judge", "sent", "lambda:0.5"),
     )
-    assert report_effort_models(sentences) == ("judge", "sent", "lambda:0.5")
+    assert sentences.report_effort_models() == ("judge", "sent", "lambda:0.5")
 
 
 @pytest.mark.parametrize("html", ["out", "out/ledgers", "out/results.csv"])

@@ -171,26 +171,16 @@ def _finished_ledgers(out, runs) -> set:
     return found
 
 
-def report_effort_models(config) -> tuple[str, ...]:
-    """The effort models of a sweep's HTML page: the sweep's (`[sweep] effort_models`) when some strategy shows
-    sentences (their effort differs from judgments), else judgments only, as `tarsim report OUT --html` draws by
-    default: a title/abstract screening study gets no sentence, lambda or seconds figures."""
-    from tarsim.config.review import STRATEGIES
-
-    sentences = any(STRATEGIES[strategy][0] == "sentence" for strategy in config.strategies)
-    return tuple(config.effort_models) if sentences else ("judge",)
-
-
 def _write_report(config, out, html: str) -> int:
     """The sweep's HTML report, as `tarsim report OUT --html FILE --effort M ...` writes it (the page gives that
-    command): report_effort_models and the sweep's collections (for sampled stopping rules)."""
+    command): SweepConfig.report_effort_models and the sweep's collections (for sampled stopping rules)."""
     from pathlib import Path
 
     from tarsim.reporting.html_study import write_study_page
 
     Path(html).parent.mkdir(parents=True, exist_ok=True)  # a folder below OUT (checked before the sweep ran)
     collections = [str(entry.path) for entry in config.collections if entry.path is not None]
-    models = report_effort_models(config)
+    models = config.report_effort_models()
     written = write_study_page(str(out), html, models if models != ("judge",) else (), collections)
     print(f"{written.runs} run(s), {written.figures} figure(s) written to {written.path}")
     left = [model for model in config.effort_models if model not in models]

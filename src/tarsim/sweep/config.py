@@ -165,6 +165,13 @@ class SweepConfig:
             return self.policies
         return (preset_policy(preset, self.review),)
 
+    def report_effort_models(self) -> tuple[str, ...]:
+        """The effort models of the sweep's HTML page: the sweep's (`[sweep] effort_models`) when some strategy shows
+        sentences (their effort differs from judgments), else judgments only, as `tarsim report OUT --html` draws by
+        default: a title/abstract screening study gets no sentence, lambda or seconds figures."""
+        sentences = any(STRATEGIES[strategy][0] == "sentence" for strategy in self.strategies)
+        return tuple(self.effort_models) if sentences else ("judge",)
+
     def default_preset_of(self, collection: str | None) -> str | None:
         """The preset a run of the named collection takes because [review] names none (a screening file's)."""
         entry = next((entry for entry in self.collections if entry.name == collection), None)
