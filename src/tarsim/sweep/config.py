@@ -165,6 +165,12 @@ class SweepConfig:
             return self.policies
         return (preset_policy(preset, self.review),)
 
+    def seed_policy(self, preset: str | None, policy: str) -> str:
+        """The policy a run's derived seed names: the run's own, except that a swept preset's own policy (no [sweep]
+        policies: policies_of) names DEFAULT_POLICY, so that runs of presets with other policies pair. The sweep file
+        derived from ledgers (config.sweep_toml._own_policies) checks seeds against this rule."""
+        return policy if preset is None or self.policies_given else DEFAULT_POLICY
+
     def report_effort_models(self) -> tuple[str, ...]:
         """The effort models of the sweep's HTML page: the sweep's (`[sweep] effort_models`) when some strategy shows
         sentences (their effort differs from judgments), else judgments only, as `tarsim report OUT --html` draws by

@@ -1,6 +1,6 @@
 """Expanding a sweep into runs: collection x topic x preset x varied settings x policy x strategy x seed x prior seed,
 each with its own derived seed (of collection, topic, policy, strategy and seed: runs that differ only in their
-preset, varied settings or prior seed pair). A swept preset's own policy (no [sweep] policies: SweepConfig.policies_of)
+preset, varied settings or prior seed pair). A swept preset's own policy (no [sweep] policies: SweepConfig.seed_policy)
 derives the seed as the default policy does, so that runs of presets with other policies pair too.
 
 A run's seed is derived from the base seed and the run's identity through numpy's SeedSequence over a
@@ -23,7 +23,6 @@ from tarsim.simulator.review import prior_rows
 from tarsim.simulator.run import check_topics, ledger_name, topic_grades
 from tarsim.sweep.config import MAX_RUNS, SweepConfig
 from tarsim.sweep.dimensions import run_id_parts
-from tarsim.sweep.presets import DEFAULT_POLICY
 
 
 @dataclass(frozen=True)
@@ -126,8 +125,7 @@ def expand_plan(config: SweepConfig, datasets: dict[str, Dataset]) -> tuple[list
             check_topic_priors(config, entry.name, dataset, topic)
             for preset, vary in variants:
                 for policy in config.policies_of(preset):
-                    # a swept preset's own policy derives the seed as the default policy does (they pair)
-                    seeded = policy if config.policies_given or preset is None else DEFAULT_POLICY
+                    seeded = config.seed_policy(preset, policy)  # a swept preset's own: the default's (they pair)
                     for strategy, seed in ((strategy, seed) for strategy in config.strategies for seed in config.seeds):
                         # the prior seed, the preset and the varied settings are not part of the run's identity: runs
                         # that differ only in them share every other random choice (they pair)
