@@ -34,7 +34,7 @@ from tarsim.sweep.dimensions import (
     swept_dimensions,
     vary_options,
 )
-from tarsim.sweep.presets import DEFAULT_POLICY, preset_options, preset_policy, swept_presets
+from tarsim.sweep.presets import DEFAULT_POLICY, preset_options, run_policies, swept_presets
 from tarsim.sweep.review_table import REVIEW_KEYS as REVIEW_KEYS  # [review]'s keys, imported from here too
 from tarsim.sweep.review_table import in_sweep, named_key, review_options
 from tarsim.sweep.stopping_keys import check_scores_logged, target_recalls
@@ -161,9 +161,7 @@ class SweepConfig:
     def policies_of(self, preset: str | None) -> tuple[str, ...]:
         """The policies a run of the swept `preset` is reviewed with: [sweep] policies when given (or when presets are
         not swept), else the preset's own policy alone, as `tarsim simulate --preset P` reviews with."""
-        if preset is None or self.policies_given:
-            return self.policies
-        return (preset_policy(preset, self.review),)
+        return run_policies(preset, self.policies, self.policies_given, self.review)
 
     def seed_policy(self, preset: str | None, policy: str) -> str:
         """The policy a run's derived seed names: the run's own, except that a swept preset's own policy (no [sweep]
@@ -381,9 +379,7 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
     review = review_options(check, document.get("review", {}), SWEEP_KEYS)
     review_lines = _key_lines(check, document.get("review", {}), "review")
     policies_given = "policies" in sweep
-    per_preset = {
-        preset: policies if preset is None or policies_given else (preset_policy(preset, review),) for preset in presets
-    }
+    per_preset = {preset: run_policies(preset, policies, policies_given, review) for preset in presets}
     variants = math.prod(len(dimension.values) for dimension in vary)
     runs = variants * sum(map(len, per_preset.values())) * len(strategies)
     if runs > MAX_RUNS:  # refused before building each one's configuration

@@ -51,3 +51,11 @@ DEFAULT_POLICY = "relevance"
 def preset_policy(preset: str, review: Mapping[str, Any]) -> str:
     """The policy `tarsim simulate --preset P` reviews with: the preset's own (`max`), else ReviewConfig's default."""
     return str(apply_preset(preset, review).get("policy", ReviewConfig.__dataclass_fields__["policy"].default))
+
+
+def run_policies(
+    preset: str | None, policies: tuple[str, ...], given: bool, review: Mapping[str, Any]
+) -> tuple[str, ...]:
+    """The policies a run of the swept `preset` is reviewed with: [sweep] `policies` when `given` (or when presets are
+    not swept), else the preset's own policy alone, as `tarsim simulate --preset P` reviews with."""
+    return policies if preset is None or given else (preset_policy(preset, review),)
