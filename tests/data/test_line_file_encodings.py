@@ -26,23 +26,26 @@ ENCODINGS = [
 ]
 
 
+def refused(read, path) -> str:
+    """The one-line InputError `read(path)` raises."""
+    with pytest.raises(InputError) as caught:
+        read(path)
+    return str(caught.value)
+
+
 @pytest.mark.parametrize(("read", "text"), READERS, ids=["qrels", "run", "order", "topics"])
 @pytest.mark.parametrize(("codec", "mark", "named"), ENCODINGS, ids=[e[2] for e in ENCODINGS])
 def test_wide_text_is_named(tmp_path, read, text, codec, mark, named):
     path = tmp_path / "T1.txt"
     path.write_bytes(mark + text.encode(codec))
-    with pytest.raises(InputError) as caught:
-        read(path)
-    assert str(caught.value) == f"{path}:1: the file is {named}, not UTF-8; save it as UTF-8"
+    assert refused(read, path) == f"{path}:1: the file is {named}, not UTF-8; save it as UTF-8"
 
 
 @pytest.mark.parametrize(("read", "text"), READERS, ids=["qrels", "run", "order", "topics"])
 def test_cr_only_line_ends_are_named(tmp_path, read, text):
     path = tmp_path / "T1.txt"
     path.write_bytes(text.replace("\n", "\r").encode())
-    with pytest.raises(InputError) as caught:
-        read(path)
-    assert str(caught.value) == (
+    assert refused(read, path) == (
         f"{path}:1: CR-only (old Mac) line ends: a carriage return (\\r) inside the line; save the file with \\n (or "
         "\\r\\n) line ends"
     )
@@ -60,9 +63,7 @@ def test_utf8_with_crlf_or_a_byte_order_mark_is_read(tmp_path, read, text):
 def test_an_order_line_of_other_fields_says_what_it_found(tmp_path):
     path = tmp_path / "T1.txt"
     path.write_text("d1 1\fd2 0\n")  # a form feed is white space to str.split: four fields
-    with pytest.raises(InputError) as caught:
-        read_order(path)
-    assert str(caught.value) == f"{path}:1: expected `docid label` or `docid label prior`, found 4 fields"
+    assert refused(read_order, path) == f"{path}:1: expected `docid label` or `docid label prior`, found 4 fields"
 
 
 @pytest.mark.parametrize(("read", "text"), READERS, ids=["qrels", "run", "order", "topics"])
@@ -72,6 +73,4 @@ def test_a_nul_byte_is_refused_at_its_line(tmp_path, read, text):
     lines = text.splitlines(keepends=True)
     lines[1] = lines[1].replace("d2", "d\x002").replace("T2", "T\x002")
     path.write_text("".join(lines), encoding="utf-8")
-    with pytest.raises(InputError) as caught:
-        read(path)
-    assert str(caught.value) == f"{path}:2: NUL byte (binary data), not text"
+    assert refused(read, path) == f"{path}:2: NUL byte (binary data), not text"

@@ -8,18 +8,17 @@ block on a FIFO."""
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
 import stat
-import threading
 from pathlib import Path
 
 import pytest
 
 import ledger_factory
 import tarsim.data.export
+from fifo_guard import finishes
 from tarsim.cli import main
 
 SECONDS = 20
@@ -56,18 +55,9 @@ def make(kind: str, path: Path) -> Path:
 def run(argv: list[str], capsys, fifos: tuple[Path, ...] = (), stream: str = "err") -> tuple[int, str]:
     """main(argv)'s status and what it wrote to `stream` (err or out); fails when it is still running after SECONDS
     (a reader blocked on one of `fifos` is then released: opened for writing and closed)."""
-    outcome: dict[str, object] = {}
-    thread = threading.Thread(target=lambda: outcome.update(status=main(argv)), daemon=True)
     capsys.readouterr()
-    thread.start()
-    thread.join(SECONDS)
-    if thread.is_alive():
-        for fifo in fifos:
-            with contextlib.suppress(OSError):
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        thread.join(10)
-        pytest.fail(f"tarsim {' '.join(argv)} still running after {SECONDS} s")
-    return outcome["status"], getattr(capsys.readouterr(), stream)  # type: ignore[return-value]
+    status = finishes(lambda: main(argv), fifos, SECONDS, what=f"tarsim {' '.join(argv)}")
+    return status, getattr(capsys.readouterr(), stream)  # type: ignore[return-value]
 
 
 @pytest.fixture

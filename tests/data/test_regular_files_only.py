@@ -4,51 +4,24 @@ until the machine ran out of memory); and `tarsim cache clear` removes only the 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import resource
 import subprocess
 import sys
-import threading
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import ledger_factory
 import tarsim
+from fifo_guard import finishes
 from tarsim.cli import main
 from tarsim.data.ledger import read_ledger
 from tarsim.errors import InputError
 
 SRC = str(Path(tarsim.__file__).resolve().parents[1])  # the tarsim under test
 SECONDS = 60
-
-
-def finishes(call: Callable[[], object], fifos: list[Path] = (), seconds: float = SECONDS) -> object:
-    """Run `call` in a thread and return what it returns (or raise what it raises); fail when it is still blocked
-    after `seconds`, then release any reader blocked on one of `fifos` (opened for writing and closed: end of file)."""
-    outcome: dict[str, object] = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = call()
-        except BaseException as error:
-            outcome["error"] = error
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    if thread.is_alive():
-        for fifo in fifos:
-            with contextlib.suppress(OSError):
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        thread.join(10)
-        pytest.fail(f"still blocked after {seconds} s")
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return outcome.get("value")
 
 
 def write_lines(path: Path, lines: list[str]) -> Path:

@@ -116,10 +116,10 @@ def _check_destination(destination: Path) -> None:
     """Refuse a destination that cannot become a folder, in one line naming it: a FIFO or a device, a symlink loop
     or a symlink to nothing (itself or a folder on its way), a file on its way (the temporary folder's name was
     shown instead, or "File exists"). An existing file or folder is left to the writer (it refuses a non-empty one)."""
-    from tarsim.data.regular_files import MISSING, is_regular_file, path_problem
+    from tarsim.data.regular_files import existing_path_problem, is_regular_file
 
-    problem = path_problem(destination, "folder")
-    if problem not in (None, MISSING) and not is_regular_file(destination):
+    problem = existing_path_problem(destination, "folder")
+    if problem is not None and not is_regular_file(destination):
         raise InputError(destination, None, f"{problem}; choose a new destination")
 
 

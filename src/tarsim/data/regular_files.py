@@ -95,6 +95,13 @@ def path_problem(path: str | os.PathLike[str], want: str = "file") -> str | None
     return None if stat.S_ISREG(mode) else not_regular_problem(path, mode)
 
 
+def existing_path_problem(path: str | os.PathLike[str], want: str = "file") -> str | None:
+    """path_problem for what is there: None also when nothing is at `path` (MISSING), which each caller says its own
+    way (`no such file or directory`, a destination still to be made)."""
+    problem = path_problem(path, want)
+    return None if problem == MISSING else problem
+
+
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     """`path` opened for binary reading, or InputError (one line naming it) when it is not a regular file
     (FIFO, device, socket, directory), is missing, a symlink loop, or cannot be read."""

@@ -21,7 +21,7 @@ from tarsim.data.atomic import atomic_write
 from tarsim.data.cache_files import arrays_checksum, cache_write_failure_warned, failure_reason
 from tarsim.data.collection import Collection
 from tarsim.data.digests import collection_digest
-from tarsim.data.regular_files import MISSING, is_regular_file, not_regular_problem, open_regular, path_problem
+from tarsim.data.regular_files import existing_path_problem, is_regular_file, not_regular_problem, open_regular
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.features.build import build_features, cache_label, with_lazy_sentences
 from tarsim.features.matrices import FEATURES_FORMAT, Features, FeatureSettings
@@ -137,8 +137,8 @@ def _cache_folder(value: str | os.PathLike[str], option: str) -> Path:
         raise ConfigError(f"{option} {raw}: is a file, expected a folder for the feature cache")
     # the folder itself a FIFO, a device, a loop or a link to nothing: named, not "File exists" or "0 entries" (an
     # unwritable place above it is left to the warning when the cache is written)
-    problem = path_problem(raw, "folder") if os.path.lexists(raw) else None
-    if problem is not None and problem != MISSING:
+    problem = existing_path_problem(raw, "folder") if os.path.lexists(raw) else None
+    if problem is not None:
         raise ConfigError(f"{option} {raw}: {problem} (the feature cache must be a folder)")
     return Path(raw)
 

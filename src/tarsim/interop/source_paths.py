@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import os
 
-from tarsim.data.regular_files import MISSING, path_problem
+from tarsim.data.regular_files import existing_path_problem
 from tarsim.errors import InputError
 
 
 def missing_source(source: str | os.PathLike[str]) -> InputError:
     """The InputError for a source whose `exists()` is False: what it is when a symlink, else no such file."""
-    problem = path_problem(source)
-    return InputError(source, None, problem if problem not in (None, MISSING) else "no such file or directory")
+    return InputError(source, None, existing_path_problem(source) or "no such file or directory")
