@@ -465,12 +465,10 @@ def compare(
 def _holm(rows: list[dict]) -> None:
     """Each tested row's p_holm: its t-test's p adjusted by Holm's step-down method over the groups tested on the
     same measure (many groups: many chances of a small p)."""
-    from tarsim.stopping.aggregate import holm
+    from tarsim.stopping.aggregate import holm_rows
 
     for measure in dict.fromkeys(row["measure"] for row in rows):
-        tested = [r for r in rows if r["measure"] == measure and r["p_t"] is not None and math.isfinite(r["p_t"])]
-        for row, adjusted in zip(tested, holm([r["p_t"] for r in tested]), strict=True):
-            row["p_holm"] = adjusted
+        holm_rows([row for row in rows if row["measure"] == measure], "p_t")
 
 
 def run_pairing(

@@ -40,7 +40,7 @@ from tarsim.reporting.compare import (
 )
 from tarsim.reporting.field_names import unknown_fields
 from tarsim.reporting.table_formats import caption, digits_for, mean_cell, number, p_value, render, tidy_text
-from tarsim.stopping.aggregate import holm, mean_interval, wilcoxon_p
+from tarsim.stopping.aggregate import holm, holm_rows, mean_interval, wilcoxon_p
 
 STRATA = ("collection", "topic")
 """Fields that split a table into datasets (groups are compared within each)."""
@@ -179,9 +179,7 @@ def grouped_comparison(
                     elif shared:
                         row["diff"] = float(np.mean([right[k] - left[k] for k in shared]))
                 block.append(row)
-        tested = [row for row in block if row["p_t"] is not None and math.isfinite(row["p_t"])]
-        for row, adjusted in zip(tested, holm([row["p_t"] for row in tested]), strict=True):
-            row["p_holm"] = adjusted
+        holm_rows(block, "p_t")
         out.extend(block)
     return out
 
