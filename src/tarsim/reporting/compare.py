@@ -447,9 +447,7 @@ def compare(
             row = {"measure": measure, "group": group, "runs": runs, **_summary(list(values.values()))}
             row.update(pairs=None, diff=None, t=None, p_t=None, p_rand=None, p_holm=None)
             if group != base:
-                pairing = pairings[group]
-                reference = {pairing[0][k]: v for k, v in table.get((base, measure), {}).items() if k in pairing[0]}
-                mine = {pairing[1][k]: v for k, v in values.items() if k in pairing[1]}
+                reference, mine = paired_values(pairings[group], table.get((base, measure), {}), values)
                 shared = set(mine) & set(reference)
                 row["pairs"] = len(shared)
                 if len(shared) >= 2:
@@ -467,12 +465,10 @@ def compare(
 def _holm(rows: list[dict]) -> None:
     """Each tested row's p_holm: its t-test's p adjusted by Holm's step-down method over the groups tested on the
     same measure (many groups: many chances of a small p)."""
-    from tarsim.stopping.aggregate import holm
+    from tarsim.stopping.aggregate import holm_rows
 
     for measure in dict.fromkeys(row["measure"] for row in rows):
-        tested = [r for r in rows if r["measure"] == measure and r["p_t"] is not None and math.isfinite(r["p_t"])]
-        for row, adjusted in zip(tested, holm([r["p_t"] for r in tested]), strict=True):
-            row["p_holm"] = adjusted
+        holm_rows([row for row in rows if row["measure"] == measure], "p_t")
 
 
 def run_pairing(
@@ -489,6 +485,18 @@ def run_pairing(
         if all(len(set(m.values())) == len(m) for m in mapped) and set(mapped[0].values()) & set(mapped[1].values()):
             return mapped[0], mapped[1]
     return {}, {}
+
+
+def paired_values(
+    pairing: tuple[dict[str, str], dict[str, str]], reference: dict[str, float], mine: dict[str, float]
+) -> tuple[dict[str, float], dict[str, float]]:
+    """The baseline's and a group's values (by run key) re-keyed by pair key through run_pairing's `pairing`, runs
+    it leaves unpaired dropped: the pairs are the keys both results have."""
+    left_of, right_of = pairing
+    return (
+        {left_of[k]: v for k, v in reference.items() if k in left_of},
+        {right_of[k]: v for k, v in mine.items() if k in right_of},
+    )
 
 
 # ---- output ---------------------------------------------------------------------------------------------------

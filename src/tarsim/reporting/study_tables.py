@@ -28,6 +28,7 @@ from tarsim.reporting.compare import (
     group_ledgers,
     header_fields,
     pair_key,
+    paired_values,
     prior_records,
     refuse_repeated_runs,
     replicate_name,
@@ -39,7 +40,7 @@ from tarsim.reporting.compare import (
 )
 from tarsim.reporting.field_names import unknown_fields
 from tarsim.reporting.table_formats import caption, digits_for, mean_cell, number, p_value, render, tidy_text
-from tarsim.stopping.aggregate import holm, mean_interval, wilcoxon_p
+from tarsim.stopping.aggregate import holm, holm_rows, mean_interval, wilcoxon_p
 
 STRATA = ("collection", "topic")
 """Fields that split a table into datasets (groups are compared within each)."""
@@ -168,10 +169,8 @@ def grouped_comparison(
                 row.update(runs=len(groups[group]), **describe(list(mine.values())))
                 row.update(pairs=None, diff=None, p_t=None, p_rand=None, p_holm=None)
                 if group != base and base in groups:
-                    mapping = run_pairing(groups[base], groups[group])
                     reference = values.get((stratum, measure), {}).get(base, {})
-                    left = {mapping[0][k]: v for k, v in reference.items() if k in mapping[0]}
-                    right = {mapping[1][k]: v for k, v in mine.items() if k in mapping[1]}
+                    left, right = paired_values(run_pairing(groups[base], groups[group]), reference, mine)
                     shared = set(left) & set(right)
                     row["pairs"] = len(shared)
                     if len(shared) >= 2:
@@ -180,9 +179,7 @@ def grouped_comparison(
                     elif shared:
                         row["diff"] = float(np.mean([right[k] - left[k] for k in shared]))
                 block.append(row)
-        tested = [row for row in block if row["p_t"] is not None and math.isfinite(row["p_t"])]
-        for row, adjusted in zip(tested, holm([row["p_t"] for row in tested]), strict=True):
-            row["p_holm"] = adjusted
+        holm_rows(block, "p_t")
         out.extend(block)
     return out
 
@@ -344,10 +341,8 @@ def metrics_tests(
                 out[(key_of[(stratum, label)], measure)] = row
                 if label == base:
                     continue
-                left_of, right_of = run_pairing(by_label[base], by_label[label])
                 mine = values.get((stratum, label), {}).get(measure, {})
-                left = {left_of[k]: v for k, v in reference.items() if k in left_of}
-                right = {right_of[k]: v for k, v in mine.items() if k in right_of}
+                left, right = paired_values(run_pairing(by_label[base], by_label[label]), reference, mine)
                 shared = sorted(set(left) & set(right))
                 differences = np.asarray([right[k] - left[k] for k in shared], dtype=np.float64)
                 row["pairs"] = len(shared)

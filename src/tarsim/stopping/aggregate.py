@@ -129,6 +129,14 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return adjusted.tolist()
 
 
+def holm_rows(rows: Sequence[dict], p: str) -> None:
+    """Set `p_holm` on each row whose `p` is a finite number: that p adjusted by Holm over those rows (the other rows
+    keep their p_holm)."""
+    tested = [row for row in rows if row[p] is not None and math.isfinite(row[p])]
+    for row, adjusted in zip(tested, holm([row[p] for row in tested]), strict=True):
+        row["p_holm"] = adjusted
+
+
 def wilcoxon_p(differences: np.ndarray) -> tuple[float, float]:
     """(statistic, two-sided p) of Wilcoxon's signed-rank test; (0, 1) when every difference is zero."""
     from scipy.stats import wilcoxon
