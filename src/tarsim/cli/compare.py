@@ -60,7 +60,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from tarsim.data.atomic import atomic_write
     from tarsim.data.paths import check_output_path
-    from tarsim.reporting.compare import compare, load_ledgers, prior_records, priors_line
+    from tarsim.reporting.compare import compare, load_ledgers, with_priors_line
     from tarsim.reporting.study_tables import format_grouped_comparison, grouped_comparison, split_fields
 
     validate("effort", args.effort)
@@ -72,8 +72,7 @@ def run(args: argparse.Namespace) -> int:
         rows = grouped_comparison(ledgers, args.baseline or "", args.effort, strata, fields or None, args.measure,
                                   args.recall, args.seed, tests=tests)  # fmt: skip
         note = f"effort model {args.effort}{WSS_NOTE if args.effort != 'judge' else ''}; recall {args.recall}"
-        if any(prior_records(ledger) for ledger in ledgers):  # as the side-by-side table says it
-            note += "; " + priors_line(list(dict.fromkeys(row["measure"] for row in rows)))
+        note = with_priors_line(note, ledgers, rows)
         text = format_grouped_comparison(rows, strata, args.format, args.baseline or "", note, bool(args.measure))
         if not tests:
             groups = ", ".join(repr(group) for group in dict.fromkeys(row["group"] for row in rows))

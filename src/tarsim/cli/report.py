@@ -112,10 +112,10 @@ def _check_out_folder(out: Path) -> None:
     """Refuse an OUT that is there but is no folder (a file, a FIFO, a symlink loop or a link to nothing), in one
     line naming it and what it is (a loop gave a traceback, or "File exists" with --write); a missing OUT is left
     to the ledgers' reader to name."""
-    from tarsim.data.regular_files import MISSING, path_problem
+    from tarsim.data.regular_files import existing_path_problem
 
-    problem = path_problem(out, "folder")
-    if problem not in (None, MISSING):
+    problem = existing_path_problem(out, "folder")
+    if problem is not None:
         raise InputError(out, None, f"{problem} (give a `tarsim simulate` output folder)")
 
 

@@ -195,7 +195,7 @@ def _print_summary(outcome) -> None:
     """The sweep's per-group table (per collection when it has several): mean ± sd [95% CI] of WSS@95, Recall@2R+100
     and the effort to 95% recall over its complete runs, as `tarsim compare --group-by collection` prints it."""
     from tarsim.data.ledger import read_ledger
-    from tarsim.reporting.compare import prior_records, priors_line
+    from tarsim.reporting.compare import with_priors_line
     from tarsim.reporting.study_tables import format_grouped_comparison, grouped_comparison
 
     done = set(outcome.executed) | set(outcome.resumed)
@@ -205,9 +205,7 @@ def _print_summary(outcome) -> None:
     ledgers = [read_ledger(path) for path in paths]
     strata = ["collection"] if len({spec.collection for spec in outcome.runs}) > 1 else []
     rows = grouped_comparison(ledgers, "", strata=strata, tests=False)
-    note = "effort model judge; recall presented"
-    if any(prior_records(ledger) for ledger in ledgers):  # as compare's tables say it
-        note += "; " + priors_line(list(dict.fromkeys(row["measure"] for row in rows)))
+    note = with_priors_line("effort model judge; recall presented", ledgers, rows)
     print()
     print(format_grouped_comparison(rows, strata, "table", "", note), end="")
 

@@ -271,6 +271,10 @@ class ReviewConfig:
         return cls(**values)
 
 
+DEFAULT_POLICY: str = ReviewConfig.__dataclass_fields__["policy"].default
+"""The selection policy of a review that names none (a sweep's [sweep] policies when not given, and the policy a
+swept preset's run derives its seed from)."""
+
 PRIOR_FIELDS = ("n_prior_included", "n_prior_excluded", "prior_idx", "prior_seed")
 """Settings recorded in a ledger header only when the review starts from priors."""
 

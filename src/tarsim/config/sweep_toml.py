@@ -18,7 +18,7 @@ from typing import Any
 from tarsim.components.schema import toml_keys
 from tarsim.config.command_line import PRIOR_FLAGS, recorded_config
 from tarsim.config.presets import SCREENING_FILE_PRESET, apply_preset
-from tarsim.config.review import STRATEGIES, ReviewConfig
+from tarsim.config.review import DEFAULT_POLICY, STRATEGIES, ReviewConfig
 from tarsim.config.run_seeds import derive_seed
 from tarsim.errors import ConfigError
 from tarsim.policies import SeedingChoice
@@ -85,7 +85,7 @@ def _own_policies(headers: Sequence[Mapping], places: Sequence[Mapping]) -> bool
     """Whether the runs are those of a sweep over presets without [sweep] policies: each run of a swept preset
     reviews with that preset's own policy, its seed derived as for the default policy (the sweep plans so, to pair
     the presets); the same policy named in [sweep] policies would derive other seeds."""
-    default = ReviewConfig.__dataclass_fields__["policy"].default
+    default = DEFAULT_POLICY
     for header, place in zip(headers, places, strict=True):
         preset = place.get("preset")
         if preset is None or place.get("policy") != apply_preset(preset, {}).get("policy", default):

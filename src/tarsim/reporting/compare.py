@@ -18,7 +18,7 @@ from tarsim.config.review import normalise_config
 from tarsim.data.ledger import Ledger, is_temporary
 from tarsim.data.lines import PathLike, wide_encoding
 from tarsim.data.qrels import Qrels
-from tarsim.data.regular_files import MISSING, open_regular, path_problem
+from tarsim.data.regular_files import existing_path_problem, open_regular, path_problem
 from tarsim.errors import ConfigError, InputError, InputWarning
 from tarsim.interop.order import looks_like_order
 from tarsim.interop.reviews import read_review
@@ -89,8 +89,8 @@ def ledger_paths(paths: Iterable[PathLike]) -> list[Path]:
         elif path.is_file():
             found.append(path)
         else:  # what it is, when it is something: a FIFO was called "no such ledger file"
-            problem = path_problem(path)
-            raise InputError(path, None, "no such ledger file or directory" if problem in (None, MISSING) else problem)
+            problem = existing_path_problem(path)
+            raise InputError(path, None, problem or "no such ledger file or directory")
     if not found:
         raise InputError(", ".join(map(str, paths)) or ".", None, "no complete ledger found")
     return list(dict.fromkeys(found))
@@ -516,6 +516,14 @@ def priors_line(measures: Sequence[str]) -> str:
         f"Recall@E and effort count the prior judgments; {', '.join(wss) or 'WSS'} leaves them out (as Insights and "
         "tarsim metrics by default)"
     )
+
+
+def with_priors_line(note: str, ledgers: Sequence[Ledger], rows: Sequence[Mapping]) -> str:
+    """A per-group table's caption `note`, with priors_line for the measures of `rows` when a run has prior records
+    (as the side-by-side table adds it from Comparison.priors)."""
+    if not any(prior_records(ledger) for ledger in ledgers):
+        return note
+    return f"{note}; {priors_line(list(dict.fromkeys(row['measure'] for row in rows)))}"
 
 
 def format_comparison(result: Comparison) -> str:

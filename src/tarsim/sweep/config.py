@@ -20,7 +20,7 @@ from tarsim.components import kind, validate
 from tarsim.config.presets import default_preset
 from tarsim.config.review import MAX_SEED, STRATEGIES, ReviewConfig, strategy_config
 from tarsim.data.lines import check_not_wide
-from tarsim.data.regular_files import MISSING, open_regular, path_problem
+from tarsim.data.regular_files import existing_path_problem, open_regular
 from tarsim.effort_models import DEFAULT_EFFORT_MODELS as ALL_EFFORT_MODELS
 from tarsim.errors import ConfigError, InputError
 from tarsim.features.matrices import FeatureSettings
@@ -551,8 +551,8 @@ def _collections(check: _Checker, value: Any, base: Path) -> tuple[CollectionEnt
         else:
             directory = base / spec
             if not directory.is_dir():
-                problem = path_problem(directory, "folder")  # a loop, a FIFO, /dev/zero named for what it is
-                said = "does not exist" if problem in (None, MISSING) else f"is {problem}"
+                problem = existing_path_problem(directory, "folder")  # a loop, a FIFO, /dev/zero: named
+                said = f"is {problem}" if problem else "does not exist"
                 check.fail(
                     f"{key}.path",
                     f"collection {str(directory)!r} {said} (a collection directory or a screening file)",

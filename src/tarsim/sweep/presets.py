@@ -15,7 +15,7 @@ from typing import Any
 
 from tarsim.components import kind
 from tarsim.config.presets import apply_preset
-from tarsim.config.review import ReviewConfig
+from tarsim.config.review import DEFAULT_POLICY
 from tarsim.errors import ConfigError
 
 
@@ -44,13 +44,9 @@ def preset_options(preset: str | None, review: Mapping[str, Any]) -> dict[str, A
     return {key: value for key, value in apply_preset(preset, review).items() if key != "policy"}
 
 
-DEFAULT_POLICY = "relevance"
-"""[sweep] policies when not given: the policy of a run without a swept preset, and the one its derived seed names."""
-
-
 def preset_policy(preset: str, review: Mapping[str, Any]) -> str:
     """The policy `tarsim simulate --preset P` reviews with: the preset's own (`max`), else ReviewConfig's default."""
-    return str(apply_preset(preset, review).get("policy", ReviewConfig.__dataclass_fields__["policy"].default))
+    return str(apply_preset(preset, review).get("policy", DEFAULT_POLICY))
 
 
 def run_policies(
