@@ -141,7 +141,7 @@ BAD += '[review]\nuntil = "exhausted"\n'
             "3: sweep.presets: 'bmi' and ' bmi' are the same setting",
         ),
         ('["nb", "svm"]', '"nb"', '3: sweep.vary.learner: expected a list of values, e.g. vary.learner = ["nb"]'),
-        ('learner = ["nb", "svm"]', '"" = [1]', "3: sweep.vary.: not a setting a sweep can vary"),
+        ('learner = ["nb", "svm"]', '"" = [1]', '3: sweep.vary."": not a setting a sweep can vary'),
         ('learner = ["nb", "svm"]', 'batch = ["fixed:0"]', "3: sweep.vary.batch: batch size 'fixed:0': size must be"),
         ('learner = ["nb", "svm"]', "reviewers = [1, 0]", "3: sweep.vary.reviewers: expected an integer >= 1, got 0"),
         ('"exhausted"', '"exhausted"\nlearner = "nb"', "10: review.learner: [sweep] vary.learner varies it: leave"),

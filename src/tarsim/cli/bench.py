@@ -9,7 +9,7 @@ import warnings
 from dataclasses import replace
 from pathlib import Path
 
-from tarsim.cli.common import float_list
+from tarsim.cli.common import float_list, plain_int
 from tarsim.data import atomic_write, read_decisions, write_run
 from tarsim.data.paths import check_output_path
 from tarsim.datasets.catalogue import data_dir
@@ -39,8 +39,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--k1-grid", type=float_list, default=list(K1_GRID), help="k1 values for tuning")
     parser.add_argument("--b-grid", type=float_list, default=list(B_GRID), help="b values for tuning")
-    parser.add_argument("--max-queries", type=int, help="subsample the dev and test splits (fixed seed)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of splits (reuters-doc2doc) and subsampling")
+    parser.add_argument("--max-queries", type=plain_int, help="subsample the dev and test splits (fixed seed)")
+    parser.add_argument("--seed", type=plain_int, default=0, help="seed of splits (reuters-doc2doc) and subsampling")
     parser.add_argument("--runs", help="folder to write each configuration's TREC run into")
     parser.add_argument("--json", help="write the tables' figures and per-query values as JSON")
     parser.add_argument(

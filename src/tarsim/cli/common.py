@@ -8,17 +8,35 @@ import math
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
+from tarsim.components.params import NotPlainNumber, plain_number
 from tarsim.data.paths import symlink_problem
 from tarsim.errors import ConfigError
 
 
+def _plain(text: str, kind: type, what: str) -> Any:
+    try:
+        return plain_number(text, kind)
+    except NotPlainNumber as exc:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r} ({exc})") from None
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+
+
+def plain_int(text: str) -> int:
+    """An integer option written plainly (int() alone also reads '١' and '1_0': a value the user did not type)."""
+    return _plain(text, int, "a whole number")
+
+
+def plain_float(text: str) -> float:
+    """A number option written plainly (as plain_int)."""
+    return _plain(text, float, "a number")
+
+
 def float_list(text: str) -> list[float]:
     """Parse `0.6,0.9,1.2` (finite numbers only: a NaN grid point would silently win or lose every comparison)."""
-    try:
-        values = [float(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+    values = [_plain(part, float, "comma-separated numbers") for part in text.split(",") if part.strip()]
     if not values:
         raise argparse.ArgumentTypeError("empty list")
     bad = [value for value in values if not math.isfinite(value)]

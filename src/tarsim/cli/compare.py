@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from tarsim.cli.common import plain_int
 from tarsim.components import validate
 
 WSS_NOTE = " (WSS@95 counts documents whatever the effort model)"
@@ -52,7 +53,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         "the same with --group-by collection or topic, --measure or no --baseline, else every measure side by side "
         "(measures as rows, a column per group); csv and json: the rows of whichever table",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the randomisation test")
+    parser.add_argument("--seed", type=plain_int, default=0, help="seed of the randomisation test")
     parser.add_argument("--out", metavar="FILE", help="write here (atomically) instead of standard output")
     parser.set_defaults(handler=run)
 

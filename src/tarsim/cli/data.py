@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tarsim.cli.common import plain_int
 from tarsim.data.export import default_query, write_dataset_directory
 from tarsim.datasets.catalogue import REGISTRY, data_dir, describe_size, fetch, get_entry
 from tarsim.datasets.converters import COLLECTIONS, convert_collection, describe, record_counts
@@ -29,7 +30,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     convert_parser.add_argument("name", choices=(*BENCHMARKS, *COLLECTIONS))
     convert_parser.add_argument("source", type=Path, help="published files (folder, zip or tar.gz)")
     convert_parser.add_argument("destination", type=Path, help="directory to write (srd: one folder per set)")
-    convert_parser.add_argument("--seed", type=int, default=0, help="split seed (reuters-doc2doc)")
+    convert_parser.add_argument("--seed", type=plain_int, default=0, help="split seed (reuters-doc2doc)")
     convert_parser.add_argument("--qrels", type=Path, metavar="FILE", help="TREC qrels (trec, clef-tar)")
     convert_parser.add_argument("--topics", type=Path, metavar="FILE", help="TREC topic file, <top>...</top> (trec)")
     clef = convert_parser.add_argument_group("clef-tar (docs/clef.md); --qrels defaults to SOURCE's qrels/ file")

@@ -9,6 +9,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from tarsim.cli.common import plain_int
 from tarsim.data import read_qrels
 from tarsim.data.runs import RunTable, read_run_table  # columns read at C speed (a dict where they cannot be)
 from tarsim.errors import ConfigError, InputError, InputWarning
@@ -72,8 +73,10 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="compare scores as float32, as trec_eval <= 9.0.8, pytrec_eval and ir_measures (default), or as "
         "float64, as trec_eval 10.0: scores equal in float32 tie (ordered by docid) or not",
     )
-    parser.add_argument("--seed", type=int, default=0, help="randomisation-test seed (default: 0)")
-    parser.add_argument("--resamples", type=int, default=10000, help="randomisation-test resamples (default: 10000)")
+    parser.add_argument("--seed", type=plain_int, default=0, help="randomisation-test seed (default: 0)")
+    parser.add_argument(
+        "--resamples", type=plain_int, default=10000, help="randomisation-test resamples (default: 10000)"
+    )
     parser.set_defaults(handler=run)
 
 

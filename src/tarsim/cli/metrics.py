@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 
+from tarsim.cli.common import plain_float
 from tarsim.metrics.insights import PRIORS
 
 
@@ -57,7 +58,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             f"--{name}",
             action="append",
-            type=float,
+            type=plain_float,
             metavar="L",
             help=f"{what}, a share 0-1 as `asreview metrics --{'recall' if name == 'rrf' else name}` takes it; "
             f"repeatable; replaces the default ({default})",

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tarsim.cli.common import plain_float, plain_int
 from tarsim.components import validate
 from tarsim.errors import ConfigError
 
@@ -57,7 +58,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--xmax",
-        type=float,
+        type=plain_float,
         metavar="E",
         help="right end of the effort axis (default: just past the last relevant found and every stop; a stop "
         "beyond E is drawn hollow on the right edge)",
@@ -68,7 +69,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         default="linear",
         help="effort axis: linear (default) or log (strategies whose effort differs by orders of magnitude both show)",
     )
-    parser.add_argument("--columns", type=int, metavar="N", help="panels per row with --per-topic")
+    parser.add_argument("--columns", type=plain_int, metavar="N", help="panels per row with --per-topic")
     parser.add_argument("--title", help="figure title")
     parser.add_argument(
         "--kind",

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from tarsim.cli.common import float_list
+from tarsim.cli.common import float_list, plain_float, plain_int
 from tarsim.data import write_run
 from tarsim.data.paths import check_output_path
 from tarsim.errors import ConfigError, require
@@ -25,9 +25,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", "-o", required=True, help="TREC run to write (atomically)")
     parser.add_argument("--preset", choices=sorted(PRESETS), help="default: the benchmark's own, else 'default'")
     parser.add_argument("--analyzer", choices=sorted(ANALYZERS), help="override the preset's preprocessing")
-    parser.add_argument("--k1", type=float, help="override the preset's k1")
-    parser.add_argument("--b", type=float, help="override the preset's b")
-    parser.add_argument("--depth", type=int, help="documents per query (default: the preset's)")
+    parser.add_argument("--k1", type=plain_float, help="override the preset's k1")
+    parser.add_argument("--b", type=plain_float, help="override the preset's b")
+    parser.add_argument("--depth", type=plain_int, help="documents per query (default: the preset's)")
     parser.add_argument("--split", help="queries to run (default: test if the directory has splits, else all)")
     parser.add_argument(
         "--tune", metavar="MEASURE", help="grid-search k1 and b on the dev split for MEASURE, e.g. R@100"
@@ -36,8 +36,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--k1-grid", type=float_list, help="k1 values for --tune (comma-separated)")
     parser.add_argument("--b-grid", type=float_list, help="b values for --tune (comma-separated)")
     parser.add_argument("--no-date-filter", action="store_true", help="ignore the preset's date filter")
-    parser.add_argument("--max-queries", type=int, help="subsample each split to this many queries (fixed seed)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of --max-queries subsampling")
+    parser.add_argument("--max-queries", type=plain_int, help="subsample each split to this many queries (fixed seed)")
+    parser.add_argument("--seed", type=plain_int, default=0, help="seed of --max-queries subsampling")
     parser.add_argument("--tag", default="tarsim-bm25", help="run tag (last column)")
     parser.set_defaults(handler=run)
 

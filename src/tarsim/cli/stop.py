@@ -10,6 +10,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from tarsim.cli.common import plain_float, plain_int
 from tarsim.stopping import DEFAULT_STOP_EFFORT_MODELS, DEFAULT_TARGET_RECALL, SAMPLE_COST_OTHER_RELEVANCE
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--target-recall",
-        type=float,
+        type=plain_float,
         action="append",
         metavar="R",
         help=f"recall a stop must reach to count as met (repeatable: a study of several targets; default: "
@@ -77,7 +78,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", metavar="DIR", help="write stop_table.csv, stop_summary.csv, stop_tests.csv and three figures there"
     )
-    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="processes replaying ledgers (default 1)")
+    parser.add_argument(
+        "--jobs", type=plain_int, default=1, metavar="N", help="processes replaying ledgers (default 1)"
+    )
     parser.add_argument(
         "--format",
         choices=["table", "markdown", "latex", "csv", "json"],

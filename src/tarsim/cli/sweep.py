@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tarsim.cli.common import plain_int
 from tarsim.cli.progress import TerminalProgress
 
 
@@ -17,7 +18,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 "
         "(--backend dask without it starts a local cluster of --jobs workers)",
     )
-    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="local worker processes (default 1)")
+    parser.add_argument("--jobs", type=plain_int, default=1, metavar="N", help="local worker processes (default 1)")
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -30,11 +31,11 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="feature cache (default: $TARSIM_CACHE_DIR, else the user cache dir); Dask workers must see it",
     )
     parser.add_argument(
-        "--retries", type=int, default=1, metavar="N", help="Dask: times a failing run is retried (default 1)"
+        "--retries", type=plain_int, default=1, metavar="N", help="Dask: times a failing run is retried (default 1)"
     )
     parser.add_argument(
         "--progress-every",
-        type=int,
+        type=plain_int,
         default=0,
         metavar="N",
         help="off a terminal, a progress line (runs done / total, elapsed, an estimate of the rest) every N runs "

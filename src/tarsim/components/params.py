@@ -17,6 +17,23 @@ _DECIMAL = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 setting was two groups (`fixed:1_0`, `fixed:10`)."""
 
 
+class NotPlainNumber(ValueError):
+    """Text int() or float() would read, but written otherwise than a plain ASCII number."""
+
+
+def plain_number(text: str, kind: type) -> Any:
+    """`text` as an int or float (`kind`) written plainly: ASCII digits, a '-', a '.' and an exponent; int() and
+    float() also read '١', '１０', '1_0' and '+10', which were recorded as given (one setting made two groups) or read
+    a digit the user did not type. ValueError if it is no number; NotPlainNumber, saying why, if it is one unplainly.
+    """
+    if not text.isascii():
+        raise NotPlainNumber("numbers are ASCII digits")
+    value = kind(text)
+    if not (_INTEGER if kind is int else _DECIMAL).fullmatch(text.strip()) and math.isfinite(value):
+        raise NotPlainNumber("a plain number: digits, a '-' and a '.' only")
+    return value
+
+
 def _number_text(value: float) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
@@ -68,16 +85,12 @@ class Param:
             except ValueError:
                 raise ConfigError(self._bad(value)) from None
         if isinstance(value, str) and self.kind in (int, float):
-            if not value.isascii():  # int() reads '１０' as 10: recorded as given, one setting made two groups
-                raise ConfigError(f"{self._bad(value)} (numbers are ASCII digits)")
-            text = value
             try:
-                value = self.kind(value)
+                value = plain_number(value, self.kind)
+            except NotPlainNumber as exc:
+                raise ConfigError(f"{self._bad(value)} ({exc})") from None
             except ValueError:
                 raise ConfigError(self._bad(value)) from None
-            plain = (_INTEGER if self.kind is int else _DECIMAL).fullmatch(text.strip())
-            if not plain and math.isfinite(value):  # `1_0`, `+10`: read as 10, recorded as given (two groups)
-                raise ConfigError(f"{self._bad(text)} (a plain number: digits, a '-' and a '.' only)")
         elif isinstance(value, str) and self.kind is bool:
             if value.lower() not in ("true", "false"):
                 raise ConfigError(self._bad(value))

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from tarsim.components.lookup import kind
-from tarsim.components.params import Param
+from tarsim.components.params import NotPlainNumber, Param, plain_number
 from tarsim.errors import ConfigError
 
 
@@ -126,7 +126,9 @@ def add_options(group: Any, cls: type) -> None:
 def _option_type(flag: str, param: Param) -> Callable[[str], Any]:
     def convert(text: str) -> Any:
         try:
-            return param.kind(text)
+            return plain_number(text, param.kind)
+        except NotPlainNumber as exc:
+            raise argparse.ArgumentTypeError(f"{flag} must be {param.accepted()}, got {text!r} ({exc})") from None
         except ValueError:
             raise argparse.ArgumentTypeError(f"{flag} must be {param.accepted()}, got {text!r}") from None
 

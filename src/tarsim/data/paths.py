@@ -29,6 +29,9 @@ def check_output_path(text: str | os.PathLike[str], option: str = "--out", *, di
     if not raw.strip():
         kind = "folder" if directory else "file"
         raise ConfigError(f"{option} is empty: give the {kind} to write")
+    if not raw.isprintable():  # a newline or tab in a name breaks every line-based listing and script that names it
+        shown = next(f"U+{ord(c):04X}" for c in raw if not c.isprintable())
+        raise ConfigError(f"{option} {raw!r}: holds {shown}, a control or line-separator character; name it plainly")
     path = Path(raw)
     problem = symlink_problem(path, include_path=directory)
     if problem is not None:

@@ -18,6 +18,7 @@ Two mechanisms, because threadpoolctl reaches only the libraries loaded when it 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
@@ -45,10 +46,11 @@ LIBRARY_VARIABLES = (
 
 def checked_threads(value: object, where: str = "--threads") -> int:
     """`value` as a thread count (a whole number >= 1), else a one-line ThreadsError naming `where`."""
-    try:
-        threads = int(str(value).strip())
-    except ValueError:
-        raise ThreadsError(f"{where}: expected a whole number of threads >= 1, got {value!r}") from None
+    text = str(value).strip()
+    if not re.fullmatch(r"[0-9]+", text, flags=re.ASCII):  # int() also reads '２' and '1_0': not what was typed
+        ascii_only = "" if text.isascii() else " (numbers are ASCII digits)"
+        raise ThreadsError(f"{where}: expected a whole number of threads >= 1, got {value!r}{ascii_only}")
+    threads = int(text)
     if threads < 1:
         raise ThreadsError(f"{where}: expected a whole number of threads >= 1, got {value!r}")
     return threads

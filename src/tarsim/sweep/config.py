@@ -38,6 +38,7 @@ from tarsim.sweep.presets import DEFAULT_POLICY, preset_options, run_policies, s
 from tarsim.sweep.review_table import REVIEW_KEYS as REVIEW_KEYS  # [review]'s keys, imported from here too
 from tarsim.sweep.review_table import in_sweep, named_key, review_options
 from tarsim.sweep.stopping_keys import check_scores_logged, target_recalls
+from tarsim.sweep.toml_keys import key_pattern, shown_key
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -215,13 +216,13 @@ class _Locator:
             elif key is None:
                 return None
         elif key is not None:  # a top-level key may be a table: [name], [[name]] or [name.sub]
-            table = re.compile(rf"^\s*\[\[?\s*[\"']?{re.escape(key)}[\"']?\s*[\].]")
+            table = re.compile(rf"^\s*\[\[?\s*[\"']?{key_pattern(key)}[\"']?\s*[\].]")
             hit = next((n for n, line in enumerate(self.lines) if table.match(line)), None)
             if hit is not None:
                 return hit + 1
         if key is None:
             return start + 1
-        assignment = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+        assignment = re.compile(rf"^\s*[\"']?{key_pattern(key)}[\"']?\s*=")
         for n in range(start, len(self.lines)):
             if n > start and section is not None and self.lines[n].lstrip().startswith("["):
                 break
@@ -252,12 +253,18 @@ class _Checker:
         """Refuse unknown keys, suggesting the closest accepted one, or where the key belongs (`elsewhere`)."""
         for key in table:
             if key in (elsewhere or {}):
-                self.fail(f"{prefix}{key}", f"not a key of [{section}]; {elsewhere[key]}", section, key, index)
+                self.fail(
+                    f"{prefix}{shown_key(key)}", f"not a key of [{section}]; {elsewhere[key]}", section, key, index
+                )
             if key not in accepted:
                 close = difflib.get_close_matches(key, accepted, n=1, cutoff=0.6)
                 hint = f"did you mean {close[0]!r}? " if close else ""
                 self.fail(
-                    f"{prefix}{key}", f"unknown key; {hint}accepted keys: {', '.join(accepted)}", section, key, index
+                    f"{prefix}{shown_key(key)}",
+                    f"unknown key; {hint}accepted keys: {', '.join(accepted)}",
+                    section,
+                    key,
+                    index,
                 )
 
     def typed(self, value: Any, types: tuple[type, ...], key: str, accepted: str, section: str | None, name: str):
@@ -372,6 +379,9 @@ def parse_sweep_config(text: str, path: str | Path = "<sweep>") -> SweepConfig:
     out = sweep.get("out")
     if out is not None:
         check.typed(out, (str,), "sweep.out", "a directory path", "sweep", "out")
+        if not out.isprintable():  # as check_output_path refuses it for --out
+            shown = next(f"U+{ord(c):04X}" for c in out if not c.isprintable())
+            check.fail("sweep.out", f"holds {shown}, a control or line-separator character", "sweep", "out")
         out = base / out
 
     presets = swept_presets(check, sweep, document.get("review", {}))

@@ -26,6 +26,7 @@ from tarsim.config.review import strategy_config
 from tarsim.errors import ConfigError, InputError
 from tarsim.sweep.presets import preset_options
 from tarsim.sweep.review_table import REVIEW_KEYS, SWEEP_HOMES, named_key, review_value
+from tarsim.sweep.toml_keys import shown_key
 
 VARY = "vary"
 """The [sweep] key of the varied settings: a table of [review] keys, each with a list of values."""
@@ -156,7 +157,9 @@ def vary_line(check, key: str | None) -> int | None:
 
 
 def _fail(check, key: str | None, problem: str):
-    raise InputError(check.path, vary_line(check, key), f"sweep.vary{'' if key is None else '.' + key}: {problem}")
+    raise InputError(
+        check.path, vary_line(check, key), f"sweep.vary{'' if key is None else '.' + shown_key(key)}: {problem}"
+    )
 
 
 def check_combinations(
