@@ -65,6 +65,7 @@ def test_a_page_inside_the_sweeps_output_folder_is_accepted_before_any_run(tmp_p
     assert main(["sweep", str(config), "--out", str(out), "--html", str(out / "report.html"), "--dry-run"]) == 0
     assert main(["sweep", str(config), "--out", str(out), "--html", str(out / "pages" / "r.html"), "--dry-run"]) == 0
     assert not out.exists()  # checked, nothing made
+    assert "a dry run writes no page" in capsys.readouterr().err  # said, not left to be found missing
 
 
 def test_a_screening_sweeps_page_is_the_one_tarsim_report_writes(tmp_path, monkeypatch, capsys):

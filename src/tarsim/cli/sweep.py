@@ -86,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
             print(spec.run_id)  # plain run ids, one per line (scripts read them); the count goes to stderr
         kept = f"; {len(finished)} have a finished ledger in {out}, so about {len(runs) - len(finished)} would run"
         print(f"{len(runs)} run(s) planned{kept if args.resume else ''}", file=sys.stderr)
+        if args.html is not None:  # checked above, but a dry run writes nothing: say so rather than nothing
+            print(f"--html {args.html}: a dry run writes no page (the path is accepted)", file=sys.stderr)
         return 0
     bar = TerminalProgress("run", "sweep", log_every=args.progress_every)
     try:
