@@ -73,11 +73,11 @@ class KeyColumns:
         """Refuse, at its row, a label cell that is a formula without a stored value (read as no label) and a
         record_id that is a number past 2**53 or not finite (pandas and ASReview read 1E+30 as
         1000000000000000019884624838656, an id the file does not show)."""
-        from openpyxl.utils import get_column_letter
-
         for column, name in self.labels.items():
             value = cells.get(column)
             if isinstance(value, UncachedFormula):
+                from openpyxl.utils import get_column_letter
+
                 raise InputError(
                     path,
                     number,
@@ -87,6 +87,8 @@ class KeyColumns:
                 )
         value = cells.get(self.record_id) if self.record_id is not None else None
         if isinstance(value, float) and (not math.isfinite(value) or abs(value) >= EXACT):
+            from openpyxl.utils import get_column_letter
+
             column = get_column_letter(self.record_id)  # type: ignore[arg-type]
             raise InputError(
                 path,
