@@ -107,6 +107,14 @@ def test_a_file_whose_only_line_ends_are_unicode_breaks_is_named(tmp_path, char,
     assert "lines end only at \\r or \\n" in error.problem
 
 
+@pytest.mark.parametrize("name", ["set.csv", "set.ris"])
+def test_a_single_line_of_text_ended_by_a_newline_is_named_too(tmp_path, name):
+    text = "TY  - JOUR\x85TI  - t\x85ER  - \n" if name.endswith(".ris") else "\ntitle,included\x85t1,1\x85t2,0\r\n"
+    error = refused(tmp_path / name, text)
+    assert error.line == (1 if name.endswith(".ris") else 2)
+    assert error.problem.startswith("the file's only line of text holds U+0085 (next line, NEL) at column ")
+
+
 # ---- 6. an unclosed quote in the CSV header ------------------------------------------------------------------------
 
 
@@ -231,6 +239,14 @@ def test_a_formula_label_without_a_cached_value_is_named(tmp_path):
     )
     with pytest.raises(InputError, match="formula without a cached value"):
         read_screening_file(path, unlabelled="skip")
+
+
+def test_a_formula_without_any_stored_value_element_is_named(tmp_path):
+    """No `<v>` at all is no stored value, also in a text (`t="str"`) cell."""
+    base = workbook(tmp_path / "base.xlsx", ROWS)
+    cell = b'<c r="D3" t="str"><f>A1</f></c>'
+    path = rewritten(base, tmp_path / "w.xlsx", change=lambda d: d.replace(b'<c r="D3" t="n"><v>0</v></c>', cell))
+    assert "cell D3: the included label is a formula without a cached value ('=A1')" in xlsx_error(path)
 
 
 def test_a_formula_with_an_empty_string_value_is_an_empty_label(tmp_path):

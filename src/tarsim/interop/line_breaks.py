@@ -43,8 +43,10 @@ def no_line_ends_problem(lines: Sequence[str]) -> tuple[int, str] | None:
     found = UNICODE_BREAK.search(line)
     if found is None:
         return None
+    ends = len(lines) > 1 or any(line.endswith(("\r", "\n")) for line in lines)  # lines split or kept with ends
+    where = "the file's only line of text holds" if ends else "the file has no \\r or \\n line ends but holds"
     problem = (
-        f"the file has no \\r or \\n line ends but holds {character_name(found.group())} at column {found.start() + 1}"
-        f": {ONLY_LINE_ENDS}, as ASReview reads the file; save it with \\n or \\r\\n line ends"
+        f"{where} {character_name(found.group())} at column {found.start() + 1}: {ONLY_LINE_ENDS}, as "
+        "ASReview reads the file; save it with \\n or \\r\\n line ends"
     )
     return number, problem

@@ -38,16 +38,17 @@ def cell_text(value: object) -> str:
 
 @functools.cache
 def sheet_parser() -> type:
-    """openpyxl's worksheet parser, marking a formula cell without a stored value (openpyxl gives None for it) as an
-    UncachedFormula. A formula whose stored value is the empty string (`t="str"`, `<v></v>`) stays empty."""
-    from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser
+    """openpyxl's worksheet parser, marking a formula cell without a stored value (no `<v>`, or an empty one in a
+    number cell; openpyxl gives None for it) as an UncachedFormula. A formula whose stored value is the empty string
+    (`t="str"`, `<v></v>`, as Excel writes `=IF(x,"",1)`) stays empty."""
+    from openpyxl.worksheet._reader import FORMULA_TAG, VALUE_TAG, WorkSheetParser
 
     class Parser(WorkSheetParser):  # type: ignore[misc]
         def parse_cell(self, element: Any) -> dict:
             cell = super().parse_cell(element)
-            if cell["value"] is None and element.get("t", "n") != "str":
-                formula = element.find(FORMULA_TAG)
-                if formula is not None:
+            if cell["value"] is None and (formula := element.find(FORMULA_TAG)) is not None:
+                stored = element.find(VALUE_TAG)
+                if stored is None or (not stored.text and element.get("t", "n") != "str"):
                     cell["value"] = UncachedFormula(f"={formula.text or ''}")
             return cell
 
