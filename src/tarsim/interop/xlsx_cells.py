@@ -71,29 +71,44 @@ class KeyColumns:
         return cls(labels, ids[0] if ids else None)
 
     def check(self, path: Path, sheet: str, number: int, cells: dict[int, object]) -> None:
-        """Refuse, at its row, a label cell that is a formula without a stored value (read as no label) and a
-        record_id that is a number past 2**53 or not finite (pandas and ASReview read 1E+30 as
-        1000000000000000019884624838656, an id the file does not show)."""
+        """Refuse, at its row, a label cell that is a formula without a stored value (read as no label) or a number
+        past 2**53 (named as the file shows it, not in made-up digits), and a record_id that is such a number (pandas
+        and ASReview read 1E+30 as 1000000000000000019884624838656, an id the file does not show)."""
         for column, name in self.labels.items():
             value = cells.get(column)
             if isinstance(value, UncachedFormula):
-                from openpyxl.utils import get_column_letter
-
                 raise InputError(
                     path,
                     number,
-                    f"sheet {sheet!r}, cell {get_column_letter(column)}{number}: the {name} label is a formula without "
-                    f"a cached value ({value.formula!r}); save the file in Excel (which stores each formula's value) "
-                    "or give the values",
+                    f"sheet {sheet!r}, cell {_cell(column, number)}: the {name} label is a formula without a cached "
+                    f"value ({value.formula!r}); save the file in Excel (which stores each formula's value) or give "
+                    "the values",
                 )
-        value = cells.get(self.record_id) if self.record_id is not None else None
-        if isinstance(value, float) and (not math.isfinite(value) or abs(value) >= EXACT):
-            from openpyxl.utils import get_column_letter
-
-            column = get_column_letter(self.record_id)  # type: ignore[arg-type]
+            if _huge(value):
+                shown = repr(value) if isinstance(value, float) else format(value, ".6g")  # not 4,000 digits
+                problem = f"the {name} label is the number {shown}, not 0 or 1"
+                raise InputError(path, number, f"sheet {sheet!r}, cell {_cell(column, number)}: {problem}")
+        if self.record_id is None:
+            return
+        value = cells.get(self.record_id)
+        if isinstance(value, float) and _huge(value):  # an exact int (written by a script) reads as its digits
             raise InputError(
                 path,
                 number,
-                f"sheet {sheet!r}, cell {column}{number}: record_id is the number {value!r}, too large to be an exact "
-                "id (a spreadsheet number keeps 15 significant digits); store record ids as text",
+                f"sheet {sheet!r}, cell {_cell(self.record_id, number)}: record_id is the number {value!r}, too large "
+                "to be an exact id (a spreadsheet number keeps 15 significant digits); store record ids as text",
             )
+
+
+def _huge(value: object) -> bool:
+    """A number past 2**53 (exact integers from XML written by a script too) or not finite."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return not math.isfinite(value) or abs(value) >= EXACT
+
+
+def _cell(column: int, row: int) -> str:
+    """`C2`: a cell as Excel names it."""
+    from openpyxl.utils import get_column_letter
+
+    return f"{get_column_letter(column)}{row}"
