@@ -74,15 +74,16 @@ def test_a_ris_record_without_ty_is_refused_naming_its_line(tmp_path):
 
 
 def test_a_ris_field_holding_a_unicode_line_break_stays_one_field(tmp_path):
+    """(A line break followed by a tag, `one\u2028TY  - JOUR`, is refused: tests/interop/test_reader_causes.py.)"""
     path = tmp_path / "set.ris"
     path.write_text(
-        "TY  - JOUR\r\nTI  - one\u2028TY  - JOUR\r\nAB  - a\x85b\r\nN1  - ASReview_relevant\r\nER  - \r\n"
+        "TY  - JOUR\r\nTI  - one\u2028ty JOUR\r\nAB  - a\x85b\r\nN1  - ASReview_relevant\r\nER  - \r\n"
         "TY  - JOUR\rTI  - two\rN1  - ASReview_irrelevant\rER  - \r",
         encoding="utf-8",
         newline="",
     )
     screening = read_screening_file(path)
-    assert [document.title for document in screening.collection] == ["one\u2028TY  - JOUR", "two"]
+    assert [document.title for document in screening.collection] == ["one\u2028ty JOUR", "two"]
     assert screening.read == 2
 
 

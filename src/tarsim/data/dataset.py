@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,14 +29,19 @@ class Dataset:
 
 
 def find_docs_file(directory: PathLike) -> Path:
-    """The docs file of a collection directory (docs.jsonl or docs.jsonl.gz)."""
+    """The docs file of a collection directory (docs.jsonl or docs.jsonl.gz); one that is a symlink to nothing (or a
+    symlink loop) is named as such, also beside the other."""
     directory = Path(directory)
     if not directory.is_dir():  # a FIFO, a device, a symlink loop or to nothing is named, as for --docs
         problem = path_problem(directory, "folder")
         raise InputError(
             directory, None, problem if problem not in (None, MISSING) else "collection directory does not exist"
         )
-    present = [directory / name for name in DOCS_NAMES if (directory / name).exists()]
+    present = [directory / name for name in DOCS_NAMES if os.path.lexists(directory / name)]
+    for path in present:  # a symlink to nothing was `no docs.jsonl ... in the collection directory`
+        problem = path_problem(path)
+        if problem is not None and not os.path.exists(path):
+            raise InputError(path, None, problem)
     if len(present) > 1:
         raise InputError(directory, None, f"holds both {' and '.join(p.name for p in present)}: keep only one")
     if present:

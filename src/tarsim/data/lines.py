@@ -168,10 +168,38 @@ def parse_float(path: PathLike, number: int, value: str, what: str) -> float:
     return parsed
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object naming one key twice (json.loads keeps the last value without a word)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """An object's pairs as a dict, refusing a key given twice (object_pairs_hook of _DECODER)."""
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return record
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+"""json.loads with duplicate keys refused: `{"docid": "D1", "text": "a", "text": "b"}` kept "b" without a word.
+The hook costs about nothing (measured on an 18 MB docs.jsonl: within the runs' noise)."""
+
+
 def parse_json_object(path: PathLike, number: int, line: str) -> dict:
-    """Parse one JSON-lines record that must be an object, or raise an InputError naming the line."""
+    """Parse one JSON-lines record that must be an object, or raise an InputError naming the line (a key given twice
+    in one object, which json.loads reads as its last value, is refused naming it)."""
     try:
-        record = json.loads(line)
+        record = _DECODER.decode(line)
+    except _DuplicateKey as exc:
+        raise InputError(path, number, f"the key {exc.key!r} appears twice in one JSON object; keep one") from None
     except json.JSONDecodeError as exc:
         message = exc.msg.removesuffix(" at")  # json's "Invalid control character at" already ends so
         raise InputError(path, number, f"invalid JSON: {message} at column {exc.colno}") from None

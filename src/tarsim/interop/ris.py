@@ -4,7 +4,8 @@ Lines end at \\r, \\n or \\r\\n only (ASReview opens the file in text mode; U+20
 rispy skips lines outside a record and merges a record left open into the next one, so before rispy parses the
 file every line is checked: a record opens with a `TY  - ` line and closes with an `ER  - ` line, a tag outside a
 record (a record without its TY line) is refused naming its line, and the count of records rispy returns must equal
-both the TY and the ER lines counted here.
+both the TY and the ER lines counted here. A line rispy reads as text but that looks like a tag (lower case,
+indented, or after a U+2028 and the like) is refused at its line, as is a TY value that is no plain type code.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from pathlib import Path
 
 from tarsim.errors import InputError
+from tarsim.interop.line_breaks import ONLY_LINE_ENDS, UNICODE_BREAK, character_name, no_line_ends_problem
 from tarsim.interop.screening_table import MissingLabelColumn, Table, decode_text
 
 RIS_NOTES = {"ASReview_relevant": 1, "ASReview_irrelevant": 0, "ASReview_not_seen": None}
@@ -39,6 +41,11 @@ def check_ris_records(path: Path, lines: list[str]) -> tuple[list[int], int]:
     ends = 0
     for number, line in enumerate(lines, start=1):
         tag = ris_tag(line)
+        if tag is None:
+            check_not_tag_like(path, number, line)
+        elif tag == "TY" and _START.match(line):
+            check_type_code(path, number, line)
+        check_no_hidden_tag(path, number, line, tag)
         if opened is None:
             if line.startswith("TY"):  # rispy opens a record at any line starting so
                 if not _START.match(line):
@@ -59,6 +66,60 @@ def check_ris_records(path: Path, lines: list[str]) -> tuple[list[int], int]:
     return starts, ends
 
 
+_TAG_LIKE = re.compile(r"[ \t]*[A-Za-z][A-Za-z0-9]  -")
+
+
+def check_not_tag_like(path: Path, number: int, line: str) -> None:
+    """Refuse a line that is no tag to rispy but looks like one: lower case (`ty  - JOUR`) or indented
+    (`  TY  - JOUR`). rispy reads it as text of the tag before (or skips it outside a record): an indented TY
+    left its record's tags outside any record, an indented AB ran into the title."""
+    if _TAG_LIKE.match(line):
+        shown = line if len(line) <= 20 else line[:20] + "..."
+        tag = line.lstrip(" \t")[:2].upper() + "  - "
+        raise InputError(
+            path,
+            number,
+            f"{shown!r} is not read as a tag: tags are two upper-case characters at the start of a line "
+            f"(write {tag!r})",
+        )
+
+
+def check_type_code(path: Path, number: int, line: str) -> None:
+    """Refuse a TY value (rispy strips its ends) holding a control character, a Unicode line break or a non-ASCII
+    space: a type is a plain code (JOUR), and a U+2028 in it hid the next tag (`TY  - JOUR<U+2028>TI  - x`), read
+    by rispy and ASReview as part of the type."""
+    value = line[6:].strip()
+    bad = next((char for char in value if not char.isprintable()), None)
+    if bad is None:
+        return
+    column = line.index(bad, 6) + 1
+    hidden = ris_tag(line[column:])
+    problem = f"the TY value holds {character_name(bad)} at column {column}"
+    if hidden is not None:
+        problem += f", hiding the tag {hidden!r} after it"
+    problem += ": a record's type is a plain code (JOUR, BOOK, ...)"
+    if UNICODE_BREAK.match(bad):
+        problem += f"; RIS {ONLY_LINE_ENDS}"
+    raise InputError(path, number, problem)
+
+
+def check_no_hidden_tag(path: Path, number: int, line: str, tag: str | None) -> None:
+    """Refuse a Unicode line break (U+2028, U+0085, \\x0b, ...) followed by a tag (`XX  - `) in a line: rispy and
+    ASReview read that tag as text of the line's own field (a title swallowed the abstract), programs that split
+    lines as str.splitlines does read it as a tag; the file's writer most likely meant a line of its own."""
+    for found in UNICODE_BREAK.finditer(line):
+        hidden = ris_tag(line[found.end() :])
+        if hidden is not None:
+            inside = f" in the value of {tag!r}" if tag is not None else ""
+            raise InputError(
+                path,
+                number,
+                f"{character_name(found.group())} at column {found.start() + 1} hides the tag {hidden!r}{inside}: "
+                f"RIS {ONLY_LINE_ENDS}, so rispy and ASReview read {hidden + '  - '!r} as text; put the tag on a "
+                "line of its own",
+            )
+
+
 def read_ris(path: Path, *, require_labels: bool = True) -> Table:
     """RIS via rispy; labels from ASReview's notes, a table with ASReview's column names (union of tags). A file
     without any label note is refused unless `require_labels` is False."""
@@ -68,6 +129,9 @@ def read_ris(path: Path, *, require_labels: bool = True) -> Table:
     if not text.strip():
         raise InputError(path, None, "empty file")
     lines = ris_lines(text)
+    no_line_ends = no_line_ends_problem(lines)
+    if no_line_ends is not None:
+        raise InputError(path, *no_line_ends)
     starts, ends = check_ris_records(path, lines)
     try:
         entries = rispy.loads("\n".join(lines), skip_unknown_tags=True)

@@ -23,6 +23,7 @@ from tarsim.data.dataset import Dataset
 from tarsim.data.lines import PathLike, open_binary
 from tarsim.data.qrels import Qrels
 from tarsim.errors import ConfigError, InputError, InputWarning
+from tarsim.interop.line_breaks import no_line_ends_problem
 from tarsim.interop.ris import RIS_NOTES, read_ris
 from tarsim.interop.screening_table import (
     LABEL_COLUMNS,
@@ -340,6 +341,13 @@ def parse_label(path: Path, line: int | None, where: str, column: str, text: str
         number = float(value)
         if number in (0.0, 1.0):
             return int(number)
+    if value.startswith("="):  # a CSV holds no formula's value: `=1+0` was `not 0 or 1` like any typo
+        raise InputError(
+            path,
+            line,
+            f"{where}: {column} is a formula without a value, not 0 or 1: {value!r} (the file holds the formula, not "
+            "its value; save the file from the spreadsheet program with the values, or give the values)",
+        )
     ascii_note = "numbers are ASCII digits; " if any(not c.isascii() and c.isdigit() for c in value) else ""
     raise InputError(
         path,
@@ -363,6 +371,9 @@ def read_delimited(path: Path, fallback: str) -> Table:
     except csv.Error:
         delimiter = fallback
     lines = file_lines(text)
+    no_line_ends = no_line_ends_problem(lines)
+    if no_line_ends is not None:  # else: `no records (only a header)`, or a column missing from a header run on
+        raise InputError(path, *no_line_ends)
     last_line = len(lines)
     reader = csv.reader(lines, delimiter=delimiter)
     rows: list[tuple[int | None, tuple[str, ...]]] = []
@@ -374,10 +385,14 @@ def read_delimited(path: Path, fallback: str) -> Table:
             start, previous_end = previous_end + 1, reader.line_num
             if not fields or not any(field.strip() for field in fields):
                 continue
+            spans = reader.line_num - start  # more lines the record took: quoted line breaks, or a quote left open
             if header is None:
+                if reader.line_num == last_line and _quote_left_open(lines[start - 1 :], delimiter):
+                    runs_on = f", so the header runs on over {spans} more line(s) to" if spans else " before"
+                    problem = f"an unclosed quote in the header: a quote opened in it is not closed{runs_on} the end"
+                    raise InputError(path, start, problem + " of the file")
                 header, header_line = tuple(fields), start
                 continue
-            spans = reader.line_num - start  # more lines the record took: quoted line breaks, or a quote left open
             if reader.line_num == last_line and _quote_left_open(lines[start - 1 :], delimiter):
                 runs_on = (
                     f" (the record runs on over {spans} more line(s))" if spans else " (before the end of the file)"

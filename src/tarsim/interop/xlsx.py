@@ -16,6 +16,8 @@ Other sheets holding data are named in one warning (pandas and ASReview leave th
 from __future__ import annotations
 
 import os
+import re
+import sys
 import warnings
 import zipfile
 import zlib
@@ -28,18 +30,10 @@ from tarsim.data.limits import check_total, decompression_limit, open_regular, t
 from tarsim.errors import InputError, InputWarning, require
 from tarsim.interop.archives import DAMAGED_ZIP, starts_as_zip
 from tarsim.interop.screening_table import LABEL_COLUMNS, RECORD_ID_COLUMN, TEXT_COLUMNS, Table
-from tarsim.interop.xml_tokens import check_xml_tokens
+from tarsim.interop.xlsx_cells import KeyColumns, cell_text, sheet_parser
+from tarsim.interop.xml_tokens import XmlError, check_xml_tokens
 
-
-def cell_text(value: object) -> str:
-    """An Excel cell as text: integral numbers without `.0`, booleans as 1/0, empty as ''."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+__all__ = ["SparseRow", "cell_text", "read_xlsx"]
 
 
 class SparseRow(Sequence[str]):
@@ -71,27 +65,36 @@ class SparseRow(Sequence[str]):
 
 def read_xlsx(path: Path) -> Table:
     """Excel .xlsx: the sheet whose header names most of ASReview's columns (as ASReview chooses it)."""
-    openpyxl = require("openpyxl", "xlsx", "reading an Excel .xlsx file")
+    require("openpyxl", "xlsx", "reading an Excel .xlsx file")
+    from openpyxl.reader.excel import ExcelReader
+
     with open_regular(path) as handle:
         size = os.fstat(handle.fileno()).st_size
-        _check_members(path, handle, size)
+        malformed = _check_members(path, handle, size)
         handle.seek(0)
         try:
-            workbook = openpyxl.load_workbook(handle, read_only=True, data_only=True)
+            reader = ExcelReader(handle, read_only=True, data_only=True)  # what openpyxl.load_workbook does
+            reader.read()
         except Exception as exc:  # openpyxl raises zip, XML, key and value errors for damaged files
-            raise _unreadable(path, exc) from None
+            raise _unreadable(path, exc, malformed) from None
+        workbook = reader.wb
         try:
+            _check_sheet_parts(path, reader)
             return _read_sheets(path, workbook, decompression_limit(size))
         except InputError:
             raise
+        except _SheetError as exc:
+            raise exc.named(path, malformed) from None
         except Exception as exc:
-            raise _unreadable(path, exc) from None
+            raise _unreadable(path, exc, malformed) from None
         finally:
             workbook.close()
 
 
-def _check_members(path: Path, handle: Any, size: int) -> None:
-    """The decompression cap on the members' declared sizes, then the token check on every XML part."""
+def _check_members(path: Path, handle: Any, size: int) -> dict[str, XmlError]:
+    """The decompression cap on the members' declared sizes, then the token check on every XML part; the parts that
+    are not well-formed XML, with their error (named if openpyxl fails to read the workbook)."""
+    malformed: dict[str, XmlError] = {}
     try:
         with zipfile.ZipFile(handle) as archive:
             infos = archive.infolist()
@@ -100,10 +103,12 @@ def _check_members(path: Path, handle: Any, size: int) -> None:
                 if info.filename.lower().endswith((".xml", ".rels")):
                     try:
                         with archive.open(info) as stream:
-                            check_xml_tokens(path, info.filename, stream)
+                            error = check_xml_tokens(path, info.filename, stream)
                     except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:  # its bytes do not inflate
                         problem = " ".join(str(exc).split()) or type(exc).__name__
                         raise InputError(path, None, f"damaged workbook: member {info.filename!r}: {problem}") from None
+                    if error is not None:
+                        malformed[info.filename] = error
     except zipfile.BadZipFile:
         problem = DAMAGED_ZIP if starts_as_zip(handle) else "not a zip archive"
         raise InputError(path, None, f"cannot read as an Excel .xlsx workbook: {problem}") from None
@@ -111,11 +116,58 @@ def _check_members(path: Path, handle: Any, size: int) -> None:
         raise
     except Exception as exc:  # a damaged member: zlib, CRC, unsupported compression
         raise _unreadable(path, exc) from None
+    return malformed
 
 
-def _unreadable(path: Path, exc: BaseException) -> InputError:
+_MISSING_PART = re.compile(r"There is no item named '(.*)' in the archive")
+SAVE_AGAIN = "a damaged or incomplete file; save it again from a spreadsheet program"
+
+
+def _unreadable(path: Path, exc: BaseException, malformed: dict[str, XmlError] | None = None) -> InputError:
+    """openpyxl's failure in one line: a missing part or a part that is not well-formed XML named, else its words."""
     problem = " ".join(str(exc).split()) or type(exc).__name__
+    missing = _MISSING_PART.search(problem) if isinstance(exc, KeyError) else None
+    if missing is not None:
+        problem = f"its part {missing.group(1)!r} is missing ({SAVE_AGAIN})"
+    elif isinstance(exc, SyntaxError) and malformed:  # ElementTree's ParseError (lxml's too) is a SyntaxError
+        part, error = next(iter(malformed.items()))
+        row = f", row {error.row}" if error.row is not None else ""
+        problem = f"part {part!r}{row}: {error.problem}"
     return InputError(path, None, f"cannot read as an Excel .xlsx workbook: {problem}")
+
+
+def _check_sheet_parts(path: Path, reader: Any) -> None:
+    """Refuse a worksheet the workbook names whose part is missing: openpyxl leaves it out without a word (a second
+    sheet's records were lost, a workbook whose only sheet was missing was `empty`)."""
+    for sheet, rel in reader.parser.find_sheets():
+        if "chartsheet" not in rel.Type and rel.target not in reader.valid_files:
+            raise InputError(
+                path,
+                None,
+                f"sheet {sheet.name!r} is missing: the workbook names it, but there is no part "
+                f"{rel.target!r} ({SAVE_AGAIN})",
+            )
+
+
+class _SheetError(Exception):
+    """openpyxl's failure reading a sheet's rows, with the sheet, its part and the row read when it failed."""
+
+    def __init__(self, title: str, part: str, row: int | None, cause: Exception) -> None:
+        super().__init__(title)
+        self.title, self.part, self.row, self.cause = title, part, row, cause
+
+    def named(self, path: Path, malformed: dict[str, XmlError]) -> InputError:
+        """The one-line error: sheet, part, row and the cause (the part's XML error when it is not well-formed)."""
+        error = malformed.get(self.part)
+        row = error.row if error is not None and error.row is not None else self.row
+        if error is not None:
+            problem = error.problem
+        elif isinstance(self.cause, ValueError) and "integer string conversion" in str(self.cause):
+            problem = f"a number of more than {sys.get_int_max_str_digits()} digits in a cell ({SAVE_AGAIN})"
+        else:
+            problem = " ".join(str(self.cause).split()) or type(self.cause).__name__
+        where = f", row {row}" if row else ""
+        return InputError(path, None, f"sheet {self.title!r} (part {self.part!r}){where}: {problem}")
 
 
 def _read_sheets(path: Path, workbook: Any, limit: int) -> Table:
@@ -131,13 +183,18 @@ def _read_sheets(path: Path, workbook: Any, limit: int) -> Table:
         if score > best_score:
             best, best_score = sheet, score
     if best is None:
-        raise InputError(path, None, "empty file (no header row in the workbook)")
+        raise InputError(path, None, "the workbook holds no worksheet, so no header row")
     _warn_other_sheets(path, workbook, best)
     header: tuple[str, ...] = ()
     rows: list[tuple[int | None, Sequence[str]]] = []
     first_filled = None
     text = 0
+    keys = KeyColumns({}, None)
     for number, cells in _sheet_rows(path, workbook, best):
+        if number == 1:
+            keys = KeyColumns.of(cells)
+        else:
+            keys.check(path, best.title, number, cells)
         filled = {column - 1: cell_text(value) for column, value in cells.items()}
         filled = {position: value for position, value in filled.items() if value}
         if not any(value.strip() for value in filled.values()):
@@ -152,7 +209,7 @@ def _read_sheets(path: Path, workbook: Any, limit: int) -> Table:
             rows.append((number, SparseRow(filled, max(filled) + 1)))
     if not header:
         if first_filled is None:
-            raise InputError(path, None, "empty file (no header row in the workbook)")
+            raise InputError(path, None, f"sheet {best.title!r} is empty (no filled cell), so no header row")
         raise InputError(
             path,
             None,
@@ -189,11 +246,9 @@ def _warn_other_sheets(path: Path, workbook: Any, chosen: Any) -> None:
 def _sheet_rows(path: Path, workbook: Any, sheet: Any) -> Iterator[tuple[int, dict[int, object]]]:
     """(row number, {column: value}) of every row the sheet's XML holds, in order, straight from openpyxl's
     worksheet parser (what its iter_rows reads too, before padding rows and trusting the declared dimension)."""
-    from openpyxl.worksheet._reader import WorkSheetParser
-
     previous = 0
     with sheet._get_source() as source:
-        parser = WorkSheetParser(
+        parser = sheet_parser()(
             source,
             sheet._shared_strings,
             data_only=True,
@@ -201,7 +256,7 @@ def _sheet_rows(path: Path, workbook: Any, sheet: Any) -> Iterator[tuple[int, di
             date_formats=workbook._date_formats,
             timedelta_formats=workbook._timedelta_formats,
         )
-        for number, parsed in parser.parse():
+        for number, parsed in _named_failure(sheet, parser):
             if number <= previous:
                 raise InputError(
                     path,
@@ -219,3 +274,17 @@ def _sheet_rows(path: Path, workbook: Any, sheet: Any) -> Iterator[tuple[int, di
                     raise InputError(path, None, problem)
                 cells[column] = cell["value"]
             yield number, cells
+
+
+def _named_failure(sheet: Any, parser: Any) -> Iterator[tuple[int, list[dict]]]:
+    """The parser's rows; its failure (XML not well-formed, a number of 30 million digits) raised as a _SheetError
+    naming the sheet, its part and the row it was reading."""
+    rows = parser.parse()
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except Exception as exc:
+            raise _SheetError(sheet.title, sheet._worksheet_path, parser.row_counter or None, exc) from None
+        yield row
